@@ -1,0 +1,1 @@
+//! ferroce-driver: the host driver (verbs-like API over a backend trait).

@@ -1,0 +1,1 @@
+//! ferroce-hdl: the ferroce NIC in Rust-HDL, and its Verilog emission.

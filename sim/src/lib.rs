@@ -1,0 +1,1 @@
+//! ferroce-sim: the simulator (HDL stepping, host memory, fabric) and the CLI's commands.
