@@ -15,4 +15,5 @@ pub mod icrc;
 pub mod pcap;
 pub mod psn;
 pub mod syndrome;
+pub mod testgen;
 pub mod wire;

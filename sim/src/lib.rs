@@ -1,1 +1,3 @@
 //! ferroce-sim: the simulator (HDL stepping, host memory, fabric) and the CLI's commands.
+pub mod cmd;
+pub mod report;

@@ -1,1 +1,44 @@
-fn main() {}
+//! `ferroce`: the command-line front end of the simulator.
+//!
+//! Every command that exercises the NIC runs the cycle-accurate hardware model; the only software
+//! here is what lies outside the FPGA (captures, host memory, links).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use ferroce_sim::cmd;
+
+#[derive(Parser)]
+#[command(
+    name = "ferroce",
+    version,
+    about = "ferroce: an open FPGA RoCEv2 NIC, simulated"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Describe every frame of a capture (pcap or pcapng) as JSON Lines, then a summary object.
+    PcapInfo {
+        /// The capture file to read.
+        file: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::PcapInfo { file } => cmd::pcap_info::run(&file),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("ferroce: {err}");
+            ExitCode::from(2)
+        }
+    }
+}

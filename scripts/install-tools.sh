@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the outside tools ferroce's tests use (Debian packages). Safe to re-run.
+#   tshark        - independent dissector the proto crate is checked against
+#   python3-scapy - independent ICRC implementation (scapy.contrib.roce)
+#   iverilog, verilator, yosys - Verilog compile, lint, co-simulation and synthesis checks
+set -euo pipefail
+need=()
+command -v tshark >/dev/null || need+=(tshark)
+/usr/bin/python3 -c 'import scapy' 2>/dev/null || need+=(python3-scapy)
+command -v iverilog >/dev/null || need+=(iverilog)
+command -v verilator >/dev/null || need+=(verilator)
+command -v yosys >/dev/null || need+=(yosys)
+if [ ${#need[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
