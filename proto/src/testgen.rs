@@ -275,3 +275,21 @@ pub fn random_roce_frame(rng: &mut Rng, spec: &FrameSpec) -> FrameRepr {
     };
     FrameRepr::new_roce(eth, net, bth, ext, payload)
 }
+
+/// The shared test vectors (`../shared/vectors` beside the project: the published hex/pcap
+/// vectors and a real hardware capture). Users' clones do not have it, so tests that read it
+/// print a note and skip there; CI always has it, so under CI (`CI` set) its absence is a
+/// failure rather than a silent skip.
+pub fn shared_vectors_dir() -> Option<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vectors");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must have the shared vectors at {}",
+        dir.display()
+    );
+    eprintln!("note: {} not present; skipping", dir.display());
+    None
+}

@@ -7,16 +7,7 @@ use ferroce_proto::icrc::{self, IcrcNet, ICRC_LEN};
 use ferroce_proto::pcap;
 
 fn vectors_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vectors"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "note: {} not found; skipping shared-vector ICRC tests",
-            dir.display()
-        );
-        None
-    }
+    ferroce_proto::testgen::shared_vectors_dir()
 }
 
 /// Locates the ICRC-covered bytes of a RoCE frame: `(flavour, l3 including the ICRC)`.

@@ -6,16 +6,7 @@ use std::path::PathBuf;
 use ferroce_proto::pcap::{self, CaptureFormat, PcapWriter, LINKTYPE_ETHERNET};
 
 fn vectors_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vectors"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "note: {} not found; skipping shared-vector pcap tests",
-            dir.display()
-        );
-        None
-    }
+    ferroce_proto::testgen::shared_vectors_dir()
 }
 
 #[test]

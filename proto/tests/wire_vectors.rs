@@ -583,27 +583,11 @@ fn summary_json() {
     );
 }
 
-/// Frames of a classic little-endian Ethernet pcap (24-byte global header, 16-byte record
-/// headers), or `None` when the file is absent.
+/// Frames of a shared capture file, or `None` when the shared vectors are absent.
 fn read_pcap(name: &str) -> Option<Vec<Vec<u8>>> {
-    let path = format!("{}/../../shared/vectors/{name}", env!("CARGO_MANIFEST_DIR"));
-    let Ok(pcap) = std::fs::read(&path) else {
-        eprintln!("note: {path} not found; skipping");
-        return None;
-    };
-    assert_eq!(
-        &pcap[..4],
-        &[0xd4, 0xc3, 0xb2, 0xa1],
-        "little-endian microsecond pcap"
-    );
-    let mut frames = Vec::new();
-    let mut at = 24;
-    while at + 16 <= pcap.len() {
-        let incl = u32::from_le_bytes(pcap[at + 8..at + 12].try_into().unwrap()) as usize;
-        frames.push(pcap[at + 16..at + 16 + incl].to_vec());
-        at += 16 + incl;
-    }
-    Some(frames)
+    let dir = ferroce_proto::testgen::shared_vectors_dir()?;
+    let capture = ferroce_proto::pcap::read_file(dir.join(name)).expect("readable capture");
+    Some(capture.records.into_iter().map(|r| r.data).collect())
 }
 
 /// The real hardware capture of ROCE.md 8 (105 RoCEv2 frames from a hardware NIC, MigReq = 1,

@@ -31,16 +31,7 @@ fn run_json(args: &[&str]) -> (Vec<Value>, Value) {
 }
 
 fn shared_vectors() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vectors"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI must have ../shared/vectors beside the project"
-    );
-    eprintln!("note: ../shared/vectors not present; skipping");
-    None
+    ferroce_proto::testgen::shared_vectors_dir()
 }
 
 #[test]
