@@ -1,0 +1,385 @@
+//! The device: bring-up, identity and limits, global configuration, events, counters.
+
+use core::time::Duration;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use ferroce_proto::host::config::{self, GidEntry, PfcConfig, TrafficConfig, UdpSportPolicy};
+use ferroce_proto::host::event::AsyncEvent;
+use ferroce_proto::host::mr::MrEntry;
+use ferroce_proto::host::qp::Pmtu;
+use ferroce_proto::host::regs::{
+    self, caps, cfg_status, id_misc, id_qp_limits, id_ring_limits, irq_status,
+};
+use ferroce_proto::host::ring::{MAX_LOG2_CQ_ENTRIES, MAX_LOG2_WQE_STRIDE, MAX_LOG2_WQ_ENTRIES};
+use ferroce_proto::host::{Version, HOST_INTERFACE_VERSION};
+
+use super::cq::CompletionQueue;
+use super::pd::ProtectionDomain;
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use crate::regs::Registers;
+use crate::util::{lock, IdAllocator};
+
+/// What the NIC reports about itself (`ID_*` registers), decoded and checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceInfo {
+    pub version: Version,
+    pub build: u32,
+    /// `ID_CAPS` bits (`ferroce_proto::host::regs::caps`).
+    pub caps: u32,
+    pub datapath_bits: u32,
+    pub clock_khz: u32,
+    pub line_rate_mbps: u32,
+    /// Number of QP contexts: valid QPNs are 2 .. num_qps.
+    pub num_qps: u32,
+    pub num_cqs: u32,
+    pub num_mrs: u32,
+    pub max_log2_sq_entries: u8,
+    pub max_log2_rq_entries: u8,
+    pub max_log2_cq_entries: u8,
+    pub max_log2_stride: u8,
+    pub max_pmtu: Pmtu,
+    pub max_rd_atomic: u8,
+    pub max_dest_rd_atomic: u8,
+    /// SGEs per WQE the NIC accepts.
+    pub max_sge: u32,
+    pub gid_entries: u32,
+    pub vectors: u32,
+    pub pd_bits: u32,
+}
+
+impl DeviceInfo {
+    /// Whether the NIC has all capability bits in `cap`.
+    pub fn has(&self, cap: u32) -> bool {
+        self.caps & cap == cap
+    }
+
+    /// Decode and sanity-check the identity block (after magic and version were checked).
+    fn read(r: &Registers) -> Result<DeviceInfo> {
+        let ring = r.read(regs::ID_RING_LIMITS);
+        let qp = r.read(regs::ID_QP_LIMITS);
+        let misc = r.read(regs::ID_MISC);
+        let pmtu_raw = id_qp_limits::MAX_PMTU.get(qp) as u8;
+        let info = DeviceInfo {
+            version: Version::from_reg(r.read(regs::ID_VERSION)),
+            build: r.read(regs::ID_BUILD),
+            caps: r.read(regs::ID_CAPS),
+            datapath_bits: regs::id_datapath::WIDTH_BITS.get(r.read(regs::ID_DATAPATH)),
+            clock_khz: r.read(regs::ID_CLOCK_KHZ),
+            line_rate_mbps: r.read(regs::ID_LINE_RATE),
+            num_qps: r.read(regs::ID_NUM_QPS),
+            num_cqs: r.read(regs::ID_NUM_CQS),
+            num_mrs: r.read(regs::ID_NUM_MRS),
+            max_log2_sq_entries: id_ring_limits::LOG2_SQ_ENTRIES.get(ring) as u8,
+            max_log2_rq_entries: id_ring_limits::LOG2_RQ_ENTRIES.get(ring) as u8,
+            max_log2_cq_entries: id_ring_limits::LOG2_CQ_ENTRIES.get(ring) as u8,
+            max_log2_stride: id_ring_limits::LOG2_STRIDE.get(ring) as u8,
+            max_pmtu: Pmtu::from_ibv_enum(pmtu_raw)
+                .ok_or(Error::BadDeviceInfo("maximum path MTU (ID_QP_LIMITS)"))?,
+            max_rd_atomic: id_qp_limits::MAX_RD_ATOMIC.get(qp) as u8,
+            max_dest_rd_atomic: id_qp_limits::MAX_DEST_RD_ATOMIC.get(qp) as u8,
+            max_sge: id_qp_limits::MAX_SGE.get(qp),
+            gid_entries: id_misc::GID_ENTRIES.get(misc),
+            vectors: id_misc::VECTORS.get(misc),
+            pd_bits: id_misc::PD_BITS.get(misc),
+        };
+        // Refuse numbers the layout cannot express: sizing tables from them would go wrong.
+        let checks: [(bool, &'static str); 10] = [
+            (
+                (3..=regs::MAX_QPS).contains(&info.num_qps),
+                "QP count (ID_NUM_QPS)",
+            ),
+            (
+                (1..=regs::MAX_CQS).contains(&info.num_cqs),
+                "CQ count (ID_NUM_CQS)",
+            ),
+            (
+                (1..=regs::MAX_MRS).contains(&info.num_mrs),
+                "MR count (ID_NUM_MRS)",
+            ),
+            (
+                (1..=MAX_LOG2_WQ_ENTRIES).contains(&info.max_log2_sq_entries),
+                "SQ size limit (ID_RING_LIMITS)",
+            ),
+            (
+                (1..=MAX_LOG2_WQ_ENTRIES).contains(&info.max_log2_rq_entries),
+                "RQ size limit (ID_RING_LIMITS)",
+            ),
+            (
+                (1..=MAX_LOG2_CQ_ENTRIES).contains(&info.max_log2_cq_entries),
+                "CQ size limit (ID_RING_LIMITS)",
+            ),
+            (
+                (6..=MAX_LOG2_WQE_STRIDE).contains(&info.max_log2_stride),
+                "WQE stride limit (ID_RING_LIMITS)",
+            ),
+            (info.max_sge >= 1, "SGE limit (ID_QP_LIMITS)"),
+            (
+                info.gid_entries <= regs::GID_MAX_ENTRIES && info.vectors <= regs::MAX_VECTORS,
+                "GID or vector count (ID_MISC)",
+            ),
+            (
+                (1..=24).contains(&info.pd_bits),
+                "PD width (ID_MISC)",
+            ),
+        ];
+        match checks.iter().find(|(ok, _)| !ok) {
+            Some((_, what)) => Err(Error::BadDeviceInfo(what)),
+            None => Ok(info),
+        }
+    }
+}
+
+/// How [`Device::open_with`] behaves. Times are backend time ([`Backend::now`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceOptions {
+    /// Longest a command window may stay BUSY.
+    pub command_timeout: Duration,
+    /// Longest `CFG_RESET` may take to report READY.
+    pub reset_timeout: Duration,
+    /// Longest a QP being destroyed may take to flush its outstanding WQEs.
+    pub drain_timeout: Duration,
+    /// Reset the NIC on open (clears every context). Leave on unless attaching to a NIC
+    /// whose state must survive.
+    pub reset: bool,
+}
+
+impl Default for DeviceOptions {
+    fn default() -> Self {
+        DeviceOptions {
+            command_timeout: Duration::from_millis(100),
+            reset_timeout: Duration::from_secs(1),
+            drain_timeout: Duration::from_millis(100),
+            reset: true,
+        }
+    }
+}
+
+/// Number allocators and key generations, under one lock.
+pub(crate) struct Ids {
+    pub(crate) qpn: IdAllocator,
+    pub(crate) cqn: IdAllocator,
+    pub(crate) mr: IdAllocator,
+    pub(crate) pd: IdAllocator,
+    /// Last key byte used per MR index, so a re-registered index gets a new key and stale
+    /// keys fail the NIC's full-key compare.
+    pub(crate) key8: HashMap<u32, u8>,
+}
+
+pub(crate) struct DeviceInner {
+    pub(crate) regs: Registers,
+    pub(crate) info: DeviceInfo,
+    pub(crate) options: DeviceOptions,
+    pub(crate) ids: Mutex<Ids>,
+    /// The driver's copy of every valid MR table entry, by index: post_send and post_recv
+    /// check SGEs against it, so misuse fails with a typed error instead of a QP error.
+    pub(crate) mrs: Mutex<HashMap<u32, MrEntry>>,
+}
+
+impl DeviceInner {
+    pub(crate) fn backend(&self) -> &Arc<dyn Backend> {
+        self.regs.backend()
+    }
+}
+
+/// An open ferroce NIC. Cheap to clone (a shared handle); every object created from it keeps
+/// it alive.
+#[derive(Clone)]
+pub struct Device {
+    pub(crate) inner: Arc<DeviceInner>,
+}
+
+impl Device {
+    /// Open the NIC behind `backend` with default options: check identity and version, read
+    /// the limits, reset it, and enable the control interrupt causes (HOST-INTERFACE.md 7.1,
+    /// steps 1-3 and 5). Configure addresses with [`Device::set_mac`] and
+    /// [`Device::set_gid`], then enable the datapath with [`Device::set_control`].
+    pub fn open(backend: Arc<dyn Backend>) -> Result<Device> {
+        Device::open_with(backend, DeviceOptions::default())
+    }
+
+    /// [`Device::open`] with explicit options.
+    pub fn open_with(backend: Arc<dyn Backend>, options: DeviceOptions) -> Result<Device> {
+        let r = Registers::new(backend, options.command_timeout);
+        let magic = r.read(regs::ID_MAGIC);
+        if magic != regs::MAGIC {
+            return Err(Error::BadMagic(magic));
+        }
+        let version = Version::from_reg(r.read(regs::ID_VERSION));
+        if !HOST_INTERFACE_VERSION.driver_accepts(version) {
+            return Err(Error::IncompatibleVersion {
+                device: version,
+                driver: HOST_INTERFACE_VERSION,
+            });
+        }
+        let info = DeviceInfo::read(&r)?;
+        if !info.has(caps::IPV4) && !info.has(caps::IPV6) && !info.has(caps::ROCEV1) {
+            return Err(Error::BadDeviceInfo(
+                "capability set: neither IPv4, IPv6 nor RoCEv1 (ID_CAPS)",
+            ));
+        }
+        if options.reset {
+            r.write(regs::CFG_RESET, 1);
+            r.wait_until("CFG_STATUS.READY after reset", options.reset_timeout, |r| {
+                r.read(regs::CFG_STATUS) & cfg_status::READY != 0
+            })?;
+        }
+        // Control causes (async events, fatal errors) on vector 0. CMD_DONE stays off: the
+        // driver polls command windows.
+        r.write(regs::IRQ_CTRL_VECTOR, 0);
+        r.write(regs::IRQ_ENABLE, irq_status::ASYNC | irq_status::FATAL);
+        let ids = Ids {
+            // QPN 0 and 1 are reserved (IBA SMI/GSI).
+            qpn: IdAllocator::new(2, info.num_qps),
+            cqn: IdAllocator::new(0, info.num_cqs),
+            mr: IdAllocator::new(0, info.num_mrs),
+            // PD 0 is left unused so that a zeroed context never matches a real PD.
+            pd: IdAllocator::new(1, 1 << info.pd_bits),
+            key8: HashMap::new(),
+        };
+        Ok(Device {
+            inner: Arc::new(DeviceInner {
+                regs: r,
+                info,
+                options,
+                ids: Mutex::new(ids),
+                mrs: Mutex::new(HashMap::new()),
+            }),
+        })
+    }
+
+    /// Identity and limits.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.inner.info
+    }
+
+    /// Raw register access, for diagnostics (register dumps, tests). Objects' registers are
+    /// programmed by the verbs types; writing them here bypasses the driver's bookkeeping.
+    pub fn registers(&self) -> &Registers {
+        &self.inner.regs
+    }
+
+    /// Allocate a protection domain.
+    pub fn alloc_pd(&self) -> Result<ProtectionDomain> {
+        ProtectionDomain::new(self.inner.clone())
+    }
+
+    /// Create a completion queue with room for at least `min_entries` CQEs (rounded up to a
+    /// power of two), raising interrupt `vector` on events.
+    pub fn create_cq(&self, min_entries: u32, vector: u8) -> Result<CompletionQueue> {
+        CompletionQueue::new(self.inner.clone(), min_entries, vector)
+    }
+
+    /// Set the local MAC address (`CFG_MAC_LO`, then `CFG_MAC_HI` which applies it).
+    pub fn set_mac(&self, mac: [u8; 6]) {
+        self.inner.regs.apply(&config::mac_writes(mac));
+    }
+
+    /// Install GID table entry `index` (invalidate, data words, then type).
+    pub fn set_gid(&self, index: u32, entry: &GidEntry) -> Result<()> {
+        if index >= self.inner.info.gid_entries {
+            return Err(Error::ExceedsDeviceLimit {
+                attr: "GID index",
+                value: index as u64,
+                max: self.inner.info.gid_entries.saturating_sub(1) as u64,
+            });
+        }
+        let writes = entry.writes(index).map_err(Error::Layout)?;
+        self.inner.regs.apply(&writes);
+        Ok(())
+    }
+
+    /// Write `CFG_CONTROL` (`ferroce_proto::host::regs::cfg_control` bits: RX/TX enable and
+    /// features). Feature bits the device lacks the capability for are refused.
+    pub fn set_control(&self, control: u32) -> Result<()> {
+        use regs::cfg_control as c;
+        let needs = [
+            (c::ROCEV1_ENABLE, caps::ROCEV1, "RoCEv1"),
+            (c::IPV6_ENABLE, caps::IPV6, "IPv6"),
+            (c::DCQCN_RP_ENABLE, caps::DCQCN_RP, "DCQCN reaction point"),
+            (c::DCQCN_NP_ENABLE, caps::DCQCN_NP, "DCQCN notification point"),
+            (c::PFC_ENABLE, caps::PFC, "PFC"),
+        ];
+        for (bit, cap, name) in needs {
+            if control & bit != 0 && !self.inner.info.has(cap) {
+                return Err(Error::Unsupported(name));
+            }
+        }
+        self.inner.regs.write(regs::CFG_CONTROL, control);
+        Ok(())
+    }
+
+    /// Set the UDP source-port policy (`CFG_UDP_SPORT`).
+    pub fn set_udp_sport(&self, policy: &UdpSportPolicy) -> Result<()> {
+        let v = policy.encode().map_err(Error::Layout)?;
+        self.inner.regs.write(regs::CFG_UDP_SPORT, v);
+        Ok(())
+    }
+
+    /// Set DSCP/ECN marking (`CFG_TRAFFIC`).
+    pub fn set_traffic(&self, traffic: &TrafficConfig) -> Result<()> {
+        let v = traffic.encode().map_err(Error::Layout)?;
+        self.inner.regs.write(regs::CFG_TRAFFIC, v);
+        Ok(())
+    }
+
+    /// Set the PFC priority classes (`CFG_PFC`).
+    pub fn set_pfc(&self, pfc: &PfcConfig) -> Result<()> {
+        let v = pfc.encode().map_err(Error::Layout)?;
+        self.inner.regs.write(regs::CFG_PFC, v);
+        Ok(())
+    }
+
+    /// `CFG_STATUS` (`cfg_status` bits: READY, LINK_UP, FATAL).
+    pub fn status(&self) -> u32 {
+        self.inner.regs.read(regs::CFG_STATUS)
+    }
+
+    /// Take the next asynchronous event, if any (read the FIFO head, then pop it).
+    pub fn next_async_event(&self) -> Result<Option<AsyncEvent>> {
+        let r = &self.inner.regs;
+        let event = r.read(regs::ASYNC_EVENT);
+        let info = r.read(regs::ASYNC_EVENT_INFO);
+        let decoded = AsyncEvent::decode(event, info).map_err(Error::Layout);
+        if regs::async_event::VALID.bit(event) {
+            // Pop even an undecodable event, or it would block the FIFO forever.
+            r.write(regs::ASYNC_EVENT_POP, 1);
+        }
+        decoded
+    }
+
+    /// Wait for the control interrupt vector (async events, fatal errors).
+    pub fn wait_control_event(&self, timeout: Duration) -> Result<bool> {
+        self.inner.backend().wait_interrupt(0, timeout)
+    }
+
+    /// Read one 64-bit counter by its `CNT_*_LO` offset (LO first: a consistent snapshot).
+    pub fn counter(&self, lo_offset: u32) -> u64 {
+        self.inner.regs.read64(lo_offset)
+    }
+
+    /// Every counter as (name, value), in address order.
+    pub fn counters(&self) -> Vec<(&'static str, u64)> {
+        regs::counters()
+            .map(|(name, off)| (name, self.inner.regs.read64(off)))
+            .collect()
+    }
+
+    /// Allocate DMA memory from this device's backend (zeroed, IOVA aligned to `align`).
+    pub fn alloc_dma(&self, len: usize, align: usize) -> Result<crate::DmaBuffer> {
+        self.inner.backend().alloc_dma(len, align)
+    }
+}
+
+impl core::fmt::Debug for Device {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Device")
+            .field("info", &self.inner.info)
+            .finish_non_exhaustive()
+    }
+}
+
+pub(crate) fn lock_ids(dev: &DeviceInner) -> std::sync::MutexGuard<'_, Ids> {
+    lock(&dev.ids)
+}

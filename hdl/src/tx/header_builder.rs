@@ -1,0 +1,71 @@
+//! `TxHeaderBuilder`: the front end of the transmit engine (64-bit profile).
+//!
+//! Takes a [`RoceHeader`] descriptor (valid/ready handshake) and the frame's payload stream, and
+//! emits the complete Ethernet frame (no FCS): headers ‖ payload (realigned after the header) ‖
+//! PadCnt zero bytes ‖ ICRC (LSB first) ‖ zero padding to 60 bytes. Lengths, the IPv4 header
+//! checksum and PadCnt are computed in hardware ([`TxFrameCore`]); the ICRC is written by the
+//! shared [`IcrcGenerator`] into the 4-byte placeholder the core leaves for it.
+//!
+//! Why the ICRC generator behind the core instead of a CRC inside it: one ICRC implementation
+//! (masks, LRH seed, byte order) for RX and TX, co-simulated on its own; frame lengths do not
+//! change in the generator, so the core's lengths are final and no bubble is added. Cost: the
+//! generator's ~40 flops of self-parsing and one cycle of latency.
+//!
+//! Contract:
+//! * One descriptor per frame; `payload_len` bytes are taken from `pay` (ceil(len/8) beats, none
+//!   when 0). The payload's `keep`/`last` are not used: the builder trusts `payload_len`.
+//! * `pad_cnt` of the descriptor is ignored; PadCnt = (-payload_len) & 3.
+//! * `pay` may stall and `out` may be back-pressured at any cycle.
+//! * Back-to-back: ceil(frame_bytes/8) cycles per frame when the next descriptor is presented
+//!   at least 4 cycles before the previous frame's last beat (descriptor pipeline depth).
+//! * Latency: descriptor accepted at edge t -> first output beat valid after edge t+6.
+//!
+//! Ports: `clock`, `desc_valid` (in), `desc_ready` (out), `desc` (in, [`RoceHeader`]), `pay`
+//! (sink, 64-bit), `out` (source, 64-bit).
+use super::TxFrameCore;
+use crate::header::RoceHeader;
+use crate::icrc::IcrcGenerator;
+use crate::stream::{Sink64, Source64, StreamSink, StreamSource};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct TxHeaderBuilder {
+    pub clock: Signal<In, Clock>,
+    pub desc_valid: Signal<In, Bit>,
+    pub desc_ready: Signal<Out, Bit>,
+    pub desc: Signal<In, RoceHeader>,
+    pub pay: Sink64,
+    pub out: Source64,
+    core: TxFrameCore,
+    gen: IcrcGenerator<64, 8>,
+}
+
+impl Logic for TxHeaderBuilder {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.core.clock.next = self.clock.val();
+        self.gen.clock.next = self.clock.val();
+        self.core.desc_valid.next = self.desc_valid.val();
+        self.core.desc.next = self.desc.val();
+        self.desc_ready.next = self.core.desc_ready.val();
+        StreamSink::<64, 8>::link(&mut self.pay, &mut self.core.pay);
+        StreamSource::<64, 8>::join(&mut self.core.out, &mut self.gen.inp);
+        StreamSource::<64, 8>::link(&mut self.out, &mut self.gen.out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Synthesis check (rust-hdl style): the emitted Verilog passes Yosys `read; hierarchy
+    /// -check; proc` (latches, undriven wires, implicit declarations); skipped if yosys is
+    /// absent unless CI is set. The full tool checks (Icarus, Verilator lint, synth_ecp5 /
+    /// synth_xilinx) run from `tests/tx_verilog.rs`.
+    #[test]
+    fn tx_header_builder_synthesises() {
+        let mut uut = TxHeaderBuilder::default();
+        uut.connect_all();
+        crate::verilog::yosys_check_if_present("tx_header_builder", &generate_verilog(&uut));
+    }
+}

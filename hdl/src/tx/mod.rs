@@ -1,0 +1,16 @@
+//! The transmit engine's front end.
+//!
+//! * [`TxHeaderBuilder`] (header_builder.rs): descriptor + payload -> complete frame with ICRC.
+//! * [`TxFrameCore`] (frame_core.rs): the builder's datapath up to an ICRC placeholder.
+//! * [`TxHeaderBuilderFlat`] (flat.rs): the builder with a flat `Bits` descriptor port (co-sim).
+//! * [`drive`]: the plain-Rust stimulus driver shared by tests, co-simulation and benchmarks.
+//! * [`vectors`]: ROCE.md 3.3 test vectors (hex).
+pub mod drive;
+pub mod flat;
+pub mod frame_core;
+pub mod header_builder;
+pub mod vectors;
+
+pub use flat::TxHeaderBuilderFlat;
+pub use frame_core::TxFrameCore;
+pub use header_builder::TxHeaderBuilder;

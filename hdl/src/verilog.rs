@@ -1,0 +1,124 @@
+//! Verilog emission of the top-level blocks, and helpers shared by the tool tests.
+//!
+//! [`emit_verilog`] writes one file per top-level block (`<module>.v`, module named
+//! `<module>`; sub-modules are `<module>$<child>` as rust-hdl names them), so several blocks can
+//! be read into one synthesis project without module-name clashes (rust-hdl's own
+//! `generate_verilog` always names the top module `top`).
+use rust_hdl::prelude::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Verilog of one block with its top module named `module` (runs rust-hdl's `check_all` first,
+/// panicking with its error on a badly connected design). The block must have been
+/// `connect_all()`ed (this function does it on a clone-free basis: pass a fresh block).
+pub fn block_verilog<B: Block>(uut: &mut B, module: &str) -> String {
+    uut.connect_all();
+    if let Err(e) = check_all(uut) {
+        panic!("rust-hdl check_all failed for {module}: {e:?}");
+    }
+    let mut defines = ModuleDefines::default();
+    uut.accept(module, &mut defines);
+    let v = defines.defines();
+    let bad = keyword_declarations(&v);
+    assert!(bad.is_empty(), "{module}: signals named after Verilog keywords (rename the fields): {bad:?}");
+    v
+}
+
+/// (System)Verilog keywords that rust-hdl would happily emit as signal names (it only rejects
+/// `config wire reg module edge disable`).
+pub const VERILOG_KEYWORDS: &[&str] = &[
+    "always", "and", "assign", "automatic", "begin", "bit", "buf", "byte", "case", "casex", "casez",
+    "cell", "class", "const", "default", "design", "do", "else", "end", "endcase", "endfunction",
+    "endgenerate", "endmodule", "endtask", "enum", "event", "final", "for", "force", "forever",
+    "fork", "function", "generate", "genvar", "if", "import", "initial", "inout", "input", "int",
+    "integer", "interface", "join", "large", "library", "localparam", "logic", "longint",
+    "macromodule", "medium", "nand", "negedge", "nor", "not", "or", "output", "package",
+    "parameter", "posedge", "primitive", "priority", "program", "property", "pulldown", "pullup",
+    "real", "realtime", "release", "repeat", "return", "scalared", "shortint", "signed", "small",
+    "specify", "static", "string", "struct", "supply0", "supply1", "table", "task", "time", "tri",
+    "type", "typedef", "union", "unique", "unsigned", "use", "var", "vectored", "void", "wait",
+    "wand", "while", "wor", "xnor", "xor", "config", "wire", "reg", "module", "edge", "disable",
+];
+
+/// Names declared in `v` (ports, regs, wires, localparams) that are Verilog keywords.
+pub fn keyword_declarations(v: &str) -> Vec<String> {
+    let mut bad = vec![];
+    for line in v.lines() {
+        let t = line.trim();
+        let decl = ["input ", "output ", "inout ", "reg ", "wire ", "localparam "].iter().any(|p| t.starts_with(p));
+        if !decl || !t.ends_with(';') {
+            continue;
+        }
+        let body = t.trim_end_matches(';');
+        let body = body.split('=').next().unwrap_or("");
+        if let Some(name) = body.split_whitespace().last() {
+            if VERILOG_KEYWORDS.contains(&name) {
+                bad.push(name.to_string());
+            }
+        }
+    }
+    bad
+}
+
+/// One emitted top-level block: module name and Verilog text.
+pub struct Emitted {
+    pub module: String,
+    pub verilog: String,
+}
+
+/// The Verilog of every top-level block of the design (64-bit profile).
+pub fn all_blocks() -> Vec<Emitted> {
+    let mut v = vec![];
+    let mut push = |module: &str, verilog: String| {
+        v.push(Emitted { module: module.to_string(), verilog })
+    };
+    push("ferroce_stream_skid_64", block_verilog(&mut crate::stream::StreamSkid::<64, 8>::default(), "ferroce_stream_skid_64"));
+    push("ferroce_icrc_checker_64", block_verilog(&mut crate::icrc::IcrcChecker64::default(), "ferroce_icrc_checker_64"));
+    push("ferroce_icrc_generator_64", block_verilog(&mut crate::icrc::IcrcGenerator64::default(), "ferroce_icrc_generator_64"));
+    v
+}
+
+/// Write `<module>.v` for every top-level block into `out_dir` (created if needed); returns the
+/// written paths. Used by the CLI `ferroce verilog --out DIR`.
+pub fn emit_verilog(out_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(out_dir)?;
+    let mut paths = vec![];
+    for e in all_blocks() {
+        let p = out_dir.join(format!("{}.v", e.module));
+        std::fs::write(&p, &e.verilog)?;
+        paths.push(p);
+    }
+    Ok(paths)
+}
+
+/// True if `tool` runs (`tool -V`/`--version`).
+pub fn tool_available(tool: &str) -> bool {
+    let arg = if tool == "iverilog" { "-V" } else { "--version" };
+    Command::new(tool).arg(arg).output().map(|o| o.status.success() || tool == "iverilog").unwrap_or(false)
+}
+
+/// Policy for tests needing an external tool: present -> true; missing and env `CI` set ->
+/// panic with a clear message; missing otherwise -> print a note and return false (skip).
+pub fn require_tool(tool: &str) -> bool {
+    if tool_available(tool) {
+        return true;
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("required tool `{tool}` is not installed (CI is set): apt-get install -y verilator iverilog yosys");
+    }
+    eprintln!("note: `{tool}` not found; skipping this check (set CI=1 to make it fail)");
+    false
+}
+
+/// rust-hdl style synthesis smoke test: Yosys `read; hierarchy -check; proc` through rust-hdl's
+/// `yosys_validate` (catches latches, undriven wires, implicit declarations, duplicate modules).
+/// Follows [`require_tool`]'s policy when yosys is missing.
+pub fn yosys_check_if_present(prefix: &str, verilog: &str) {
+    if !require_tool("yosys") {
+        return;
+    }
+    let prefix = format!("ferroce_{}_{}", prefix, std::process::id());
+    if let Err(e) = yosys_validate(&prefix, verilog) {
+        panic!("yosys_validate({prefix}) failed: {e:?}");
+    }
+}
