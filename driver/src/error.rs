@@ -43,7 +43,11 @@ pub enum Error {
     Backend(String),
     /// A [`crate::DmaBuffer`] access outside the buffer.
     #[error("ferroce: DMA buffer access out of bounds: offset {offset:#x} + {len} bytes > size {size:#x}")]
-    DmaOutOfBounds { offset: usize, len: usize, size: usize },
+    DmaOutOfBounds {
+        offset: usize,
+        len: usize,
+        size: usize,
+    },
     /// The backend could not provide DMA memory.
     #[error("ferroce: cannot allocate {len} bytes of DMA memory: {reason}")]
     DmaAlloc { len: usize, reason: String },
@@ -70,7 +74,11 @@ pub enum Error {
     /// The device wrote a CQE the driver cannot accept (malformed, or for a WQE that is not
     /// outstanding). This is a device (or simulator) bug.
     #[error("ferroce: bad CQE in CQ {cqn} at index {index:#x}: {reason}")]
-    BadCqe { cqn: u32, index: u32, reason: String },
+    BadCqe {
+        cqn: u32,
+        index: u32,
+        reason: String,
+    },
     /// Layout encoding failed (a value that the host-interface format cannot carry).
     #[error("ferroce: {0}")]
     Layout(ferroce_proto::host::Error),
@@ -105,10 +113,18 @@ pub enum Error {
     InvalidAttribute(ferroce_proto::host::Error),
     /// An attribute is above what this device implements.
     #[error("ferroce: {attr} = {value} exceeds the device maximum {max}")]
-    ExceedsDeviceLimit { attr: &'static str, value: u64, max: u64 },
+    ExceedsDeviceLimit {
+        attr: &'static str,
+        value: u64,
+        max: u64,
+    },
     /// The operation is not allowed in the QP's current state (e.g. post_send before RTS).
     #[error("ferroce: QP {qpn} is in state {state:?}: cannot {op}")]
-    InvalidState { qpn: u32, state: QpState, op: &'static str },
+    InvalidState {
+        qpn: u32,
+        state: QpState,
+        op: &'static str,
+    },
     /// The work queue has no free slot: poll the CQ first.
     #[error("ferroce: {queue:?} queue of QP {qpn} is full")]
     QueueFull { qpn: u32, queue: Queue },

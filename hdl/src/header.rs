@@ -7,6 +7,28 @@
 //! rust-hdl FIFOs. In kernels read fields as `self.hdr.val().psn` (emitted as a constant bit slice
 //! `hdr[off +: 24]`), write them as `self.hdr.next.psn = ...` (a slice assignment).
 //!
+//! # Use
+//!
+//! ```ignore
+//! // plain Rust: from a parsed frame, or field by field
+//! let fr = ferroce_proto::wire::FrameRepr::parse(&bytes)?;
+//! let (hdr, payload) = RoceHeader::from_frame(&fr)?;      // every carried field, as found
+//! let frame = hdr.to_frame(payload);                      // proto's finalized FrameRepr
+//! let mut h = RoceHeader::default();
+//! h.l3 = L3_IPV4.into(); h.opcode = 0x04.into(); h.psn = 0x100.into(); ...
+//! // hardware: a port, a register, a FIFO entry
+//! pub desc: Signal<In, RoceHeader>,       // in a block
+//! self.reg.d.next = self.desc.val();       // in a kernel
+//! if self.desc.val().opcode == 0x11 { ... }
+//! ```
+//! [`ExtDecode`] turns the opcode into extension-header presence bits and length;
+//! [`RoceHeader::canonical`] zeroes the don't-care fields (useful to compare descriptors);
+//! [`RoceHeader::to_frame_bytes`] / [`RoceHeader::parse_frame`] are a self-contained plain-Rust
+//! model (no proto), checked against the ROCE.md 3.3 vectors.
+//! A block whose ports must be plain `Bits` (the co-simulation harness does not take struct
+//! ports) can carry it as `Bits<ROCE_HEADER_BITS>` and convert with `.into()` both ways (the
+//! Verilog is a plain wire).
+//!
 //! # What is *not* carried, and why
 //!
 //! * Fields the frame derives from others: IPv4 total length, IPv6 payload length, GRH PayLen, UDP
@@ -340,6 +362,66 @@ impl RoceHeader {
     pub fn ext(&self) -> ExtLayout {
         ExtLayout::of(u(self.opcode) as u8)
     }
+    /// This descriptor with every don't-care field zeroed: VLAN fields without a VLAN tag, the
+    /// fields of the L3 kinds not in use (IPv4 ID/flags/addresses, IPv6/GRH flow label and
+    /// addresses, UDP for RoCEv1), and the extension header fields the opcode does not carry.
+    /// Two descriptors make the same frame iff their canonical forms are equal (`pad_cnt`
+    /// aside, which the builder ignores).
+    pub fn canonical(&self) -> RoceHeader {
+        let mut h = *self;
+        if !h.vlan {
+            h.vlan_pcp = 0.into();
+            h.vlan_dei = false;
+            h.vlan_vid = 0.into();
+        }
+        let l3 = u(h.l3);
+        if l3 == L3_IPV4 {
+            h.flow_label = 0.into();
+            h.ip6_src = 0.into();
+            h.ip6_dst = 0.into();
+        } else {
+            h.ip_id = 0.into();
+            h.ip_frag = 0.into();
+            h.ip4_src = 0.into();
+            h.ip4_dst = 0.into();
+        }
+        if l3 == L3_ROCEV1 {
+            h.udp_sport = 0.into();
+            h.udp_dport = 0.into();
+            h.udp_csum = 0.into();
+        }
+        let e = h.ext();
+        if !e.deth {
+            h.deth_qkey = 0.into();
+            h.deth_src_qp = 0.into();
+        }
+        if !e.reth && !e.atomic_eth {
+            h.va = 0.into();
+            h.rkey = 0.into();
+        }
+        if !e.reth {
+            h.dma_len = 0.into();
+        }
+        if !e.atomic_eth {
+            h.swap_add = 0.into();
+            h.compare = 0.into();
+        }
+        if !e.aeth {
+            h.aeth_syndrome = 0.into();
+            h.aeth_msn = 0.into();
+        }
+        if !e.atomic_ack {
+            h.atomic_orig = 0.into();
+        }
+        if !e.imm {
+            h.imm = 0.into();
+        }
+        if !e.ieth {
+            h.ieth_rkey = 0.into();
+        }
+        h
+    }
+
     /// PadCnt the TX builder sends: `(-payload_len) & 3`.
     pub fn tx_pad(&self) -> usize {
         (4 - (u(self.payload_len) as usize & 3)) & 3

@@ -3,6 +3,11 @@
 //! * [`stream`]: the packet stream interface (valid/ready/data/keep/last, first wire byte in the
 //!   data MSB) and plain-Rust beat helpers.
 //! * [`testbench`]: hand stepping ([`testbench::Bench`]), stream feeders/collectors, RNG.
+//! * [`icrc`]: RoCE ICRC checker (RX) and generator (TX), full rate, self-parsing.
+//! * [`verilog`]: Verilog emission of the top-level blocks ([`verilog::emit_verilog`]) and the
+//!   tool-test policy ([`verilog::require_tool`]).
+//! * [`cosim`]: generic lock-step co-simulation against Verilator ([`cosim::CoSim`]) and the
+//!   Verilator model as a fast engine ([`cosim::VerilatedBlock`]).
 pub mod stream;
 pub mod testbench;
 pub mod verilog;

@@ -117,7 +117,7 @@ pub fn beats_to_frames(beats: &[Beat]) -> Vec<Vec<u8>> {
 /// Pack up to `B/8` wire bytes into a data word, first byte in the most significant byte;
 /// missing bytes are 0.
 pub fn pack_data<const B: usize>(bytes: &[u8]) -> Bits<B> {
-    assert!(B % 8 == 0 && bytes.len() * 8 <= B, "pack_data: {} bytes into {} bits", bytes.len(), B);
+    assert!(B.is_multiple_of(8) && bytes.len() * 8 <= B, "pack_data: {} bytes into {} bits", bytes.len(), B);
     let mut x = Bits::<B>::default();
     for (i, b) in bytes.iter().enumerate() {
         x.set_bits::<8>(B - 8 * (i + 1), bits::<8>(*b as u64));

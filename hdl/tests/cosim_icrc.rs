@@ -10,7 +10,6 @@ use ferroce_hdl::icrc::*;
 use ferroce_hdl::stream::{pack_data, StreamSkid};
 use ferroce_hdl::testbench::*;
 use ferroce_hdl::verilog::require_tool;
-use rust_hdl::prelude::Block;
 
 fn tools() -> bool {
     require_tool("verilator") && require_tool("g++") && require_tool("make")

@@ -86,12 +86,13 @@ fn check(jobs: &[(RoceHeader, Vec<u8>)], frames: &[Vec<u8>], what: &str) {
     }
 }
 
-/// Payload 0..=4096 bytes (every length up to 80, then a spread up to 4096), random timing.
+/// Payload 0..=4096 bytes (every length up to 80, then a spread up to 4096, and the 13-bit
+/// maximum 8191), random timing.
 #[test]
 fn tx_payload_lengths_0_to_4096() {
     let mut rng = Rng::new(4);
     let mut lens: Vec<usize> = (0..=80).collect();
-    lens.extend([255, 256, 257, 1023, 1024, 1025, 2047, 2048, 4093, 4094, 4095, 4096]);
+    lens.extend([255, 256, 257, 1023, 1024, 1025, 2047, 2048, 4093, 4094, 4095, 4096, 8188, 8191]);
     let mut jobs = vec![];
     for (i, len) in lens.into_iter().enumerate() {
         let l3 = [L3_IPV4, L3_IPV6, L3_ROCEV1][i % 3];

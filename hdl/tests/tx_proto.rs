@@ -12,10 +12,12 @@ use ferroce_proto::wire::FrameRepr;
 use proptest::prelude::*;
 
 /// A random descriptor proto can represent: UDP destination port 4791 (proto's finalize forces
-/// it), and `pad_cnt` as the builder will send it (so the parse-back comparison is exact).
+/// it), IPv4 fragment offset 0, and `pad_cnt` as the builder will send it (so the parse-back comparison is exact).
 fn job(rng: &mut Rng, op: u8, l3: u64, vlan: bool, len: usize) -> (RoceHeader, Vec<u8>) {
     let mut h = random_header(rng, op, l3, vlan, len);
     h.udp_dport = 4791.into();
+    // proto (like any receiver) reads a non-zero fragment offset as a non-first IP fragment
+    h.ip_frag = (h.ip_frag.to_u64() & 0xE000).into();
     h.pad_cnt = (((4 - len % 4) % 4) as u64).into();
     (h, rng.bytes(len))
 }
@@ -37,7 +39,8 @@ fn check(jobs: &[(RoceHeader, Vec<u8>)], t: Timing, seed: u64) {
         let fr = FrameRepr::parse(&r.frames[i]).expect("proto parses the builder's frame");
         assert_eq!(fr.icrc_ok(), Some(true));
         let (h2, p2) = RoceHeader::from_frame(&fr).unwrap();
-        assert_eq!((&h2, p2), (h, p.as_slice()), "parse back, frame {i}");
+        assert_eq!(h2, h.canonical(), "parse back, frame {i}");
+        assert_eq!(p2, p.as_slice(), "parse back payload, frame {i}");
     }
 }
 
@@ -72,7 +75,7 @@ fn tx_proto_payload_0_to_4096() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, .. ProptestConfig::default() })]
     #[test]
     fn tx_proto_proptest(
         seed in any::<u64>(),

@@ -348,7 +348,8 @@ impl FakeDevice {
                 }
                 regs::qp_cmd::QUERY => {
                     let state = bar.qp_states.get(&qpn).copied().unwrap_or(0);
-                    bar.regs.insert(regs::QP_STATE, regs::qp_state::STATE.place(state));
+                    bar.regs
+                        .insert(regs::QP_STATE, regs::qp_state::STATE.place(state));
                     let sq = bar.sq_db.get(&qpn).copied().unwrap_or(0);
                     let rq = bar.rq_db.get(&qpn).copied().unwrap_or(0);
                     let idx = |p: u32| {
@@ -445,7 +446,8 @@ impl Backend for FakeDevice {
     fn read32(&self, offset: u32) -> u32 {
         let mut bar = lock(&self.bar);
         if !offset.is_multiple_of(4) || offset >= regs::BAR0_SIZE {
-            bar.violations.push(format!("read at invalid offset {offset:#x}"));
+            bar.violations
+                .push(format!("read at invalid offset {offset:#x}"));
             return 0;
         }
         let value = Self::on_read(&mut bar, offset);
@@ -456,7 +458,8 @@ impl Backend for FakeDevice {
     fn write32(&self, offset: u32, value: u32) {
         let mut bar = lock(&self.bar);
         if !offset.is_multiple_of(4) || offset >= regs::BAR0_SIZE {
-            bar.violations.push(format!("write at invalid offset {offset:#x}"));
+            bar.violations
+                .push(format!("write at invalid offset {offset:#x}"));
             return;
         }
         bar.log.push(BarAccess::Write { offset, value });

@@ -210,7 +210,9 @@ pub(crate) fn check_alloc_args(len: usize, align: usize) -> Result<()> {
         return Err(Error::InvalidArgument("DMA allocation of 0 bytes"));
     }
     if !align.is_power_of_two() {
-        return Err(Error::InvalidArgument("DMA alignment is not a power of two"));
+        return Err(Error::InvalidArgument(
+            "DMA alignment is not a power of two",
+        ));
     }
     Ok(())
 }

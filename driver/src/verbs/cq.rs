@@ -69,7 +69,9 @@ impl CompletionQueue {
             });
         }
         let ring = Ring::completion(log2).map_err(Error::Layout)?;
-        let buf = dev.backend().alloc_dma(ring.bytes(), ring.align() as usize)?;
+        let buf = dev
+            .backend()
+            .alloc_dma(ring.bytes(), ring.align() as usize)?;
         // Pass 0 expects owner 1, so a zeroed ring reads as empty (HOST-INTERFACE.md 8.1).
         buf.fill(0, ring.bytes(), 0)?;
         let cqn = lock_ids(&dev)
@@ -227,8 +229,7 @@ impl CompletionQueue {
             st.ci = (index + 1) & ring.index_mask();
         }
         let ci = st.ci;
-        st.zombies
-            .retain(|&(_, end)| index_before(&ring, ci, end));
+        st.zombies.retain(|&(_, end)| index_before(&ring, ci, end));
         if st.ci != st.ci_reported {
             // Tell the NIC how far we got after every poll that consumed something: it only
             // uses it for overflow detection, and a lagging CI could report a false overflow.

@@ -119,10 +119,7 @@ impl DeviceInfo {
                 info.gid_entries <= regs::GID_MAX_ENTRIES && info.vectors <= regs::MAX_VECTORS,
                 "GID or vector count (ID_MISC)",
             ),
-            (
-                (1..=24).contains(&info.pd_bits),
-                "PD width (ID_MISC)",
-            ),
+            ((1..=24).contains(&info.pd_bits), "PD width (ID_MISC)"),
         ];
         match checks.iter().find(|(ok, _)| !ok) {
             Some((_, what)) => Err(Error::BadDeviceInfo(what)),
@@ -298,7 +295,11 @@ impl Device {
             (c::ROCEV1_ENABLE, caps::ROCEV1, "RoCEv1"),
             (c::IPV6_ENABLE, caps::IPV6, "IPv6"),
             (c::DCQCN_RP_ENABLE, caps::DCQCN_RP, "DCQCN reaction point"),
-            (c::DCQCN_NP_ENABLE, caps::DCQCN_NP, "DCQCN notification point"),
+            (
+                c::DCQCN_NP_ENABLE,
+                caps::DCQCN_NP,
+                "DCQCN notification point",
+            ),
             (c::PFC_ENABLE, caps::PFC, "PFC"),
         ];
         for (bit, cap, name) in needs {

@@ -29,4 +29,6 @@ pub use cq::CompletionQueue;
 pub use device::{Device, DeviceInfo, DeviceOptions};
 pub use pd::{MemoryRegion, ProtectionDomain};
 pub use qp::{QpCapabilities, QpInitAttr, QueuePair, RtrAttr, RtsAttr};
-pub use wr::{Payload, RecvWr, Remote, SendOp, SendWr, Sge, WcOpcode, WcStatus, WorkCompletion, WqeFlags};
+pub use wr::{
+    Payload, RecvWr, Remote, SendOp, SendWr, Sge, WcOpcode, WcStatus, WorkCompletion, WqeFlags,
+};

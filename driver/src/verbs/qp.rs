@@ -7,7 +7,7 @@ use ferroce_proto::host::qp::{
     check_modify, AccessFlags, AddressVector, ModifyError, Pmtu, QpAttr, QpAttrMask, QpCreate,
     QpQuery, QpState,
 };
-use ferroce_proto::host::regs::{self, caps};
+use ferroce_proto::host::regs::{self, caps, qp_index};
 use ferroce_proto::host::ring::{
     Ring, RingKind, MAX_LOG2_WQE_STRIDE, MIN_LOG2_RQ_STRIDE, MIN_LOG2_SQ_STRIDE,
 };
@@ -197,7 +197,9 @@ impl QueuePair {
         let sq = Ring::new(RingKind::Send, sq_log2, sq_stride).map_err(Error::Layout)?;
         let rq = Ring::new(RingKind::Recv, rq_log2, rq_stride).map_err(Error::Layout)?;
         let alloc = |ring: &Ring| -> Result<DmaBuffer> {
-            let buf = dev.backend().alloc_dma(ring.bytes(), ring.align() as usize)?;
+            let buf = dev
+                .backend()
+                .alloc_dma(ring.bytes(), ring.align() as usize)?;
             buf.fill(0, ring.bytes(), 0)?;
             Ok(buf)
         };
@@ -721,17 +723,23 @@ impl QueuePair {
     }
 
     /// Wait (bounded) until the NIC has consumed everything posted: after a move to ERR that
-    /// means every WQE has been flushed into the CQs.
+    /// means every WQE has been flushed into the CQs. Only the index registers of the QUERY
+    /// are read, so a QP that never reached RTR (no path MTU yet) drains too.
     fn drain(&self, timeout: Duration) {
-        let backend = self.pd.dev.backend();
+        let dev = &self.pd.dev;
+        let backend = dev.backend();
         let start = backend.now();
+        let query = QpQuery::writes(self.shared.qpn);
+        let drained = |r: &crate::regs::Registers| {
+            [regs::QP_SQ_INDEX, regs::QP_RQ_INDEX].iter().all(|&o| {
+                let v = r.read(o);
+                qp_index::PRODUCER.get(v) == qp_index::CONSUMER.get(v)
+            })
+        };
         loop {
-            match self.query_raw() {
-                Ok(q) if q.sq_consumer == q.sq_producer && q.rq_consumer == q.rq_producer => {
-                    return
-                }
-                Ok(_) => {}
-                Err(_) => return,
+            match dev.regs.command(Window::Qp, &query, drained) {
+                Ok(true) | Err(_) => return,
+                Ok(false) => {}
             }
             if backend.now().saturating_sub(start) >= timeout {
                 return;

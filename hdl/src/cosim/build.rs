@@ -61,9 +61,12 @@ fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
     }
 }
 
-/// `verilator --version` (part of the cache key).
+/// `verilator --version` (part of the cache key), asked once per process (verilator is a Perl
+/// script: ~0.1 s per call).
 pub fn verilator_version() -> Result<String, String> {
-    run(Command::new("verilator").arg("--version"), "verilator --version").map(|s| s.trim().to_string())
+    static V: std::sync::OnceLock<Result<String, String>> = std::sync::OnceLock::new();
+    V.get_or_init(|| run(Command::new("verilator").arg("--version"), "verilator --version").map(|s| s.trim().to_string()))
+        .clone()
 }
 
 /// Sanitised identifier of port `i` in the wrapper.

@@ -239,6 +239,9 @@ impl<const B: usize, const K: usize> IcrcFront<B, K> {
     }
 }
 
+// The nested `if` around `keep.get_bit(..)` guards the index in Rust (`&` does not
+// short-circuit), so it must not be collapsed.
+#[allow(clippy::collapsible_if)]
 impl<const B: usize, const K: usize> Logic for IcrcFront<B, K> {
     #[hdl_gen]
     fn update(&mut self) {

@@ -44,7 +44,7 @@ pub struct RxRun {
     pub max_in_stall: u64,
     /// Cycle of the last input transfer.
     pub last_in_cycle: u64,
-    /// Counter outputs at the end, indexed by [`DropReason::code`].
+    /// Counter increments during the run, indexed by [`DropReason::code`].
     pub counters: [u32; 8],
 }
 
@@ -121,6 +121,7 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
     let mut stall_run = 0u64;
     let mut idle = 0u64;
     let start = s.cycles();
+    let cnt0 = counters(s.uut().core());
     // expected numbers of releases, to know when the outputs are drained
     let want_releases = frames
         .iter()
@@ -221,7 +222,10 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
         );
     }
     out.cycles = s.cycles() - start;
-    out.counters = counters(s.uut().core());
+    let cnt1 = counters(s.uut().core());
+    for i in 0..8 {
+        out.counters[i] = cnt1[i].wrapping_sub(cnt0[i]);
+    }
     out
 }
 

@@ -112,7 +112,7 @@ pub struct RxL3 {
     c_pfc_da: Constant<Bits<48>>,
 
     take: Signal<Local, Bit>,
-    class: Signal<Local, Bits<3>>,
+    cls: Signal<Local, Bits<3>>,
     l2len: Signal<Local, Bits<17>>,
     l3len: Signal<Local, Bits<17>>,
     flen: Signal<Local, Bits<17>>,
@@ -193,7 +193,7 @@ impl Default for RxL3 {
             c_zero_hdr: Constant::new(RoceHeader::default()),
             c_pfc_da: Constant::new(super::model::PFC_DA.into()),
             take: Default::default(),
-            class: Default::default(),
+            cls: Default::default(),
             l2len: Default::default(),
             l3len: Default::default(),
             flen: Default::default(),
@@ -245,7 +245,7 @@ impl Logic for RxL3 {
         self.o_crc_ok.next = self.r_crc_ok.q.val();
         self.o_oversize.next = self.r_oversize.q.val();
         // ---- combinational defaults --------------------------------------------------------
-        self.class.next = 0.into();
+        self.cls.next = 0.into();
         self.l2len.next = 14.into();
         self.l3len.next = 0.into();
         self.flen.next = bit_cast::<17, 16>(self.i_flen.val());
@@ -263,19 +263,19 @@ impl Logic for RxL3 {
                 self.l2len.next = 18.into();
             }
             if self.i_et.val() == 0x0800 {
-                self.class.next = 1.into();
+                self.cls.next = 1.into();
                 self.l3len.next = 28.into();
             } else if self.i_et.val() == 0x86DD {
-                self.class.next = 2.into();
+                self.cls.next = 2.into();
                 self.l3len.next = 48.into();
             } else if self.i_et.val() == 0x8915 {
-                self.class.next = 3.into();
+                self.cls.next = 3.into();
                 self.l3len.next = 40.into();
             } else if self.i_et.val() == 0x8808 {
-                self.class.next = 4.into();
+                self.cls.next = 4.into();
             }
             self.r_valid.d.next = true;
-            self.r_class.d.next = self.class.val();
+            self.r_class.d.next = self.cls.val();
             self.r_flen.d.next = self.i_flen.val();
             self.r_start.d.next = self.i_start.val();
             self.r_wend.d.next = self.i_wend.val();
@@ -311,7 +311,7 @@ impl Logic for RxL3 {
             self.r_tw.d.next = self.i_l3w.val().get_bits::<TW_BITS>(64);
             self.r_opcode.d.next = self.i_l3w.val().get_bits::<8>(376);
             self.r_pad.d.next = self.i_l3w.val().get_bits::<2>(372);
-            if self.class.val() == 1 {
+            if self.cls.val() == 1 {
                 // IPv4 + UDP, BTH at L3 + 28
                 self.r_not_roce.d.next = (self.i_l3w.val().get_bits::<8>(696) != 0x45)
                     | ((self.i_l3w.val().get_bits::<16>(640) & 0x3FFF) != 0)
@@ -333,7 +333,7 @@ impl Logic for RxL3 {
                 self.r_hdr.d.next.udp_dport = self.i_l3w.val().get_bits::<16>(512);
                 self.r_hdr.d.next.udp_csum = self.i_l3w.val().get_bits::<16>(480);
             }
-            if (self.class.val() == 2) | (self.class.val() == 3) {
+            if (self.cls.val() == 2) | (self.cls.val() == 3) {
                 // IPv6 / GRH common part
                 self.r_hdr.d.next.tclass = self.i_l3w.val().get_bits::<8>(692);
                 self.r_hdr.d.next.flow_label = self.i_l3w.val().get_bits::<20>(672);
@@ -341,7 +341,7 @@ impl Logic for RxL3 {
                 self.r_hdr.d.next.ip6_src = self.i_l3w.val().get_bits::<128>(512);
                 self.r_hdr.d.next.ip6_dst = self.i_l3w.val().get_bits::<128>(384);
             }
-            if self.class.val() == 2 {
+            if self.cls.val() == 2 {
                 // IPv6 + UDP, BTH at L3 + 48
                 self.r_not_roce.d.next = (self.i_l3w.val().get_bits::<4>(700) != 6)
                     | (self.i_l3w.val().get_bits::<8>(648) != 17)
@@ -356,7 +356,7 @@ impl Logic for RxL3 {
                 self.r_hdr.d.next.udp_dport = self.i_l3w.val().get_bits::<16>(352);
                 self.r_hdr.d.next.udp_csum = self.i_l3w.val().get_bits::<16>(320);
             }
-            if self.class.val() == 3 {
+            if self.cls.val() == 3 {
                 // RoCEv1 GRH, BTH at L3 + 40, L_ib = PayLen
                 self.r_not_roce.d.next = (self.i_l3w.val().get_bits::<4>(700) != 6)
                     | (self.i_l3w.val().get_bits::<8>(648) != 0x1B);

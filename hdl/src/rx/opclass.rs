@@ -1,7 +1,7 @@
 //! `OpClass`: is a BTH opcode known to this NIC, and which payload rule applies to it.
 //!
 //! The hardware twin of [`super::model::opcode_class`] (combinational). Ports: `opcode` in;
-//! `known` out; `class` out: [`CLASS_NONE`] (no payload allowed), [`CLASS_FULL`]
+//! `known` out; `pclass` out: [`CLASS_NONE`] (no payload allowed), [`CLASS_FULL`]
 //! (FIRST/MIDDLE: one PMTU), [`CLASS_LAST`] (1..=4096), [`CLASS_ONLY`] (0..=4096).
 //! Extension headers are decoded separately by [`crate::header::ExtDecode`].
 use rust_hdl::prelude::*;
@@ -19,7 +19,7 @@ pub const CLASS_ONLY: u64 = 3;
 pub struct OpClass {
     pub opcode: Signal<In, Bits<8>>,
     pub known: Signal<Out, Bit>,
-    pub class: Signal<Out, Bits<2>>,
+    pub pclass: Signal<Out, Bits<2>>,
     rc_known: Signal<Local, Bit>,
     rc_class: Signal<Local, Bits<2>>,
 }
@@ -31,7 +31,7 @@ impl Logic for OpClass {
         self.rc_known.next = true;
         self.rc_class.next = 0.into();
         self.known.next = false;
-        self.class.next = 0.into();
+        self.pclass.next = 0.into();
         // RC table on the low five bits (one arm per code, decimal patterns: rust-hdl drops
         // `|` patterns and emits hex patterns verbatim)
         match self.opcode.val().get_bits::<5>(0).index() {
@@ -63,22 +63,22 @@ impl Logic for OpClass {
         if self.opcode.val().get_bits::<3>(5) == 0 {
             // RC
             self.known.next = self.rc_known.val();
-            self.class.next = self.rc_class.val();
+            self.pclass.next = self.rc_class.val();
         }
         if self.opcode.val().get_bits::<3>(5) == 1 {
             // UC: SEND and WRITE only (0x20..=0x2B)
             if self.opcode.val().get_bits::<5>(0) < 12 {
                 self.known.next = self.rc_known.val();
-                self.class.next = self.rc_class.val();
+                self.pclass.next = self.rc_class.val();
             }
         }
         if (self.opcode.val() == 0x64) | (self.opcode.val() == 0x65) {
             self.known.next = true;
-            self.class.next = 3.into();
+            self.pclass.next = 3.into();
         }
         if self.opcode.val() == 0x81 {
             self.known.next = true;
-            self.class.next = 0.into();
+            self.pclass.next = 0.into();
         }
     }
 }
@@ -104,7 +104,7 @@ mod tests {
                     PayClass::Last => CLASS_LAST,
                     PayClass::Only => CLASS_ONLY,
                 };
-                assert_eq!(uut.class.val().to_u64(), code, "opcode {op:#x}");
+                assert_eq!(uut.pclass.val().to_u64(), code, "opcode {op:#x}");
             }
         }
     }

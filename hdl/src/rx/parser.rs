@@ -301,7 +301,7 @@ impl<const B: usize, const K: usize, const A: usize> Logic for RxParser<B, K, A>
         self.hdr.next = self.readout.hdr.val();
         self.readout.hdr_ready.next = self.hdr_ready.val();
         StreamSource::<B, K>::join(&mut self.readout.pay, &mut self.out_skid.inp);
-        self.readout.pay_busy.next = self.out_skid.out.valid.val();
+        self.readout.pay_busy.next = self.pay.valid.val();
         StreamSource::<B, K>::link(&mut self.pay, &mut self.out_skid.out);
     }
 }

@@ -235,17 +235,17 @@ impl<const K: usize> Logic for RxTransport<K> {
             if self.payload.val() > 4096 {
                 self.pay_bad.next = true;
             }
-            if self.opc.class.val() == 0 {
+            if self.opc.pclass.val() == 0 {
                 if self.payload.val() != 0 {
                     self.pay_bad.next = true;
                 }
             }
-            if self.opc.class.val() == 1 {
+            if self.opc.pclass.val() == 1 {
                 if (self.payload.val() == 0) | ((self.payload.val() & 255) != 0) {
                     self.pay_bad.next = true;
                 }
             }
-            if self.opc.class.val() == 2 {
+            if self.opc.pclass.val() == 2 {
                 if self.payload.val() == 0 {
                     self.pay_bad.next = true;
                 }

@@ -6,6 +6,8 @@
 //! each `mr_*` test file: ferroce-hdl has no dependency on ferroce-proto at the moment).
 #![allow(dead_code)]
 
+pub mod directed;
+
 use crate::host::mr::{make_key, MrEntry, MrViolation};
 use crate::host::qp::AccessFlags;
 use ferroce_hdl::mr::drive::*;

@@ -81,10 +81,7 @@ mod tests {
         assert_eq!(x, 0x1000);
         let y = a.alloc(0x1000, 0x4000).unwrap();
         assert_eq!(y, 0x4000);
-        assert_eq!(
-            a.free_ranges(),
-            vec![(0x2000, 0x2000), (0x5000, 0xB000)]
-        );
+        assert_eq!(a.free_ranges(), vec![(0x2000, 0x2000), (0x5000, 0xB000)]);
         let z = a.alloc(0x2000, 0x1000).unwrap();
         assert_eq!(z, 0x2000, "the gap before the aligned block is reused");
         a.release(y, 0x1000);

@@ -104,8 +104,14 @@ pub enum VfioError {
     NoGroupFile { pci: PciAddress, group: u32 },
     #[error("ferroce: VFIO {op} failed: {message}")]
     Ioctl { op: &'static str, message: String },
-    #[error("ferroce: BAR0 of {pci} has {size:#x} bytes; the ferroce host interface needs {needed:#x}")]
-    BarTooSmall { pci: PciAddress, size: u64, needed: u64 },
+    #[error(
+        "ferroce: BAR0 of {pci} has {size:#x} bytes; the ferroce host interface needs {needed:#x}"
+    )]
+    BarTooSmall {
+        pci: PciAddress,
+        size: u64,
+        needed: u64,
+    },
     #[error("ferroce: BAR0 of {0} cannot be mmap'd through VFIO")]
     BarNotMappable(PciAddress),
     #[error("ferroce: mmap failed: {0}")]
@@ -286,11 +292,7 @@ fn preflight(sys: &dyn VfioSys, pci: PciAddress) -> core::result::Result<PathBuf
     if !sys.exists(&sysfs) {
         return Err(VfioError::NoDevice(pci));
     }
-    let link_name = |p: PathBuf| {
-        p.file_name()
-            .and_then(|n| n.to_str())
-            .map(str::to_string)
-    };
+    let link_name = |p: PathBuf| p.file_name().and_then(|n| n.to_str()).map(str::to_string);
     let driver = sys
         .read_link(&sysfs.join("driver"))
         .ok()

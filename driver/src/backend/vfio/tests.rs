@@ -62,7 +62,9 @@ impl FakeDevSys {
         assert!(iova + len as u64 <= base + mlen as u64);
         let p = (host + (iova - base) as usize) as *const u8;
         // SAFETY: inside a live mapping (the test keeps the buffer alive).
-        (0..len).map(|i| unsafe { p.add(i).read_volatile() }).collect()
+        (0..len)
+            .map(|i| unsafe { p.add(i).read_volatile() })
+            .collect()
     }
 
     /// A DMA write by the device.
@@ -125,7 +127,12 @@ impl DeviceSys for FakeDevSys {
             .copy_from_slice(data);
     }
 
-    unsafe fn dma_map(&self, iova: u64, len: usize, vaddr: *mut u8) -> Result<(), VfioError> {
+    unsafe fn dma_map(
+        &self,
+        iova: u64,
+        len: usize,
+        vaddr: *mut u8,
+    ) -> core::result::Result<(), VfioError> {
         self.log(format!("dma_map {iova:#x} {len:#x}"));
         let mut m = self.mapped.lock().unwrap();
         if m.range(iova..iova + len as u64).next().is_some() {
@@ -138,7 +145,7 @@ impl DeviceSys for FakeDevSys {
         Ok(())
     }
 
-    fn dma_unmap(&self, iova: u64, len: usize) -> Result<(), VfioError> {
+    fn dma_unmap(&self, iova: u64, len: usize) -> core::result::Result<(), VfioError> {
         self.log(format!("dma_unmap {iova:#x} {len:#x}"));
         if self.fail_unmap.load(Ordering::Relaxed) {
             return Err(VfioError::Ioctl {
@@ -156,13 +163,13 @@ impl DeviceSys for FakeDevSys {
         self.msix
     }
 
-    fn enable_msix(&self, fds: &[&EventFd]) -> Result<(), VfioError> {
+    fn enable_msix(&self, fds: &[&EventFd]) -> core::result::Result<(), VfioError> {
         self.log(format!("enable_msix {}", fds.len()));
         *self.fds.lock().unwrap() = fds.iter().map(|f| f.try_clone().unwrap()).collect();
         Ok(())
     }
 
-    fn disable_msix(&self) -> Result<(), VfioError> {
+    fn disable_msix(&self) -> core::result::Result<(), VfioError> {
         self.log("disable_msix".into());
         Ok(())
     }
@@ -220,7 +227,7 @@ impl VfioSys for FakeSys {
             .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
     }
 
-    fn open_device(&self, sysfs: &Path) -> Result<Arc<dyn DeviceSys>, VfioError> {
+    fn open_device(&self, sysfs: &Path) -> core::result::Result<Arc<dyn DeviceSys>, VfioError> {
         self.log
             .lock()
             .unwrap()
@@ -242,7 +249,14 @@ fn pci_addresses() {
     assert_eq!((a.domain, a.bus, a.device, a.function), (0, 0x3b, 0, 1));
     assert_eq!(a.to_string(), "0000:3b:00.1");
     assert_eq!("3b:00.1".parse::<PciAddress>().unwrap(), a);
-    for bad in ["", "3b:00", "0000:3b:20.0", "0000:3b:00.8", "x:3b:00.0", "1:2:3:4.0"] {
+    for bad in [
+        "",
+        "3b:00",
+        "0000:3b:20.0",
+        "0000:3b:00.8",
+        "x:3b:00.0",
+        "1:2:3:4.0",
+    ] {
         assert_eq!(
             bad.parse::<PciAddress>(),
             Err(VfioError::BadPciAddress(bad.to_string())),
@@ -282,7 +296,9 @@ fn preflight_errors_name_the_problem() {
     s.paths.remove(&sysfs);
     let e = open(&s).err().unwrap();
     assert_eq!(e, VfioError::NoDevice(pci));
-    assert!(e.to_string().contains("/sys/bus/pci/devices/0000:01:00.0 does not exist"));
+    assert!(e
+        .to_string()
+        .contains("/sys/bus/pci/devices/0000:01:00.0 does not exist"));
 
     let mut s = FakeSys::healthy();
     s.links
@@ -415,11 +431,19 @@ fn dma_memory_is_what_the_device_sees() {
     assert_eq!(buf.to_vec(0, 256).unwrap(), vec![0; 256], "zeroed");
     buf.write(3, b"ferroce").unwrap();
     assert_eq!(s.dev.device_read(buf.iova() + 3, 7), b"ferroce");
-    s.dev.device_write(buf.iova() + 200, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    assert_eq!(buf.to_vec(199, 11).unwrap(), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0]);
+    s.dev
+        .device_write(buf.iova() + 200, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert_eq!(
+        buf.to_vec(199, 11).unwrap(),
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0]
+    );
     assert!(matches!(
         buf.write(250, &[0; 7]),
-        Err(Error::DmaOutOfBounds { offset: 250, len: 7, size: 256 })
+        Err(Error::DmaOutOfBounds {
+            offset: 250,
+            len: 7,
+            size: 256
+        })
     ));
 }
 
@@ -433,7 +457,11 @@ fn failed_unmap_leaks_instead_of_reusing() {
     drop(a);
     s.dev.fail_unmap.store(false, Ordering::Relaxed);
     let c = b.alloc_dma(64, 64).unwrap();
-    assert_ne!(c.iova(), iova, "an IOVA the device may still use is never handed out again");
+    assert_ne!(
+        c.iova(),
+        iova,
+        "an IOVA the device may still use is never handed out again"
+    );
 }
 
 #[test]
@@ -442,11 +470,17 @@ fn interrupts_through_eventfds() {
     let b = open(&s).unwrap();
     s.dev.fds.lock().unwrap()[1].write(1).unwrap();
     assert!(b.wait_interrupt(1, Duration::from_secs(5)).unwrap());
-    assert!(!b.wait_interrupt(1, Duration::from_millis(1)).unwrap(), "consumed");
+    assert!(
+        !b.wait_interrupt(1, Duration::from_millis(1)).unwrap(),
+        "consumed"
+    );
     assert!(!b.wait_interrupt(0, Duration::ZERO).unwrap());
     assert!(matches!(
         b.wait_interrupt(9, Duration::ZERO),
-        Err(Error::Vfio(VfioError::NoVector { vector: 9, count: 4 }))
+        Err(Error::Vfio(VfioError::NoVector {
+            vector: 9,
+            count: 4
+        }))
     ));
 }
 
@@ -463,7 +497,10 @@ fn device_over_vfio_backend() {
         regs::irq_status::ASYNC | regs::irq_status::FATAL
     );
     let cq = dev.create_cq(8, 1).unwrap();
-    assert_eq!(b.bar.read32(regs::CQ_BASE_LO) as u64, cq.ring_iova() & 0xFFFF_FFFF);
+    assert_eq!(
+        b.bar.read32(regs::CQ_BASE_LO) as u64,
+        cq.ring_iova() & 0xFFFF_FFFF
+    );
     assert_eq!(b.bar.read32(regs::CQ_BASE_HI) as u64, cq.ring_iova() >> 32);
     assert!(s.dev.mapped.lock().unwrap().contains_key(&cq.ring_iova()));
     assert_eq!(b.bar.read32(regs::BAR0_SIZE), 0, "out of range reads 0");
