@@ -27,12 +27,19 @@ enum Command {
         /// The capture file to read.
         file: PathBuf,
     },
+    /// Write the Verilog of every top-level hardware block (one `<module>.v` per block).
+    Verilog {
+        /// Output directory (created if needed).
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::PcapInfo { file } => cmd::pcap_info::run(&file),
+        Command::Verilog { out } => cmd::verilog::run(&out),
     };
     match result {
         Ok(code) => code,
