@@ -407,3 +407,15 @@ fn query_decodes_indices_and_errors() {
         ]
     );
 }
+
+/// A QP still in RESET/INIT has no path MTU programmed (the window reads 0): querying it works
+/// and reports the default, while a nonsense encoding is still refused.
+#[test]
+fn query_before_rtr_reports_the_default_path_mtu() {
+    use ferroce_proto::host::qp::QpAttr;
+    use ferroce_proto::host::regs;
+    let attr = QpAttr::from_window(|_| 0).expect("an all-zero window is a RESET QP");
+    assert_eq!(attr.path_mtu, QpAttr::default().path_mtu);
+    let bad = QpAttr::from_window(|off| if off == regs::QP_MTU_RD { 0xF } else { 0 });
+    assert!(bad.is_err());
+}

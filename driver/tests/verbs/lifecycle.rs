@@ -212,11 +212,3 @@ fn unconfirmed_destruction_leaks_memory() {
     assert_eq!(nic.allocations().len(), allocated);
     let _ = regs::QP_CMD;
 }
-
-#[test]
-fn tmp_query_init() {
-    let e = env();
-    let qp = e.qp(QpCapabilities::default());
-    qp.to_init(AccessFlags::NONE).unwrap();
-    println!("{:?}", qp.query().map(|q| q.attr.state));
-}

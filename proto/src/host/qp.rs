@@ -743,10 +743,17 @@ impl QpAttr {
                 flow_label: read(regs::QP_AV_FLOW) & 0xF_FFFF,
                 udp_sport: read(regs::QP_AV_SPORT) as u16,
             },
-            path_mtu: Pmtu::from_ibv_enum(pmtu_raw as u8).ok_or(Error::InvalidField {
-                field: "path_mtu",
-                value: pmtu_raw as u64,
-            })?,
+            // A QP that has not been through INIT->RTR has no path MTU programmed yet and the
+            // window reads 0: report the same default a freshly created QpAttr carries, so
+            // querying a QP in RESET or INIT works. Any other unknown encoding is an error.
+            path_mtu: if pmtu_raw == 0 {
+                QpAttr::default().path_mtu
+            } else {
+                Pmtu::from_ibv_enum(pmtu_raw as u8).ok_or(Error::InvalidField {
+                    field: "path_mtu",
+                    value: pmtu_raw as u64,
+                })?
+            },
             timeout: qp_timers::TIMEOUT.get(timers) as u8,
             retry_cnt: qp_timers::RETRY_CNT.get(timers) as u8,
             rnr_retry: qp_timers::RNR_RETRY.get(timers) as u8,
