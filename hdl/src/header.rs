@@ -169,7 +169,10 @@ impl From<Bits<ROCE_HEADER_BITS>> for RoceHeader {
             off.set(o + 1);
             b.get_bit(o)
         };
-        fn take_n<const N: usize>(b: &Bits<ROCE_HEADER_BITS>, off: &std::cell::Cell<usize>) -> Bits<N> {
+        fn take_n<const N: usize>(
+            b: &Bits<ROCE_HEADER_BITS>,
+            off: &std::cell::Cell<usize>,
+        ) -> Bits<N> {
             let o = off.get();
             off.set(o + N);
             b.get_bits::<N>(o)
@@ -451,7 +454,11 @@ impl RoceHeader {
     /// and `payload` make, with computed lengths, IPv4 checksum, PadCnt, pad, ICRC and Ethernet
     /// padding to 60 bytes. `payload.len()` must equal `payload_len`.
     pub fn to_frame_bytes(&self, payload: &[u8]) -> Vec<u8> {
-        assert_eq!(payload.len(), u(self.payload_len) as usize, "payload length mismatch");
+        assert_eq!(
+            payload.len(),
+            u(self.payload_len) as usize,
+            "payload length mismatch"
+        );
         let mut f = Vec::with_capacity(self.header_len() + payload.len() + 8);
         let be16 = |f: &mut Vec<u8>, x: u64| f.extend_from_slice(&(x as u16).to_be_bytes());
         let be32 = |f: &mut Vec<u8>, x: u64| f.extend_from_slice(&(x as u32).to_be_bytes());
@@ -550,7 +557,7 @@ impl RoceHeader {
             f.extend_from_slice(&[0u8; 16]);
         }
         f.extend_from_slice(payload);
-        f.extend(std::iter::repeat(0u8).take(pad as usize));
+        f.extend(std::iter::repeat_n(0u8, pad as usize));
         let icrc = icrc_of(&f, self.eth_len(), l3);
         f.extend_from_slice(&icrc.to_le_bytes());
         if f.len() < 60 {
@@ -564,9 +571,16 @@ impl RoceHeader {
     /// checksums or the ICRC. The inverse of [`RoceHeader::to_frame_bytes`] for frames whose
     /// PadCnt equals `(-len)&3` (`pad_cnt` reports the received PadCnt either way).
     pub fn parse_frame(frame: &[u8]) -> Result<(RoceHeader, Vec<u8>), ParseError> {
-        let need = |n: usize| if frame.len() < n { Err(ParseError("truncated")) } else { Ok(()) };
+        let need = |n: usize| {
+            if frame.len() < n {
+                Err(ParseError("truncated"))
+            } else {
+                Ok(())
+            }
+        };
         let g16 = |at: usize| u16::from_be_bytes([frame[at], frame[at + 1]]) as u64;
-        let g24 = |at: usize| u32::from_be_bytes([0, frame[at], frame[at + 1], frame[at + 2]]) as u64;
+        let g24 =
+            |at: usize| u32::from_be_bytes([0, frame[at], frame[at + 1], frame[at + 2]]) as u64;
         let g32 = |at: usize| u32::from_be_bytes(frame[at..at + 4].try_into().unwrap()) as u64;
         let g64 = |at: usize| u64::from_be_bytes(frame[at..at + 8].try_into().unwrap());
         let g128 = |at: usize| u128::from_be_bytes(frame[at..at + 16].try_into().unwrap());
@@ -653,7 +667,8 @@ impl RoceHeader {
         if frame.len() < end || lib < 16 {
             return Err(ParseError("truncated L_ib"));
         }
-        let g24 = |at: usize| u32::from_be_bytes([0, frame[at], frame[at + 1], frame[at + 2]]) as u64;
+        let g24 =
+            |at: usize| u32::from_be_bytes([0, frame[at], frame[at + 1], frame[at + 2]]) as u64;
         let g32 = |at: usize| u32::from_be_bytes(frame[at..at + 4].try_into().unwrap()) as u64;
         let g64 = |at: usize| u64::from_be_bytes(frame[at..at + 8].try_into().unwrap());
         h.opcode = bv(frame[at] as u64);
@@ -880,7 +895,11 @@ impl RoceHeader {
     /// `to_frame(payload).emit()`. Note that proto's finalize also forces the UDP destination port
     /// to 4791 (the builder sends `udp_dport` as given). `payload.len()` must be `payload_len`.
     pub fn to_frame(&self, payload: &[u8]) -> pw::FrameRepr {
-        assert_eq!(payload.len(), u(self.payload_len) as usize, "payload length mismatch");
+        assert_eq!(
+            payload.len(),
+            u(self.payload_len) as usize,
+            "payload length mismatch"
+        );
         let mac = |x: Bits<48>| -> [u8; 6] { u(x).to_be_bytes()[2..].try_into().unwrap() };
         let a16 = |x: Bits<128>| -> [u8; 16] { x.to_u128().to_be_bytes() };
         let eth = pw::EthernetRepr {
@@ -963,9 +982,15 @@ impl RoceHeader {
                 syndrome: u(self.aeth_syndrome) as u8,
                 msn: u(self.aeth_msn) as u32,
             }),
-            atomic_ack_eth: l.atomic_ack.then_some(pw::AtomicAckEthRepr { orig: u(self.atomic_orig) }),
-            imm_dt: l.imm.then_some(pw::ImmDtRepr { imm: u(self.imm) as u32 }),
-            ieth: l.ieth.then_some(pw::IethRepr { rkey: u(self.ieth_rkey) as u32 }),
+            atomic_ack_eth: l.atomic_ack.then_some(pw::AtomicAckEthRepr {
+                orig: u(self.atomic_orig),
+            }),
+            imm_dt: l.imm.then_some(pw::ImmDtRepr {
+                imm: u(self.imm) as u32,
+            }),
+            ieth: l.ieth.then_some(pw::IethRepr {
+                rkey: u(self.ieth_rkey) as u32,
+            }),
             cnp: l.cnp.then_some(pw::CnpRepr { reserved: [0; 16] }),
         };
         pw::FrameRepr::new_roce(eth, net, bth, ext, payload.to_vec())
@@ -1124,7 +1149,16 @@ mod tests {
                     uut.ieth.val(),
                     uut.cnp.val()
                 ],
-                [e.deth, e.reth, e.atomic_eth, e.aeth, e.atomic_ack, e.imm, e.ieth, e.cnp],
+                [
+                    e.deth,
+                    e.reth,
+                    e.atomic_eth,
+                    e.aeth,
+                    e.atomic_ack,
+                    e.imm,
+                    e.ieth,
+                    e.cnp
+                ],
                 "opcode {op:#x}"
             );
         }
@@ -1150,11 +1184,16 @@ mod model_tests {
         for (name, h) in ROCE_MD_VECTORS {
             let f = hex(h);
             let fr = pw::FrameRepr::parse(&f).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let (hdr, payload) = RoceHeader::from_frame(&fr).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            let (hdr, payload) =
+                RoceHeader::from_frame(&fr).unwrap_or_else(|e| panic!("{name}: {e:?}"));
             assert_eq!(hdr.to_frame(payload).emit(), f, "{name}: proto");
             assert_eq!(hdr.to_frame_bytes(payload), f, "{name}: model");
             let (h2, p2) = RoceHeader::parse_frame(&f).unwrap();
-            assert_eq!((h2, p2.as_slice()), (hdr, payload), "{name}: parse_frame vs from_frame");
+            assert_eq!(
+                (h2, p2.as_slice()),
+                (hdr, payload),
+                "{name}: parse_frame vs from_frame"
+            );
         }
     }
 
@@ -1167,7 +1206,10 @@ mod model_tests {
             let b: Bits<ROCE_HEADER_BITS> = h.into();
             assert_eq!(RoceHeader::from(b), h);
             assert_eq!(b.get_bits::<48>(h.get_my_offset_eth_dst()), h.eth_dst);
-            assert_eq!(b.get_bits::<13>(h.get_my_offset_payload_len()), h.payload_len);
+            assert_eq!(
+                b.get_bits::<13>(h.get_my_offset_payload_len()),
+                h.payload_len
+            );
         }
         println!("RoceHeader: {ROCE_HEADER_BITS} bits");
     }
@@ -1178,7 +1220,8 @@ mod model_tests {
     fn model_rebuilds_roce_md_vectors() {
         for (name, h) in ROCE_MD_VECTORS {
             let f = hex(h);
-            let (hdr, payload) = RoceHeader::parse_frame(&f).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            let (hdr, payload) =
+                RoceHeader::parse_frame(&f).unwrap_or_else(|e| panic!("{name}: {e:?}"));
             assert_eq!(u(hdr.pad_cnt) as usize, hdr.tx_pad(), "{name}");
             assert_eq!(hdr.to_frame_bytes(&payload), f, "{name}");
         }

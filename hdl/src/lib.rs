@@ -17,3 +17,5 @@ pub mod tx;
 pub mod header;
 pub mod rx;
 pub mod mr;
+pub mod dma;
+pub mod csr;

@@ -11,9 +11,8 @@ use ferroce_hdl::rx::{DropReason, RxKind, RxParser64};
 use ferroce_hdl::testbench::{Bench, Rng};
 
 const HARD: usize = RxParser64::hard_max_frame();
-/// Documented bound on consecutive input stall cycles with the outputs always ready:
-/// one maximal frame's readout (2 + 4096/8) plus the pipeline (3), see `rx::parser`.
-const STALL_BOUND: u64 = 2 + 4096 / 8 + 3;
+/// Documented bound on consecutive input stall cycles with the outputs always ready.
+const STALL_BOUND: u64 = RxParser64::STALL_BOUND;
 
 const V4_SEND: &str = "0200000000020200000000010800456a0038123440004011a4c3c0a80101c0a80102c00112b7002400000410ffff000000118000010048656c6c6f20526f43452100b639e270";
 const V6_WRITE: &str = "02000000000202000000000186dd66a1234500381140fd000000000000000000000000000001fd000000000000000000000000000002c00112b7003800000a00ffff000000128000020000007f00000010000000123400000010000102030405060708090a0b0c0d0e0f3b334cde";
@@ -22,11 +21,17 @@ const V4_CNP: &str = "0200000000020200000000010800456a003c123440004011a4bfc0a801
 const V4_ACK: &str = "0200000000020200000000010800456a0030123440004011a4cbc0a80101c0a80102c00112b7001c00001100ffff00000034000002001f000002f6b982db";
 const PFC: &str = "0180c2000001020000000001880801010008000000000000ffff00000000000000000000000000000000000000000000000000000000000000000000";
 
+fn sh_ready(sh: &Shaping) -> bool {
+    sh.hdr_stall_percent == 0 && sh.pay_stall_percent == 0
+}
+
 fn go(frames: &[Vec<u8>], cfg: &RxConfig, sh: Shaping) -> RxRun {
     let mut b = Bench::new(RxParser64::default(), |u| &mut u.clock);
     let r = run(&mut b, frames, cfg, sh);
     check(frames, cfg, HARD, &r).unwrap();
-    assert!(r.max_in_stall <= STALL_BOUND, "input stalled {} cycles", r.max_in_stall);
+    if sh_ready(&sh) {
+        assert!(r.max_in_stall <= STALL_BOUND, "input stalled {} cycles", r.max_in_stall);
+    }
     r
 }
 

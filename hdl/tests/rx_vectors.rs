@@ -82,6 +82,12 @@ fn roce_md_vectors_accepted_with_exact_fields() {
     assert_eq!((hdr.dest_qp.index(), hdr.udp_sport.index(), hdr.tclass.index()), (0x118, 0, 0xc2));
     assert_eq!(r.releases[n + 1], RxRelease::Pfc { enable: 0x08, times: [0, 0, 0, 0xffff, 0, 0, 0, 0] });
     assert_eq!(r.counters[0] as usize, frames.len());
+    // latency: last input beat -> verdict pulse, and -> descriptor offered (outputs ready)
+    let lat_v: Vec<u64> = r.verdict_cycles.iter().zip(&r.frame_end_cycles).map(|(v, e)| v - e).collect();
+    eprintln!("latency last beat -> verdict: {:?} cycles", lat_v);
+    let first_hdr = r.release_cycles[0] - r.frame_end_cycles[0];
+    eprintln!("latency last beat -> first descriptor taken: {first_hdr} cycles");
+    assert!(lat_v.iter().all(|&l| l == lat_v[0]), "constant verdict latency");
 }
 
 #[test]

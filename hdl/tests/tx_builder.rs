@@ -7,7 +7,6 @@ use ferroce_hdl::tx::drive::{all_opcodes, no_payload, random_header, run_builder
 use ferroce_hdl::tx::vectors::{hex, ROCE_MD_VECTORS};
 use ferroce_hdl::tx::{TxFrameCore, TxHeaderBuilder};
 
-
 fn bench() -> Bench<TxHeaderBuilder> {
     Bench::new(TxHeaderBuilder::default(), |u| &mut u.clock)
 }
@@ -30,7 +29,10 @@ fn tx_core_first_vector_with_placeholder() {
 fn tx_vectors_rebuilt_byte_identical() {
     let mut b = bench();
     let mut rng = Rng::new(2);
-    let jobs: Vec<_> = ROCE_MD_VECTORS.iter().map(|(_, h)| RoceHeader::parse_frame(&hex(h)).unwrap()).collect();
+    let jobs: Vec<_> = ROCE_MD_VECTORS
+        .iter()
+        .map(|(_, h)| RoceHeader::parse_frame(&hex(h)).unwrap())
+        .collect();
     let r = run_builder(&mut b, &jobs, Timing::default(), &mut rng);
     for (i, (name, h)) in ROCE_MD_VECTORS.iter().enumerate() {
         assert_eq!(hex_of(&r.frames[i]), *h, "{name}");
@@ -58,9 +60,30 @@ fn tx_all_opcodes_l3_vlan_random_timing() {
     }
     for (seed, t) in [
         (10, Timing::default()),
-        (11, Timing { desc_gap: 30, pay_gap: 30, stall: 0 }),
-        (12, Timing { desc_gap: 0, pay_gap: 0, stall: 40 }),
-        (13, Timing { desc_gap: 50, pay_gap: 50, stall: 50 }),
+        (
+            11,
+            Timing {
+                desc_gap: 30,
+                pay_gap: 30,
+                stall: 0,
+            },
+        ),
+        (
+            12,
+            Timing {
+                desc_gap: 0,
+                pay_gap: 0,
+                stall: 40,
+            },
+        ),
+        (
+            13,
+            Timing {
+                desc_gap: 50,
+                pay_gap: 50,
+                stall: 50,
+            },
+        ),
     ] {
         let mut b = bench();
         let mut rng = Rng::new(seed);
@@ -92,7 +115,9 @@ fn check(jobs: &[(RoceHeader, Vec<u8>)], frames: &[Vec<u8>], what: &str) {
 fn tx_payload_lengths_0_to_4096() {
     let mut rng = Rng::new(4);
     let mut lens: Vec<usize> = (0..=80).collect();
-    lens.extend([255, 256, 257, 1023, 1024, 1025, 2047, 2048, 4093, 4094, 4095, 4096, 8188, 8191]);
+    lens.extend([
+        255, 256, 257, 1023, 1024, 1025, 2047, 2048, 4093, 4094, 4095, 4096, 8188, 8191,
+    ]);
     let mut jobs = vec![];
     for (i, len) in lens.into_iter().enumerate() {
         let l3 = [L3_IPV4, L3_IPV6, L3_ROCEV1][i % 3];
@@ -101,6 +126,15 @@ fn tx_payload_lengths_0_to_4096() {
         jobs.push((h, rng.bytes(len)));
     }
     let mut b = bench();
-    let r = run_builder(&mut b, &jobs, Timing { desc_gap: 20, pay_gap: 20, stall: 20 }, &mut rng);
+    let r = run_builder(
+        &mut b,
+        &jobs,
+        Timing {
+            desc_gap: 20,
+            pay_gap: 20,
+            stall: 20,
+        },
+        &mut rng,
+    );
     check(&jobs, &r.frames, "lengths");
 }

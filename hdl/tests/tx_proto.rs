@@ -57,21 +57,50 @@ fn tx_proto_every_opcode_l3_vlan() {
         }
     }
     check(&jobs, Timing::default(), 1);
-    check(&jobs, Timing { desc_gap: 40, pay_gap: 40, stall: 40 }, 2);
+    check(
+        &jobs,
+        Timing {
+            desc_gap: 40,
+            pay_gap: 40,
+            stall: 40,
+        },
+        2,
+    );
 }
 
 #[test]
 fn tx_proto_payload_0_to_4096() {
     let mut rng = Rng::new(32);
     let mut lens: Vec<usize> = (0..=64).collect();
-    lens.extend([127, 128, 129, 511, 512, 1024, 2045, 2048, 4092, 4093, 4094, 4095, 4096]);
-    let ops = [0x00u8, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0d, 0x0e, 0x0f, 0x10, 0x16, 0x17, 0x24, 0x2b, 0x64, 0x65];
+    lens.extend([
+        127, 128, 129, 511, 512, 1024, 2045, 2048, 4092, 4093, 4094, 4095, 4096,
+    ]);
+    let ops = [
+        0x00u8, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0d, 0x0e, 0x0f,
+        0x10, 0x16, 0x17, 0x24, 0x2b, 0x64, 0x65,
+    ];
     let jobs: Vec<_> = lens
         .iter()
         .enumerate()
-        .map(|(i, &len)| job(&mut rng, ops[i % ops.len()], [L3_IPV4, L3_IPV6, L3_ROCEV1][i % 3], i % 5 == 2, len))
+        .map(|(i, &len)| {
+            job(
+                &mut rng,
+                ops[i % ops.len()],
+                [L3_IPV4, L3_IPV6, L3_ROCEV1][i % 3],
+                i % 5 == 2,
+                len,
+            )
+        })
         .collect();
-    check(&jobs, Timing { desc_gap: 10, pay_gap: 25, stall: 25 }, 3);
+    check(
+        &jobs,
+        Timing {
+            desc_gap: 10,
+            pay_gap: 25,
+            stall: 25,
+        },
+        3,
+    );
 }
 
 proptest! {

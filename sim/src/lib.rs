@@ -1,3 +1,4 @@
 //! ferroce-sim: the simulator (HDL stepping, host memory, fabric) and the CLI's commands.
 pub mod cmd;
 pub mod report;
+pub mod host;

@@ -74,7 +74,10 @@ pub struct CycleOut {
     pub query: QueryOut,
 }
 
-/// Drive the inputs of one cycle (every input is written; absent ones are 0).
+/// Drive the inputs of one cycle. The lookup inputs and the command strobes are written every
+/// cycle (absent = 0); `cmd_index` and `wr_*` only when a command carries them, so they stay
+/// as the last command left them. A caller that raises a strobe while `cmd_busy` (ignored by
+/// the block) must repeat the running command's index and fields.
 pub fn drive<const A: usize>(u: &mut MrTable<A>, inp: &CycleIn) {
     let l = inp.lookup.unwrap_or_default();
     u.req_valid.next = inp.lookup.is_some();
@@ -85,37 +88,28 @@ pub fn drive<const A: usize>(u: &mut MrTable<A>, inp: &CycleIn) {
     u.req_len.next = l.len.into();
     u.req_remote.next = l.remote;
     u.req_tag.next = (l.tag as u64).into();
-    let (mut w, mut inv, mut q, mut clr) = (false, false, false, false);
-    let (mut index, mut e) = (0u32, EntryFields::default());
-    match inp.cmd {
-        Some(Cmd::Write { index: i, entry }) => {
-            w = true;
-            index = i;
-            e = entry;
-        }
-        Some(Cmd::Invalidate { index: i }) => {
-            inv = true;
-            index = i;
-        }
-        Some(Cmd::Query { index: i }) => {
-            q = true;
-            index = i;
-        }
-        Some(Cmd::Clear) => clr = true,
-        None => {}
+    // strobes; cmd_index and wr_* are written only with a command and otherwise keep their
+    // value (the block requires them held until cmd_done, like the CSR staging registers)
+    u.cmd_write.next = matches!(inp.cmd, Some(Cmd::Write { .. }));
+    u.cmd_invalidate.next = matches!(inp.cmd, Some(Cmd::Invalidate { .. }));
+    u.cmd_query.next = matches!(inp.cmd, Some(Cmd::Query { .. }));
+    u.cmd_clear.next = matches!(inp.cmd, Some(Cmd::Clear));
+    let index = match inp.cmd {
+        Some(Cmd::Write { index, .. } | Cmd::Invalidate { index } | Cmd::Query { index }) => Some(index),
+        _ => None,
+    };
+    if let Some(index) = index {
+        assert!((index as u64) < (1u64 << A), "cmd index {index} out of the table");
+        u.cmd_index.next = (index as u64).into();
     }
-    assert!((index as u64) < (1u64 << A), "cmd index {index} out of the table");
-    u.cmd_index.next = (index as u64).into();
-    u.cmd_write.next = w;
-    u.cmd_invalidate.next = inv;
-    u.cmd_query.next = q;
-    u.cmd_clear.next = clr;
-    u.wr_key8.next = (e.key8 as u64).into();
-    u.wr_pd.next = ((e.pd & 0xFF_FFFF) as u64).into();
-    u.wr_access.next = ((e.access & 0xF) as u64).into();
-    u.wr_va.next = e.va.into();
-    u.wr_len.next = e.len.into();
-    u.wr_dma.next = e.dma.into();
+    if let Some(Cmd::Write { entry: e, .. }) = inp.cmd {
+        u.wr_key8.next = (e.key8 as u64).into();
+        u.wr_pd.next = ((e.pd & 0xFF_FFFF) as u64).into();
+        u.wr_access.next = ((e.access & 0xF) as u64).into();
+        u.wr_va.next = e.va.into();
+        u.wr_len.next = e.len.into();
+        u.wr_dma.next = e.dma.into();
+    }
 }
 
 /// Read the outputs (after a settle).

@@ -34,40 +34,49 @@
 //!
 //! * Lookup request: `req_valid`/`req_ready` plus `req_key`, `req_pd`, `req_need`, `req_va`,
 //!   `req_len`, `req_remote`, `req_tag`. A request is accepted at a rising edge where
-//!   `req_valid & req_ready`. `req_ready` is registered (it never depends on `req_valid`) and
-//!   is low only in the one cycle in which a QUERY command uses the RAM read port, so lookups
-//!   are sustained at one per cycle.
-//! * Response: fixed latency [`LATENCY`] = 4 cycles, no back-pressure. A request presented in
+//!   `req_valid & req_ready`. `req_ready` is a register output (it never depends on any input)
+//!   and is low only in the one cycle after a WRITE, INVALIDATE or QUERY strobe, when the
+//!   command uses the RAMs; lookups are otherwise sustained at one per cycle.
+//! * Response: fixed latency [`LATENCY`] = 5 cycles, no back-pressure. A request presented in
 //!   cycle `c` and accepted at the edge ending `c` has its response on `resp_*` during cycle
-//!   `c + 4`, with `resp_valid = 1` for exactly that cycle; `resp_tag` and `resp_remote` echo
+//!   `c + 5`, with `resp_valid = 1` for exactly that cycle; `resp_tag` and `resp_remote` echo
 //!   the request. When `resp_valid = 0` every `resp_*` output is 0. All outputs are registers.
 //! * Programming (the CSR block's MR command window): one-cycle strobes `cmd_write`,
 //!   `cmd_invalidate`, `cmd_query`, `cmd_clear` with `cmd_index` (and `wr_*` for WRITE),
-//!   accepted when `cmd_busy = 0` (ignored otherwise; if several are raised, CLEAR > WRITE >
-//!   INVALIDATE > QUERY). `cmd_busy` rises in the next cycle; `cmd_done` is a one-cycle strobe
-//!   in the first cycle with `cmd_busy = 0` again.
-//!   * WRITE / INVALIDATE in cycle `c`: committed at the edge ending `c`; `cmd_done` in cycle
-//!     `c + 4`.
+//!   taken when `cmd_busy = 0` and ignored otherwise (if several are raised together,
+//!   CLEAR > WRITE > INVALIDATE > QUERY). **`cmd_index` and `wr_*` must stay unchanged from
+//!   the strobe until `cmd_done`** (the command window's staging registers do: the window
+//!   ignores writes while BUSY); the block does not copy them. `cmd_busy` rises in the cycle
+//!   after the strobe; `cmd_done` is a one-cycle strobe in the first cycle with `cmd_busy = 0`
+//!   again, so a new command may be issued in the `cmd_done` cycle.
+//!   * WRITE / INVALIDATE strobed in cycle `c`: written at the edge ending `c + 1`
+//!     (`req_ready = 0` in `c + 1`); `cmd_done` in cycle `c + 5`. INVALIDATE clears only the
+//!     valid bit (QUERY still shows the fields).
 //!   * QUERY in cycle `c`: the RAMs are read at the edge ending `c + 1` (`req_ready = 0` in
-//!     cycle `c + 1`); `q_*` hold the entry (and its valid bit) from cycle `c + 3`, the
-//!     `cmd_done` cycle, until the next QUERY.
-//!   * CLEAR in cycle `c`: valid bits cleared one per cycle at edges ending `c + 1 .. c + 2^A`;
-//!     `cmd_done` in cycle `c + 2^A + 1`. Lookups accepted while CLEAR runs (cycles
-//!     `c + 1 .. c + 2^A`) are answered `CODE_INVALID`.
+//!     `c + 1`); `q_*` show the entry and its valid bit from cycle `c + 4`, the `cmd_done`
+//!     cycle, until the next QUERY completes.
+//!   * CLEAR in cycle `c`: valid bits cleared one per cycle at the edges ending
+//!     `c + 1 .. c + 2^A`; `cmd_done` in cycle `c + 2^A + 1`. Lookups keep flowing and those
+//!     accepted while CLEAR runs (cycles `c + 1 .. c + 2^A`) are answered `CODE_INVALID`.
 //!   At power-up every RAM row is 0 (all entries invalid) without a CLEAR.
 //!
 //! # Write-versus-lookup ordering
 //!
-//! A lookup accepted at the edge ending cycle `c` sees exactly the commands committed at edges
-//! ending cycles `< c`: a WRITE or INVALIDATE presented in the same cycle as a lookup is **not**
-//! seen by it (the RAMs read the old row; read-before-write, identical in Rust and Verilog), and
-//! is seen by every lookup of the following cycles. `cmd_done` of a WRITE/INVALIDATE in cycle
-//! `c` comes in cycle `c + 4`, the cycle in which the last lookup that could still have seen
-//! the old entry (the one of cycle `c`) delivers its response. So when an INVALIDATE reports
-//! done, every lookup that passed with the old entry has already been answered; the consumer
-//! must still drain its own in-flight DMA before the CSR block reports the command done to the
-//! host (HOST-INTERFACE 6.2).
+//! For a WRITE or INVALIDATE strobed in cycle `c`: lookups accepted in cycles `<= c` see the
+//! old entry, no lookup is accepted in cycle `c + 1`, lookups accepted in cycles `>= c + 2`
+//! see the new one. `cmd_done` comes in cycle `c + 5`, the cycle in which the last lookup that
+//! saw the old entry (the one of cycle `c`) delivers its response. So when an INVALIDATE
+//! reports done, every lookup that passed with the old entry has already been answered; the
+//! consumer must still drain its own in-flight DMA before the CSR block reports the command
+//! done to the host (HOST-INTERFACE 6.2).
+//!
+//! # Storage
+//!
+//! Eight zero-initialised simple dual-port RAMs of `2^A` rows ([`ram::NoRwRam`], marked
+//! `no_rw_check`: the table never uses a row read at an edge where that RAM is written, so no
+//! collision logic is needed). ECP5: 15 DP16KD for 1024 entries.
 pub mod drive;
+pub mod ram;
 pub mod table;
 
 pub use table::MrTable;
@@ -76,11 +85,11 @@ pub use table::MrTable;
 pub type MrTable1k = MrTable<10>;
 
 /// Fixed lookup latency in cycles (request cycle to response cycle).
-pub const LATENCY: u64 = 4;
+pub const LATENCY: u64 = 5;
 /// Cycles a WRITE/INVALIDATE keeps `cmd_busy` high (the lookup pipeline drain).
 pub const DRAIN_CYCLES: u64 = LATENCY - 1;
-/// Largest supported `A` (2^14 entries): every RAM row is initialised in the emitted Verilog.
-pub const MAX_ADDR_BITS: usize = 14;
+/// Largest supported `A` (2^16 entries; the simulation model keeps every row in memory).
+pub const MAX_ADDR_BITS: usize = 16;
 
 /// `resp_code` values.
 pub const CODE_NONE: u64 = 0;

@@ -3,17 +3,26 @@
 //! See the [module documentation](super) for the rule, the port timing and the command
 //! semantics; this file is the implementation.
 //!
-//! Storage: eight block RAMs of `2^A` rows, all read at the same address and all written at
-//! the same address: `valid` (1 bit, its own RAM so INVALIDATE and CLEAR touch only it), `meta`
-//! (36 bits: key8 in 7:0, PD in 31:8, access in 35:32) and the 64-bit base VA, length and DMA
-//! base as 32-bit halves (32-bit arithmetic, and `Bits<32>` simulates much faster than
-//! `Bits<64>`). Every RAM is initialised to zero (a Verilog `initial` block, so neither Icarus
-//! nor a real device ever reads X).
+//! Storage: eight block RAMs ([`NoRwRam`]) of `2^A` rows, all read at the same address and all
+//! written at the same address: `valid` (1 bit, its own RAM so INVALIDATE and CLEAR touch only
+//! it), `meta` (36 bits: key8 in 7:0, PD in 31:8, access in 35:32) and the 64-bit base VA,
+//! length and DMA base as 32-bit halves (32-bit arithmetic, and `Bits<32>` simulates much
+//! faster than `Bits<64>`). Every RAM is initialised to zero (a Verilog `initial` loop, so
+//! neither Icarus nor a real device ever reads X).
 //!
-//! Pipeline (`E0` = the edge that accepts a request):
+//! No lookup ever uses a row read at an edge where the same RAM is written: WRITE and
+//! INVALIDATE write in the cycle after their strobe, with `req_ready = 0`; CLEAR writes the
+//! valid RAM while lookups continue, but those are forced invalid. So the RAMs can be
+//! `no_rw_check` (collision result don't-care) and map onto block RAM without Yosys's
+//! read-first emulation.
+//!
+//! Pipeline (`E0` = the edge that accepts a request; one stage per cycle, LATENCY = 5):
 //! * stage 0 (request cycle): RAM read address = key\[8 +: A\]; index-out-of-range and
 //!   zero-length flags; request registered into `s1_*` at E0 while the RAMs read the row.
-//! * stage 1: key8 / PD / access compares; low and high halves of `va - base` and
+//! * stage 1: the row leaves the block RAMs (slow clock-to-out: DP16KD without its output
+//!   register, which Yosys 0.23 cannot use) and is registered as is into `r_*`; the request
+//!   moves to `t_*`.
+//! * stage 1b: key8 / PD / access compares; low and high halves of `va - base` and
 //!   `length - len` (32-bit subtract and compare each, in parallel), registered into `s2_*`.
 //! * stage 2: borrows folded into the high halves (`va >= base`, `len <= length`), low-half
 //!   compare of `va - base <= length - len`, low half of the translation and its carry.
@@ -21,6 +30,7 @@
 //!   invalid > key > PD > access > range), registered into the response outputs.
 use rust_hdl::prelude::*;
 
+use super::ram::NoRwRam;
 use super::{
     CODE_ACCESS, CODE_INVALID, CODE_KEY, CODE_NONE, CODE_PD, CODE_RANGE, DRAIN_CYCLES, MAX_ADDR_BITS,
     REMOTE_ANY,
@@ -34,7 +44,7 @@ pub struct MrTable<const A: usize> {
 
     // ---- lookup request (valid/ready) ----
     pub req_valid: Signal<In, Bit>,
-    /// Low only in a cycle where a QUERY command uses the RAM read port.
+    /// Low only in the cycle after a WRITE/INVALIDATE/QUERY strobe (the command uses the RAMs).
     pub req_ready: Signal<Out, Bit>,
     /// Full 32-bit lkey/rkey.
     pub req_key: Signal<In, Bits<32>>,
@@ -91,14 +101,14 @@ pub struct MrTable<const A: usize> {
     pub q_dma: Signal<Out, Bits<64>>,
 
     // ---- storage ----
-    m_valid: RAM<Bit, A>,
-    m_meta: RAM<Bits<36>, A>,
-    m_va_lo: RAM<Bits<32>, A>,
-    m_va_hi: RAM<Bits<32>, A>,
-    m_len_lo: RAM<Bits<32>, A>,
-    m_len_hi: RAM<Bits<32>, A>,
-    m_dma_lo: RAM<Bits<32>, A>,
-    m_dma_hi: RAM<Bits<32>, A>,
+    m_valid: NoRwRam<1, A>,
+    m_meta: NoRwRam<36, A>,
+    m_va_lo: NoRwRam<32, A>,
+    m_va_hi: NoRwRam<32, A>,
+    m_len_lo: NoRwRam<32, A>,
+    m_len_hi: NoRwRam<32, A>,
+    m_dma_lo: NoRwRam<32, A>,
+    m_dma_hi: NoRwRam<32, A>,
 
     // ---- constants ----
     /// Key bits that must be 0 for the index to be in range (bits 31 .. 8 + A).
@@ -119,9 +129,12 @@ pub struct MrTable<const A: usize> {
     c_last_a: Constant<Bits<A>>,
     c_drain: Constant<Bits<3>>,
     c_zero3: Constant<Bits<3>>,
+    c_bit0: Constant<Bits<1>>,
+    c_bit1: Constant<Bits<1>>,
     c_one3: Constant<Bits<3>>,
 
     // ---- locals ----
+    ready_l: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     busy: Signal<Local, Bit>,
     rd_addr: Signal<Local, Bits<A>>,
@@ -153,6 +166,28 @@ pub struct MrTable<const A: usize> {
     s1_va_hi: DFF<Bits<32>>,
     s1_len_lo: DFF<Bits<32>>,
     s1_len_hi: DFF<Bits<32>>,
+    // ---- stage 1b: the RAM row registered (block RAM clock-to-out is slow), request delayed ----
+    r_valid: DFF<Bits<1>>,
+    r_meta: DFF<Bits<36>>,
+    r_va_lo: DFF<Bits<32>>,
+    r_va_hi: DFF<Bits<32>>,
+    r_len_lo: DFF<Bits<32>>,
+    r_len_hi: DFF<Bits<32>>,
+    r_dma_lo: DFF<Bits<32>>,
+    r_dma_hi: DFF<Bits<32>>,
+    t_v: DFF<Bit>,
+    t_key8: DFF<Bits<8>>,
+    t_oob: DFF<Bit>,
+    t_clr: DFF<Bit>,
+    t_zero: DFF<Bit>,
+    t_pd: DFF<Bits<24>>,
+    t_need: DFF<Bits<4>>,
+    t_remote: DFF<Bit>,
+    t_tag: DFF<Bits<8>>,
+    t_va_lo: DFF<Bits<32>>,
+    t_va_hi: DFF<Bits<32>>,
+    t_len_lo: DFF<Bits<32>>,
+    t_len_hi: DFF<Bits<32>>,
     // ---- stage 2 ----
     s2_v: DFF<Bit>,
     s2_vok: DFF<Bit>,
@@ -204,8 +239,11 @@ pub struct MrTable<const A: usize> {
     o_remote: DFF<Bit>,
     o_tag: DFF<Bits<8>>,
     // ---- command state ----
+    w_pend: DFF<Bit>,
+    i_pend: DFF<Bit>,
     q_pend: DFF<Bit>,
     q_rd: DFF<Bit>,
+    q_cap: DFF<Bit>,
     q_idx: DFF<Bits<A>>,
     clearing: DFF<Bit>,
     clr_idx: DFF<Bits<A>>,
@@ -218,10 +256,6 @@ pub struct MrTable<const A: usize> {
     qr_va: DFF<Bits<64>>,
     qr_len: DFF<Bits<64>>,
     qr_dma: DFF<Bits<64>>,
-}
-
-fn zero_ram<D: Synth, const A: usize>() -> RAM<D, A> {
-    RAM::from((0..(1usize << A)).map(|_| D::default()))
 }
 
 impl<const A: usize> Default for MrTable<A> {
@@ -268,14 +302,14 @@ impl<const A: usize> Default for MrTable<A> {
             q_va: Default::default(),
             q_len: Default::default(),
             q_dma: Default::default(),
-            m_valid: zero_ram(),
-            m_meta: zero_ram(),
-            m_va_lo: zero_ram(),
-            m_va_hi: zero_ram(),
-            m_len_lo: zero_ram(),
-            m_len_hi: zero_ram(),
-            m_dma_lo: zero_ram(),
-            m_dma_hi: zero_ram(),
+            m_valid: Default::default(),
+            m_meta: Default::default(),
+            m_va_lo: Default::default(),
+            m_va_hi: Default::default(),
+            m_len_lo: Default::default(),
+            m_len_hi: Default::default(),
+            m_dma_lo: Default::default(),
+            m_dma_hi: Default::default(),
             c_oob_mask: Constant::new(oob_mask.into()),
             c_remote_any: Constant::new(REMOTE_ANY.into()),
             c_code_none: Constant::new(CODE_NONE.into()),
@@ -293,7 +327,10 @@ impl<const A: usize> Default for MrTable<A> {
             c_last_a: Constant::new((entries - 1).into()),
             c_drain: Constant::new(DRAIN_CYCLES.into()),
             c_zero3: Constant::new(0u64.into()),
+            c_bit0: Constant::new(0u64.into()),
+            c_bit1: Constant::new(1u64.into()),
             c_one3: Constant::new(1u64.into()),
+            ready_l: Default::default(),
             accept: Default::default(),
             busy: Default::default(),
             rd_addr: Default::default(),
@@ -323,6 +360,27 @@ impl<const A: usize> Default for MrTable<A> {
             s1_va_hi: Default::default(),
             s1_len_lo: Default::default(),
             s1_len_hi: Default::default(),
+            r_valid: Default::default(),
+            r_meta: Default::default(),
+            r_va_lo: Default::default(),
+            r_va_hi: Default::default(),
+            r_len_lo: Default::default(),
+            r_len_hi: Default::default(),
+            r_dma_lo: Default::default(),
+            r_dma_hi: Default::default(),
+            t_v: Default::default(),
+            t_key8: Default::default(),
+            t_oob: Default::default(),
+            t_clr: Default::default(),
+            t_zero: Default::default(),
+            t_pd: Default::default(),
+            t_need: Default::default(),
+            t_remote: Default::default(),
+            t_tag: Default::default(),
+            t_va_lo: Default::default(),
+            t_va_hi: Default::default(),
+            t_len_lo: Default::default(),
+            t_len_hi: Default::default(),
             s2_v: Default::default(),
             s2_vok: Default::default(),
             s2_kok: Default::default(),
@@ -366,8 +424,11 @@ impl<const A: usize> Default for MrTable<A> {
             o_addr: Default::default(),
             o_remote: Default::default(),
             o_tag: Default::default(),
+            w_pend: Default::default(),
+            i_pend: Default::default(),
             q_pend: Default::default(),
             q_rd: Default::default(),
+            q_cap: Default::default(),
             q_idx: Default::default(),
             clearing: Default::default(),
             clr_idx: Default::default(),
@@ -389,49 +450,47 @@ impl<const A: usize> Logic for MrTable<A> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, s1_v, s1_key8, s1_oob, s1_clr, s1_zero, s1_pd, s1_need, s1_remote, s1_tag,
-            s1_va_lo, s1_va_hi, s1_len_lo, s1_len_hi, s2_v, s2_vok, s2_kok, s2_pok, s2_aok,
+            s1_va_lo, s1_va_hi, s1_len_lo, s1_len_hi, r_valid, r_meta, r_va_lo, r_va_hi, r_len_lo, r_len_hi, r_dma_lo, r_dma_hi, t_v, t_key8, t_oob, t_clr, t_zero, t_pd, t_need, t_remote, t_tag, t_va_lo, t_va_hi, t_len_lo, t_len_hi, s2_v, s2_vok, s2_kok, s2_pok, s2_aok,
             s2_zero, s2_remote, s2_tag, s2_d_lo, s2_bd, s2_dh0, s2_vgt, s2_veq, s2_e_lo, s2_be,
             s2_eh0, s2_lgt, s2_leq, s2_dma_lo, s2_dma_hi, s3_v, s3_vok, s3_kok, s3_pok, s3_aok,
             s3_zero, s3_remote, s3_tag, s3_d_hi, s3_e_hi, s3_lo_le, s3_ge, s3_le, s3_t_lo, s3_ct,
-            s3_dma_hi, o_valid, o_ok, o_code, o_zero, o_addr, o_remote, o_tag, q_pend, q_rd,
+            s3_dma_hi, o_valid, o_ok, o_code, o_zero, o_addr, o_remote, o_tag, w_pend, i_pend, q_pend, q_rd, q_cap,
             q_idx, clearing, clr_idx, drain, done, qr_valid, qr_key8, qr_pd, qr_access, qr_va,
             qr_len, qr_dma
         );
         // ---------------- RAM clocks and defaults ----------------
-        self.m_valid.read_clock.next = self.clock.val();
-        self.m_valid.write_clock.next = self.clock.val();
-        self.m_meta.read_clock.next = self.clock.val();
-        self.m_meta.write_clock.next = self.clock.val();
-        self.m_va_lo.read_clock.next = self.clock.val();
-        self.m_va_lo.write_clock.next = self.clock.val();
-        self.m_va_hi.read_clock.next = self.clock.val();
-        self.m_va_hi.write_clock.next = self.clock.val();
-        self.m_len_lo.read_clock.next = self.clock.val();
-        self.m_len_lo.write_clock.next = self.clock.val();
-        self.m_len_hi.read_clock.next = self.clock.val();
-        self.m_len_hi.write_clock.next = self.clock.val();
-        self.m_dma_lo.read_clock.next = self.clock.val();
-        self.m_dma_lo.write_clock.next = self.clock.val();
-        self.m_dma_hi.read_clock.next = self.clock.val();
-        self.m_dma_hi.write_clock.next = self.clock.val();
+        self.m_valid.clock.next = self.clock.val();
+        self.m_meta.clock.next = self.clock.val();
+        self.m_va_lo.clock.next = self.clock.val();
+        self.m_va_hi.clock.next = self.clock.val();
+        self.m_len_lo.clock.next = self.clock.val();
+        self.m_len_hi.clock.next = self.clock.val();
+        self.m_dma_lo.clock.next = self.clock.val();
+        self.m_dma_hi.clock.next = self.clock.val();
 
         // ---------------- locals: defaults first ----------------
-        self.busy.next = self.q_pend.q.val()
+        self.busy.next = self.w_pend.q.val()
+            | self.i_pend.q.val()
+            | self.q_pend.q.val()
             | self.q_rd.q.val()
+            | self.q_cap.q.val()
             | self.clearing.q.val()
             | (self.drain.q.val() != self.c_zero3.val());
-        self.accept.next = self.req_valid.val() & !self.q_pend.q.val();
+        // the read port is free unless a QUERY reads or a WRITE/INVALIDATE writes this cycle
+        // (never a lookup read and a write in the same cycle: the RAMs are no_rw_check)
+        self.ready_l.next = !(self.q_pend.q.val() | self.w_pend.q.val() | self.i_pend.q.val());
+        self.accept.next = self.req_valid.val() & self.ready_l.val();
         self.rd_addr.next = self.req_key.val().get_bits::<A>(8);
         if self.q_pend.q.val() {
             self.rd_addr.next = self.q_idx.q.val();
         }
-        self.e_key8.next = self.m_meta.read_data.val().get_bits::<8>(0);
-        self.e_pd.next = self.m_meta.read_data.val().get_bits::<24>(8);
-        self.e_acc.next = self.m_meta.read_data.val().get_bits::<4>(32);
-        self.e_va_lo.next = self.m_va_lo.read_data.val();
-        self.e_va_hi.next = self.m_va_hi.read_data.val();
-        self.e_len_lo.next = self.m_len_lo.read_data.val();
-        self.e_len_hi.next = self.m_len_hi.read_data.val();
+        self.e_key8.next = self.r_meta.q.val().get_bits::<8>(0);
+        self.e_pd.next = self.r_meta.q.val().get_bits::<24>(8);
+        self.e_acc.next = self.r_meta.q.val().get_bits::<4>(32);
+        self.e_va_lo.next = self.r_va_lo.q.val();
+        self.e_va_hi.next = self.r_va_hi.q.val();
+        self.e_len_lo.next = self.r_len_lo.q.val();
+        self.e_len_hi.next = self.r_len_hi.q.val();
         self.bd32.next = self.c_zero32.val();
         if self.s2_bd.q.val() {
             self.bd32.next = self.c_one32.val();
@@ -466,7 +525,7 @@ impl<const A: usize> Logic for MrTable<A> {
         self.m_len_hi.write_address.next = self.cmd_index.val();
         self.m_dma_lo.write_address.next = self.cmd_index.val();
         self.m_dma_hi.write_address.next = self.cmd_index.val();
-        self.m_valid.write_data.next = true;
+        self.m_valid.write_data.next = self.c_bit1.val();
         self.m_meta.write_data.next = bit_cast::<36, 8>(self.wr_key8.val())
             | (bit_cast::<36, 24>(self.wr_pd.val()) << 8)
             | (bit_cast::<36, 4>(self.wr_access.val()) << 32);
@@ -487,32 +546,42 @@ impl<const A: usize> Logic for MrTable<A> {
 
         // ---------------- commands ----------------
         self.done.d.next = false;
+        self.w_pend.d.next = false;
+        self.i_pend.d.next = false;
         if !self.busy.val() {
             if self.cmd_clear.val() {
                 self.clearing.d.next = true;
                 self.clr_idx.d.next = self.c_zero_a.val();
             } else if self.cmd_write.val() {
-                self.m_valid.write_enable.next = true;
-                self.m_meta.write_enable.next = true;
-                self.m_va_lo.write_enable.next = true;
-                self.m_va_hi.write_enable.next = true;
-                self.m_len_lo.write_enable.next = true;
-                self.m_len_hi.write_enable.next = true;
-                self.m_dma_lo.write_enable.next = true;
-                self.m_dma_hi.write_enable.next = true;
+                self.w_pend.d.next = true;
                 self.drain.d.next = self.c_drain.val();
             } else if self.cmd_invalidate.val() {
-                self.m_valid.write_enable.next = true;
-                self.m_valid.write_data.next = false;
+                self.i_pend.d.next = true;
                 self.drain.d.next = self.c_drain.val();
             } else if self.cmd_query.val() {
                 self.q_pend.d.next = true;
                 self.q_idx.d.next = self.cmd_index.val();
             }
         }
+        // WRITE / INVALIDATE execute in the cycle after the strobe (req_ready = 0), from the
+        // held cmd_index / wr_* inputs
+        if self.w_pend.q.val() {
+            self.m_valid.write_enable.next = true;
+            self.m_meta.write_enable.next = true;
+            self.m_va_lo.write_enable.next = true;
+            self.m_va_hi.write_enable.next = true;
+            self.m_len_lo.write_enable.next = true;
+            self.m_len_hi.write_enable.next = true;
+            self.m_dma_lo.write_enable.next = true;
+            self.m_dma_hi.write_enable.next = true;
+        }
+        if self.i_pend.q.val() {
+            self.m_valid.write_enable.next = true;
+            self.m_valid.write_data.next = self.c_bit0.val();
+        }
         if self.clearing.q.val() {
             self.m_valid.write_enable.next = true;
-            self.m_valid.write_data.next = false;
+            self.m_valid.write_data.next = self.c_bit0.val();
             self.m_valid.write_address.next = self.clr_idx.q.val();
             self.clr_idx.d.next = self.clr_idx.q.val() + self.c_one_a.val();
             if self.clr_idx.q.val() == self.c_last_a.val() {
@@ -528,12 +597,13 @@ impl<const A: usize> Logic for MrTable<A> {
         }
         // QUERY: the read port is ours in the q_pend cycle; the row arrives in the q_rd cycle
         self.q_rd.d.next = self.q_pend.q.val();
+        self.q_cap.d.next = self.q_rd.q.val();
         if self.q_pend.q.val() {
             self.q_pend.d.next = false;
         }
-        if self.q_rd.q.val() {
+        if self.q_cap.q.val() {
             self.done.d.next = true;
-            self.qr_valid.d.next = self.m_valid.read_data.val();
+            self.qr_valid.d.next = self.r_valid.q.val().any();
             self.qr_key8.d.next = self.e_key8.val();
             self.qr_pd.d.next = self.e_pd.val();
             self.qr_access.d.next = self.e_acc.val();
@@ -541,8 +611,8 @@ impl<const A: usize> Logic for MrTable<A> {
                 | bit_cast::<64, 32>(self.e_va_lo.val());
             self.qr_len.d.next = (bit_cast::<64, 32>(self.e_len_hi.val()) << 32)
                 | bit_cast::<64, 32>(self.e_len_lo.val());
-            self.qr_dma.d.next = (bit_cast::<64, 32>(self.m_dma_hi.read_data.val()) << 32)
-                | bit_cast::<64, 32>(self.m_dma_lo.read_data.val());
+            self.qr_dma.d.next = (bit_cast::<64, 32>(self.r_dma_hi.q.val()) << 32)
+                | bit_cast::<64, 32>(self.r_dma_lo.q.val());
         }
 
         // ---------------- stage 0 -> 1 ----------------
@@ -562,32 +632,57 @@ impl<const A: usize> Logic for MrTable<A> {
             self.s1_len_hi.d.next = self.req_len.val().get_bits::<32>(32);
         }
 
-        // ---------------- stage 1 -> 2 ----------------
-        self.s2_v.d.next = self.s1_v.q.val();
+        // ---------------- stage 1 -> 1b: register the RAM row, delay the request ----------------
+        self.r_valid.d.next = self.m_valid.read_data.val();
+        self.r_meta.d.next = self.m_meta.read_data.val();
+        self.r_va_lo.d.next = self.m_va_lo.read_data.val();
+        self.r_va_hi.d.next = self.m_va_hi.read_data.val();
+        self.r_len_lo.d.next = self.m_len_lo.read_data.val();
+        self.r_len_hi.d.next = self.m_len_hi.read_data.val();
+        self.r_dma_lo.d.next = self.m_dma_lo.read_data.val();
+        self.r_dma_hi.d.next = self.m_dma_hi.read_data.val();
+        self.t_v.d.next = self.s1_v.q.val();
         if self.s1_v.q.val() {
+            self.t_key8.d.next = self.s1_key8.q.val();
+            self.t_oob.d.next = self.s1_oob.q.val();
+            self.t_clr.d.next = self.s1_clr.q.val();
+            self.t_zero.d.next = self.s1_zero.q.val();
+            self.t_pd.d.next = self.s1_pd.q.val();
+            self.t_need.d.next = self.s1_need.q.val();
+            self.t_remote.d.next = self.s1_remote.q.val();
+            self.t_tag.d.next = self.s1_tag.q.val();
+            self.t_va_lo.d.next = self.s1_va_lo.q.val();
+            self.t_va_hi.d.next = self.s1_va_hi.q.val();
+            self.t_len_lo.d.next = self.s1_len_lo.q.val();
+            self.t_len_hi.d.next = self.s1_len_hi.q.val();
+        }
+
+        // ---------------- stage 1b -> 2 ----------------
+        self.s2_v.d.next = self.t_v.q.val();
+        if self.t_v.q.val() {
             self.s2_vok.d.next =
-                self.m_valid.read_data.val() & !self.s1_oob.q.val() & !self.s1_clr.q.val();
-            self.s2_kok.d.next = self.e_key8.val() == self.s1_key8.q.val();
-            self.s2_pok.d.next = self.e_pd.val() == self.s1_pd.q.val();
-            self.s2_aok.d.next = ((self.s1_need.q.val() & self.e_acc.val()) == self.s1_need.q.val())
-                & (!self.s1_remote.q.val() | (self.s1_need.q.val() & self.c_remote_any.val()).any());
-            self.s2_zero.d.next = self.s1_zero.q.val();
-            self.s2_remote.d.next = self.s1_remote.q.val();
-            self.s2_tag.d.next = self.s1_tag.q.val();
+                self.r_valid.q.val().any() & !self.t_oob.q.val() & !self.t_clr.q.val();
+            self.s2_kok.d.next = self.e_key8.val() == self.t_key8.q.val();
+            self.s2_pok.d.next = self.e_pd.val() == self.t_pd.q.val();
+            self.s2_aok.d.next = ((self.t_need.q.val() & self.e_acc.val()) == self.t_need.q.val())
+                & (!self.t_remote.q.val() | (self.t_need.q.val() & self.c_remote_any.val()).any());
+            self.s2_zero.d.next = self.t_zero.q.val();
+            self.s2_remote.d.next = self.t_remote.q.val();
+            self.s2_tag.d.next = self.t_tag.q.val();
             // va - base
-            self.s2_d_lo.d.next = self.s1_va_lo.q.val() - self.e_va_lo.val();
-            self.s2_bd.d.next = self.s1_va_lo.q.val() < self.e_va_lo.val();
-            self.s2_dh0.d.next = self.s1_va_hi.q.val() - self.e_va_hi.val();
-            self.s2_vgt.d.next = self.s1_va_hi.q.val() > self.e_va_hi.val();
-            self.s2_veq.d.next = self.s1_va_hi.q.val() == self.e_va_hi.val();
+            self.s2_d_lo.d.next = self.t_va_lo.q.val() - self.e_va_lo.val();
+            self.s2_bd.d.next = self.t_va_lo.q.val() < self.e_va_lo.val();
+            self.s2_dh0.d.next = self.t_va_hi.q.val() - self.e_va_hi.val();
+            self.s2_vgt.d.next = self.t_va_hi.q.val() > self.e_va_hi.val();
+            self.s2_veq.d.next = self.t_va_hi.q.val() == self.e_va_hi.val();
             // length - len
-            self.s2_e_lo.d.next = self.e_len_lo.val() - self.s1_len_lo.q.val();
-            self.s2_be.d.next = self.e_len_lo.val() < self.s1_len_lo.q.val();
-            self.s2_eh0.d.next = self.e_len_hi.val() - self.s1_len_hi.q.val();
-            self.s2_lgt.d.next = self.e_len_hi.val() > self.s1_len_hi.q.val();
-            self.s2_leq.d.next = self.e_len_hi.val() == self.s1_len_hi.q.val();
-            self.s2_dma_lo.d.next = self.m_dma_lo.read_data.val();
-            self.s2_dma_hi.d.next = self.m_dma_hi.read_data.val();
+            self.s2_e_lo.d.next = self.e_len_lo.val() - self.t_len_lo.q.val();
+            self.s2_be.d.next = self.e_len_lo.val() < self.t_len_lo.q.val();
+            self.s2_eh0.d.next = self.e_len_hi.val() - self.t_len_hi.q.val();
+            self.s2_lgt.d.next = self.e_len_hi.val() > self.t_len_hi.q.val();
+            self.s2_leq.d.next = self.e_len_hi.val() == self.t_len_hi.q.val();
+            self.s2_dma_lo.d.next = self.r_dma_lo.q.val();
+            self.s2_dma_hi.d.next = self.r_dma_hi.q.val();
         }
 
         // ---------------- stage 2 -> 3 ----------------
@@ -645,7 +740,7 @@ impl<const A: usize> Logic for MrTable<A> {
         }
 
         // ---------------- outputs ----------------
-        self.req_ready.next = !self.q_pend.q.val();
+        self.req_ready.next = self.ready_l.val();
         self.resp_valid.next = self.o_valid.q.val();
         self.resp_ok.next = self.o_ok.q.val();
         self.resp_code.next = self.o_code.q.val();

@@ -44,6 +44,12 @@ pub struct RxRun {
     pub max_in_stall: u64,
     /// Cycle of the last input transfer.
     pub last_in_cycle: u64,
+    /// Cycle (relative to the start) of each frame's last input beat.
+    pub frame_end_cycles: Vec<u64>,
+    /// Cycle of each verdict pulse.
+    pub verdict_cycles: Vec<u64>,
+    /// Cycle at which each released descriptor (or PFC pulse) was taken.
+    pub release_cycles: Vec<u64>,
     /// Counter increments during the run, indexed by [`DropReason::code`].
     pub counters: [u32; 8],
 }
@@ -102,8 +108,10 @@ pub fn counters<const B: usize, const K: usize, const A: usize>(u: &RxParser<B, 
 }
 
 /// Drive `frames` through the parser and collect its outputs. Panics if the parser makes no
-/// progress for `10_000` cycles (a hang) or emits something unexpected structurally (payload
-/// without descriptor, more verdicts than frames).
+/// progress for `10_000` cycles (a hang), emits something unexpected structurally (payload
+/// without descriptor, a descriptor overtaking the previous payload, more verdicts than
+/// frames), or, with the outputs always ready, holds the input off longer than
+/// [`RxParser::STALL_BOUND`].
 pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S: Stepper<U>>(
     s: &mut S,
     frames: &[Vec<u8>],
@@ -137,14 +145,19 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
             s.uut().drive(cfg, feeder.presented(), hr, pr);
         }
         s.settle();
+        let s_cycles = s.cycles();
         let mut progress = false;
         let fired;
         {
             let u = s.uut().core();
             fired = u.inp.fires();
+            let now = s_cycles - start;
             if fired {
                 out.in_beats += 1;
                 progress = true;
+                if u.inp.last.val() {
+                    out.frame_end_cycles.push(now);
+                }
             }
             if u.inp.valid.val() && !u.inp.ready.val() {
                 stall_run += 1;
@@ -154,6 +167,7 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
             }
             if u.vd_valid.val() {
                 progress = true;
+                out.verdict_cycles.push(now);
                 out.verdicts.push(RxVerdict {
                     kind: u.vd_kind.val(),
                     reason: u.vd_reason.val(),
@@ -164,6 +178,7 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
             }
             if u.pfc_valid.val() {
                 progress = true;
+                out.release_cycles.push(now);
                 let t = u.pfc_times.val();
                 let mut times = [0u16; 8];
                 for (n, x) in times.iter_mut().enumerate() {
@@ -173,6 +188,7 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
             }
             if u.hdr_valid.val() && u.hdr_ready.val() {
                 progress = true;
+                out.release_cycles.push(now);
                 assert!(pending_hdr.is_none(), "descriptor released before the previous payload ended");
                 let h = u.hdr.val();
                 if h.payload_len.index() == 0 {
@@ -222,6 +238,14 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
         );
     }
     out.cycles = s.cycles() - start;
+    if shaping.hdr_stall_percent == 0 && shaping.pay_stall_percent == 0 {
+        assert!(
+            out.max_in_stall <= RxParser::<B, K, A>::STALL_BOUND,
+            "input held off {} cycles with the outputs always ready (bound {})",
+            out.max_in_stall,
+            RxParser::<B, K, A>::STALL_BOUND
+        );
+    }
     let cnt1 = counters(s.uut().core());
     for i in 0..8 {
         out.counters[i] = cnt1[i].wrapping_sub(cnt0[i]);

@@ -1,5 +1,33 @@
 //! The RX front end of the NIC's receive engine: [`RxParser`] and its blocks.
 //!
+//! MAC frames (FCS stripped) in; out come, per frame, exactly one verdict (`vd_*`: kind, ICRC
+//! flag, [`DropReason`]), and for accepted frames the [`crate::header::RoceHeader`] descriptor
+//! plus the payload (message data only), or a PFC pulse. Store-and-forward: the frame is
+//! buffered in block RAM while its header window is parsed and its ICRC checked on the fly;
+//! nothing is released before the verdict. See [`parser`] for ports, sizes and the input stall
+//! bound, [`model`] for the classification rules (executable specification, priority order).
+//!
+//! Pipeline (64-bit profile): input skid -> [`ingest`] (window, buffer write, ICRC) -> [`l3`] ->
+//! [`transport`] -> commit (verdict pulse, counters, record + descriptor queues) ->
+//! [`readout`] (descriptor, realigned payload, buffer free) -> output skid. Each parse stage is
+//! one register holding one frame; opcode decode, header-length arithmetic and the payload
+//! barrel shift sit in different stages (DESIGN.md's 50-70 MHz one-cycle path is split).
+//!
+//! Measured (64-bit, `cargo test` profile, 2 shared cores):
+//!
+//! | what | value |
+//! |---|---|
+//! | input, back to back | `ceil(bytes/8)` cycles per frame, no bubble (real capture: 123 frames, 9397 beats in 9397 cycles; 114 random frames of every opcode: 3874 in 3874) |
+//! | last beat -> verdict pulse / descriptor offered | 5 / 6 cycles |
+//! | readout | 1 cycle per dropped frame; `2 + ceil(payload/8)` per accepted one |
+//! | worst input stall, outputs ready | 239 cycles measured (bound [`RxParser::STALL_BOUND`] = 524) |
+//! | rust-hdl simulation | ~3.5-4.5 k cycles/s (11 settle passes per cycle: clock-tree depth) |
+//! | Verilator engine ([`RxParserFlat`]) | ~0.55 M cycles/s |
+//! | lock-step co-simulation | ~1-1.6 k cycles/s, 0 mismatches |
+//! | Yosys `synth_ecp5 -abc9` | 7221 LUT4, 6516 FF, 8 DP16KD (frame buffer), 596 DPR16X4 (descriptor queue) |
+//!
+//! Also generic: tested at 128 and 512 bits (`tests/rx_wide.rs`).
+//!
 //! * [`parser`]: [`RxParser`], the top (store-and-forward, ports, stall bound).
 //! * [`ingest`]: header window, frame buffer writes, on-the-fly ICRC, frame record.
 //! * [`l3`]: Ethernet / IPv4 / IPv6 / GRH / UDP fields and L2-L3 checks.

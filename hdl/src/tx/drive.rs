@@ -12,29 +12,72 @@ use std::collections::VecDeque;
 /// The ports the driver needs (the builder, its core and the flat wrapper share them).
 pub trait BuilderPorts: Block {
     /// `desc_valid` (in), `desc_ready` (out), `pay` (sink), `out` (source).
-    fn io(&mut self) -> (&mut Signal<In, Bit>, &Signal<Out, Bit>, &mut Sink64, &mut Source64);
+    fn io(
+        &mut self,
+    ) -> (
+        &mut Signal<In, Bit>,
+        &Signal<Out, Bit>,
+        &mut Sink64,
+        &mut Source64,
+    );
     /// Drive the descriptor port.
     fn set_desc(&mut self, h: RoceHeader);
 }
 impl BuilderPorts for TxHeaderBuilder {
-    fn io(&mut self) -> (&mut Signal<In, Bit>, &Signal<Out, Bit>, &mut Sink64, &mut Source64) {
-        (&mut self.desc_valid, &self.desc_ready, &mut self.pay, &mut self.out)
+    fn io(
+        &mut self,
+    ) -> (
+        &mut Signal<In, Bit>,
+        &Signal<Out, Bit>,
+        &mut Sink64,
+        &mut Source64,
+    ) {
+        (
+            &mut self.desc_valid,
+            &self.desc_ready,
+            &mut self.pay,
+            &mut self.out,
+        )
     }
     fn set_desc(&mut self, h: RoceHeader) {
         self.desc.next = h;
     }
 }
 impl BuilderPorts for TxFrameCore {
-    fn io(&mut self) -> (&mut Signal<In, Bit>, &Signal<Out, Bit>, &mut Sink64, &mut Source64) {
-        (&mut self.desc_valid, &self.desc_ready, &mut self.pay, &mut self.out)
+    fn io(
+        &mut self,
+    ) -> (
+        &mut Signal<In, Bit>,
+        &Signal<Out, Bit>,
+        &mut Sink64,
+        &mut Source64,
+    ) {
+        (
+            &mut self.desc_valid,
+            &self.desc_ready,
+            &mut self.pay,
+            &mut self.out,
+        )
     }
     fn set_desc(&mut self, h: RoceHeader) {
         self.desc.next = h;
     }
 }
 impl BuilderPorts for TxHeaderBuilderFlat {
-    fn io(&mut self) -> (&mut Signal<In, Bit>, &Signal<Out, Bit>, &mut Sink64, &mut Source64) {
-        (&mut self.desc_valid, &self.desc_ready, &mut self.pay, &mut self.out)
+    fn io(
+        &mut self,
+    ) -> (
+        &mut Signal<In, Bit>,
+        &Signal<Out, Bit>,
+        &mut Sink64,
+        &mut Source64,
+    ) {
+        (
+            &mut self.desc_valid,
+            &self.desc_ready,
+            &mut self.pay,
+            &mut self.out,
+        )
     }
     fn set_desc(&mut self, h: RoceHeader) {
         self.desc.next = h.into();
@@ -59,7 +102,12 @@ pub struct RunResult {
     pub frame_end_cycles: Vec<u64>,
 }
 
-fn presenting_next(presenting: &mut bool, descs: &VecDeque<RoceHeader>, t: Timing, rng: &mut Rng) -> bool {
+fn presenting_next(
+    presenting: &mut bool,
+    descs: &VecDeque<RoceHeader>,
+    t: Timing,
+    rng: &mut Rng,
+) -> bool {
     if !*presenting {
         *presenting = !descs.is_empty() && !rng.percent(t.desc_gap);
     }
@@ -122,10 +170,19 @@ pub fn run_builder<U: BuilderPorts, S: Stepper<U>>(
             presenting = false;
         }
         idle = if dfired || pfired || got { 0 } else { idle + 1 };
-        assert!(idle < 1000, "tx builder: no progress ({} of {} frames out)", ends.len(), jobs.len());
+        assert!(
+            idle < 1000,
+            "tx builder: no progress ({} of {} frames out)",
+            ends.len(),
+            jobs.len()
+        );
     }
     assert!(feeder.is_empty(), "tx builder: payload beats left over");
-    RunResult { frames: col.frames(), cycles: s.cycles() - start, frame_end_cycles: ends }
+    RunResult {
+        frames: col.frames(),
+        cycles: s.cycles() - start,
+        frame_end_cycles: ends,
+    }
 }
 
 /// Every opcode the builder knows a layout for: RC 0x00..=0x14, 0x16, 0x17; UC 0x20..=0x2B;
@@ -148,7 +205,7 @@ fn rb<const N: usize>(rng: &mut Rng) -> Bits<N> {
     while i < N {
         let w = (N - i).min(32);
         let v = rng.next_u64() & ((1u64 << w) - 1);
-        x = x | (bit_cast::<N, 32>((v as u64).into()) << i as u64);
+        x = x | (bit_cast::<N, 32>(v.into()) << i as u64);
         i += w;
     }
     x

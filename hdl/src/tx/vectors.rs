@@ -71,5 +71,8 @@ pub const ROCE_MD_VECTORS: &[(&str, &str)] = &[
 
 /// Decode a hex string (no separators).
 pub fn hex(s: &str) -> Vec<u8> {
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
 }

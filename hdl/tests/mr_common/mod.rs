@@ -155,12 +155,15 @@ impl Model {
                 taken = true;
                 match *cmd {
                     Cmd::Write { index, entry } => {
+                        // written at the edge ending c + 1; no lookup accepted in c + 1
                         self.slots[index as usize] = (entry, true);
+                        self.not_ready_at = Some(c + 1);
                         self.busy_until = Some(c + DRAIN_CYCLES);
                         self.done_at = Some(c + DRAIN_CYCLES + 1);
                     }
                     Cmd::Invalidate { index } => {
                         self.slots[index as usize].1 = false;
+                        self.not_ready_at = Some(c + 1);
                         self.busy_until = Some(c + DRAIN_CYCLES);
                         self.done_at = Some(c + DRAIN_CYCLES + 1);
                     }
@@ -168,8 +171,8 @@ impl Model {
                         let (e, v) = self.slots[index as usize];
                         self.query_next = Some(QueryOut { valid: v, entry: e });
                         self.not_ready_at = Some(c + 1);
-                        self.busy_until = Some(c + 2);
-                        self.done_at = Some(c + 3);
+                        self.busy_until = Some(c + 3);
+                        self.done_at = Some(c + 4);
                     }
                     Cmd::Clear => {
                         let n = self.slots.len() as u64;
@@ -217,6 +220,9 @@ pub struct Gen {
     tag: u8,
     /// A lookup not yet accepted is presented again (AXI-like hold).
     held: Option<Lookup>,
+    /// What is on `cmd_index` / `wr_*` now (the last command driven).
+    idx_now: u32,
+    wr_now: EntryFields,
 }
 
 /// A random 64-bit value biased towards edges.
@@ -273,7 +279,7 @@ impl Gen {
         while hot.len() < cfg.hot.max(2) {
             hot.push(rng.below(n as u64) as u32);
         }
-        Gen { cfg, rng, hot, shadow: Default::default(), tag: 0, held: None }
+        Gen { cfg, rng, hot, shadow: Default::default(), tag: 0, held: None, idx_now: 0, wr_now: EntryFields::default() }
     }
 
     fn hot_index(&mut self) -> u32 {
@@ -370,7 +376,16 @@ impl Gen {
         };
         self.held = lookup;
         let cmd = if !busy && self.rng.percent(self.cfg.cmd_pct) {
-            Some(self.new_command())
+            let c = self.new_command();
+            match c {
+                Cmd::Write { index, entry } => {
+                    self.idx_now = index;
+                    self.wr_now = entry;
+                }
+                Cmd::Invalidate { index } | Cmd::Query { index } => self.idx_now = index,
+                Cmd::Clear => {}
+            }
+            Some(c)
         } else if busy && self.rng.percent(2) {
             // ignored while busy: must change nothing
             Some(self.new_command_ignored())
@@ -380,12 +395,15 @@ impl Gen {
         CycleIn { lookup, cmd }
     }
 
+    /// A strobe raised while busy (ignored by the block), with the index and fields the running
+    /// command needs held (the block's input contract).
     fn new_command_ignored(&mut self) -> Cmd {
-        let index = self.hot_index();
-        match self.rng.below(3) {
-            0 => Cmd::Write { index, entry: random_entry(&mut self.rng) },
+        let index = self.idx_now;
+        match self.rng.below(4) {
+            0 => Cmd::Write { index, entry: self.wr_now },
             1 => Cmd::Invalidate { index },
-            _ => Cmd::Query { index },
+            2 => Cmd::Query { index },
+            _ => Cmd::Clear,
         }
     }
 

@@ -152,3 +152,76 @@ pub fn pcap_frames(bytes: &[u8]) -> Vec<Vec<u8>> {
     }
     v
 }
+
+/// A random valid frame built by ferroce_proto (`FrameRepr::new_roce`, finalized: lengths,
+/// PadCnt, IPv4 checksum, ICRC, padding), independent of the hardware's own TX model.
+/// `l3`: 0 IPv4, 1 IPv6, 2 RoCEv1.
+pub fn proto_random_frame(rng: &mut ferroce_hdl::testbench::Rng, op: u8, l3: u64, vlan: bool, plen: usize, dst: u64) -> Vec<u8> {
+    use ferroce_proto::wire::*;
+    let mut r = |n: u32| -> u64 { rng.next_u64() & if n >= 64 { u64::MAX } else { (1u64 << n) - 1 } };
+    let arr16 = |a: u64, b: u64| -> [u8; 16] {
+        let mut x = [0u8; 16];
+        x[..8].copy_from_slice(&a.to_be_bytes());
+        x[8..].copy_from_slice(&b.to_be_bytes());
+        x
+    };
+    let src6 = arr16(r(64), r(64));
+    let dst6 = arr16(r(64), r(64));
+    let eth = EthernetRepr {
+        dst: dst.to_be_bytes()[2..].try_into().unwrap(),
+        src: r(48).to_be_bytes()[2..].try_into().unwrap(),
+        vlan: if vlan { Some(VlanTag::from_tci(r(16) as u16)) } else { None },
+        ethertype: 0,
+    };
+    let net = match l3 {
+        0 => {
+            let mut n = RoceNet::ipv4((r(32) as u32).to_be_bytes(), (r(32) as u32).to_be_bytes(), r(16) as u16);
+            if let RoceNet::Ipv4 { ip, udp } = &mut n {
+                ip.tos = r(8) as u8;
+                ip.ttl = r(8) as u8;
+                ip.ident = r(16) as u16;
+                udp.checksum = r(16) as u16;
+            }
+            n
+        }
+        1 => {
+            let mut n = RoceNet::ipv6(src6, dst6, r(16) as u16);
+            if let RoceNet::Ipv6 { ip, .. } = &mut n {
+                ip.traffic_class = r(8) as u8;
+                ip.flow_label = r(20) as u32;
+                ip.hop_limit = r(8) as u8;
+            }
+            n
+        }
+        _ => {
+            let mut n = RoceNet::roce_v1(src6, dst6);
+            if let RoceNet::RoceV1 { grh } = &mut n {
+                grh.traffic_class = r(8) as u8;
+                grh.flow_label = r(20) as u32;
+                grh.hop_limit = r(8) as u8;
+            }
+            n
+        }
+    };
+    let mut bth = BthRepr::new(Opcode(op), r(24) as u32, r(24) as u32);
+    bth.solicited = r(1) == 1;
+    bth.mig_req = r(1) == 1;
+    bth.pkey = r(16) as u16;
+    bth.fecn = r(1) == 1;
+    bth.becn = r(1) == 1;
+    bth.resv6 = r(6) as u8;
+    bth.ack_req = r(1) == 1;
+    bth.resv7 = r(7) as u8;
+    let ext = ExtHeaders {
+        deth: Some(DethRepr { qkey: r(32) as u32, src_qp: r(24) as u32, reserved: 0 }),
+        reth: Some(RethRepr { va: r(64), rkey: r(32) as u32, dma_len: r(32) as u32 }),
+        atomic_eth: Some(AtomicEthRepr { va: r(64), rkey: r(32) as u32, swap_add: r(64), compare: r(64) }),
+        aeth: Some(AethRepr { syndrome: r(8) as u8, msn: r(24) as u32 }),
+        atomic_ack_eth: Some(AtomicAckEthRepr { orig: r(64) }),
+        imm_dt: Some(ImmDtRepr { imm: r(32) as u32 }),
+        ieth: Some(IethRepr { rkey: r(32) as u32 }),
+        cnp: None,
+    };
+    let payload = rng.bytes(plen);
+    FrameRepr::new_roce(eth, net, bth, ext, payload).emit()
+}

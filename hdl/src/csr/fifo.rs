@@ -1,0 +1,146 @@
+//! [`RegFifo`]: a small first-word-fall-through FIFO in registers (a shift register with the
+//! head always in slot 0), for the doorbell and async-event queues of the CSR block.
+//!
+//! Ports: `push`/`din`/`full` (a push while full is ignored: callers check `full`),
+//! `valid`/`dout`/`pop` (`dout` is the head while `valid`; a pop while empty is ignored),
+//! `flush` (empties the FIFO; wins over a push in the same cycle). A push and a pop in the same
+//! cycle are both performed (also when full: the pop makes room only for the next cycle, so a
+//! full FIFO still shows `full` and refuses the push).
+//!
+//! `D` entries of `W` bits; `CW` is the width of the count (`D` must fit: `D < 2^CW`).
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct RegFifo<const W: usize, const D: usize, const CW: usize> {
+    pub clock: Signal<In, Clock>,
+    pub push: Signal<In, Bit>,
+    pub din: Signal<In, Bits<W>>,
+    pub full: Signal<Out, Bit>,
+    pub pop: Signal<In, Bit>,
+    pub valid: Signal<Out, Bit>,
+    pub dout: Signal<Out, Bits<W>>,
+    pub flush: Signal<In, Bit>,
+    slot: [DFF<Bits<W>>; D],
+    cnt: DFF<Bits<CW>>,
+    c_idx: [Constant<Bits<CW>>; D],
+    c_depth: Constant<Bits<CW>>,
+    c_zero: Constant<Bits<CW>>,
+    c_one: Constant<Bits<CW>>,
+    do_push: Signal<Local, Bit>,
+    do_pop: Signal<Local, Bit>,
+    wpos: Signal<Local, Bits<CW>>,
+}
+
+impl<const W: usize, const D: usize, const CW: usize> Default for RegFifo<W, D, CW> {
+    fn default() -> Self {
+        assert!(D >= 2 && (D as u64) < (1u64 << CW), "RegFifo: depth {D} needs a wider count than {CW} bits");
+        RegFifo {
+            clock: Default::default(),
+            push: Default::default(),
+            din: Default::default(),
+            full: Default::default(),
+            pop: Default::default(),
+            valid: Default::default(),
+            dout: Default::default(),
+            flush: Default::default(),
+            slot: core::array::from_fn(|_| Default::default()),
+            cnt: Default::default(),
+            c_idx: core::array::from_fn(|i| Constant::new((i as u64).into())),
+            c_depth: Constant::new((D as u64).into()),
+            c_zero: Constant::new(0u64.into()),
+            c_one: Constant::new(1u64.into()),
+            do_push: Default::default(),
+            do_pop: Default::default(),
+            wpos: Default::default(),
+        }
+    }
+}
+
+impl<const W: usize, const D: usize, const CW: usize> Logic for RegFifo<W, D, CW> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for i in 0..D {
+            self.slot[i].clock.next = self.clock.val();
+            self.slot[i].d.next = self.slot[i].q.val();
+        }
+        self.cnt.clock.next = self.clock.val();
+        self.cnt.d.next = self.cnt.q.val();
+        // defaults first
+        self.do_pop.next = self.pop.val() & (self.cnt.q.val() != self.c_zero.val());
+        self.do_push.next = self.push.val() & (self.cnt.q.val() != self.c_depth.val());
+        self.wpos.next = self.cnt.q.val();
+        if self.do_pop.val() {
+            self.wpos.next = self.cnt.q.val() - self.c_one.val();
+            for i in 0..(D - 1) {
+                self.slot[i].d.next = self.slot[i + 1].q.val();
+            }
+        }
+        if self.do_push.val() {
+            for i in 0..D {
+                if self.wpos.val() == self.c_idx[i].val() {
+                    self.slot[i].d.next = self.din.val();
+                }
+            }
+        }
+        if self.do_push.val() & !self.do_pop.val() {
+            self.cnt.d.next = self.cnt.q.val() + self.c_one.val();
+        }
+        if self.do_pop.val() & !self.do_push.val() {
+            self.cnt.d.next = self.cnt.q.val() - self.c_one.val();
+        }
+        if self.flush.val() {
+            self.cnt.d.next = self.c_zero.val();
+        }
+        self.valid.next = self.cnt.q.val() != self.c_zero.val();
+        self.full.next = self.cnt.q.val() == self.c_depth.val();
+        self.dout.next = self.slot[0].q.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testbench::{Bench, Rng, Stepper};
+    use std::collections::VecDeque;
+
+    #[test]
+    fn reg_fifo_matches_a_queue() {
+        let mut b = Bench::new(RegFifo::<12, 4, 3>::default(), |u| &mut u.clock);
+        let mut rng = Rng::new(7);
+        let mut model: VecDeque<u64> = VecDeque::new();
+        let mut next = 1u64;
+        for cyc in 0..3000 {
+            let push = rng.percent(55);
+            let pop = rng.percent(45);
+            let flush = rng.percent(1);
+            b.uut().push.next = push;
+            b.uut().din.next = next.into();
+            b.uut().pop.next = pop;
+            b.uut().flush.next = flush;
+            b.settle();
+            assert_eq!(b.uut().valid.val(), !model.is_empty(), "cycle {cyc}");
+            assert_eq!(b.uut().full.val(), model.len() == 4, "cycle {cyc}");
+            if let Some(h) = model.front() {
+                assert_eq!(b.uut().dout.val().to_u64(), *h, "cycle {cyc}");
+            }
+            let can_push = model.len() < 4;
+            if pop {
+                model.pop_front();
+            }
+            if push && can_push {
+                model.push_back(next);
+                next = (next + 1) & 0xFFF;
+            }
+            if flush {
+                model.clear();
+            }
+            b.tick();
+        }
+    }
+
+    #[test]
+    fn reg_fifo_synthesises() {
+        let mut uut = RegFifo::<34, 8, 4>::default();
+        super::super::synth_check(&mut uut, "csr_fifo");
+    }
+}
