@@ -133,6 +133,25 @@ pub fn payload_len(rng: &mut Rng, max: usize) -> usize {
     len.min(max)
 }
 
+/// A payload length that is legal for `opcode` (ROCE.md 2.1): none for opcodes without
+/// payload, exactly one PMTU (256..4096, at most `max` when `max >= 256`) for FIRST/MIDDLE,
+/// 1.. for LAST, 0.. for ONLY, so receivers that check lengths accept the frame.
+pub fn message_payload_len(rng: &mut Rng, opcode: Opcode, max: usize) -> usize {
+    use crate::wire::Position;
+    if !opcode.has_payload() {
+        return 0;
+    }
+    match opcode.position() {
+        Some(Position::First | Position::Middle) => {
+            let pmtus: Vec<usize> =
+                [256usize, 512, 1024, 2048, 4096].into_iter().filter(|p| *p <= max.max(256)).collect();
+            rng.pick(&pmtus)
+        }
+        Some(Position::Last) => payload_len(rng, max).max(1),
+        _ => payload_len(rng, max),
+    }
+}
+
 /// One random, finalized (lengths, checksum, pad and ICRC consistent) RoCE frame.
 pub fn random_roce_frame(rng: &mut Rng, spec: &FrameSpec) -> FrameRepr {
     let opcode = if spec.opcodes.is_empty() {
@@ -251,14 +270,7 @@ pub fn random_roce_frame(rng: &mut Rng, spec: &FrameSpec) -> FrameRepr {
         }),
         cnp: None, // finalize() supplies the CNP's reserved zero bytes
     };
-    let mut payload = vec![
-        0u8;
-        if opcode.has_payload() {
-            payload_len(rng, spec.max_payload)
-        } else {
-            0
-        }
-    ];
+    let mut payload = vec![0u8; message_payload_len(rng, opcode, spec.max_payload)];
     rng.fill(&mut payload);
     let mut src: [u8; 6] = rng.bytes();
     src[0] &= 0xFE; // unicast source

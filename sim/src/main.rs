@@ -27,6 +27,23 @@ enum Command {
         /// The capture file to read.
         file: PathBuf,
     },
+    /// Run every frame of a capture through the HDL receive front end (cycle-accurate), JSON Lines.
+    RxReplay {
+        /// The capture file to replay.
+        file: PathBuf,
+        /// Accept only frames to this MAC (aa:bb:cc:dd:ee:ff); default: accept any destination.
+        #[arg(long)]
+        mac: Option<String>,
+    },
+    /// Rebuild every RoCE frame of a capture through the HDL transmit front end; exits 1 if any
+    /// rebuilt frame differs from its original.
+    TxReplay {
+        /// The capture whose RoCE frames are rebuilt.
+        input: PathBuf,
+        /// Where the rebuilt frames are written (pcap).
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Write the Verilog of every top-level hardware block (one `<module>.v` per block).
     Verilog {
         /// Output directory (created if needed).
@@ -39,6 +56,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::PcapInfo { file } => cmd::pcap_info::run(&file),
+        Command::RxReplay { file, mac } => cmd::rx_replay::run(&file, mac.as_deref()),
+        Command::TxReplay { input, out } => cmd::tx_replay::run(&input, &out),
         Command::Verilog { out } => cmd::verilog::run(&out),
     };
     match result {

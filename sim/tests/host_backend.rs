@@ -418,9 +418,9 @@ fn axil_master_on_verilator_and_in_lock_step() {
     let mut m = AxiLiteMaster::with_jitter(4, 30);
     exercise(
         &mut m,
-        |m, a, v| m.write(&mut VerilatedAxiLite::new(&mut **vb.borrow_mut(), &ids), a, v).resp,
+        |m, a, v| m.write(&mut VerilatedAxiLite::new(&mut vb.borrow_mut(), &ids), a, v).resp,
         |m, a| {
-            let c = m.read(&mut VerilatedAxiLite::new(&mut **vb.borrow_mut(), &ids), a);
+            let c = m.read(&mut VerilatedAxiLite::new(&mut vb.borrow_mut(), &ids), a);
             (c.data, c.resp)
         },
         2,

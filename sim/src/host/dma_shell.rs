@@ -289,11 +289,10 @@ impl DmaShell {
     pub fn drive<P: DmaPort + ?Sized>(&mut self, port: &mut P) {
         let k = port.beat_bytes();
         assert!((1..=64).contains(&k), "DMA shell: beat of {k} bytes");
-        let mut out = Driven::default();
         // read requests
-        out.rd_req_ready = self.reads.len() < self.config.max_reads && !self.stall();
+        let rd_req_ready = self.reads.len() < self.config.max_reads && !self.stall();
         // read response: a beat once presented is held until taken (AXI rule)
-        out.rsp = match self.rsp_held.take() {
+        let rsp = match self.rsp_held.take() {
             Some(b) => Some(b),
             None => match self.reads.front() {
                 Some(r) if self.cycle >= r.first_beat_at => {
@@ -311,14 +310,15 @@ impl DmaShell {
             },
         };
         // write requests and data
-        out.wr_req_ready = self.writes.len() < self.config.max_writes && !self.stall();
+        let wr_req_ready = self.writes.len() < self.config.max_writes && !self.stall();
         let want = self.writes.iter().find(|w| (w.data.len() as u64) < w.req.len).map(|w| w.req.len as usize - w.data.len());
-        out.wr_data_ready = match want {
+        let wr_data_ready = match want {
             Some(rem) => Self::credit_ok(self.config.write_bytes_per_cycle, self.wr_credit, rem.min(k)) && !self.stall(),
             None => false,
         };
         // completions: in request order, only once the write (hence every earlier one) landed
-        out.done = self.writes.front().filter(|w| w.landed).map(|w| WriteDone { tag: w.req.tag, error: w.error });
+        let done = self.writes.front().filter(|w| w.landed).map(|w| WriteDone { tag: w.req.tag, error: w.error });
+        let out = Driven { rd_req_ready, rsp, wr_req_ready, wr_data_ready, done };
         port.set_read_request_ready(out.rd_req_ready);
         port.drive_read_response(out.rsp.as_ref());
         port.set_write_request_ready(out.wr_req_ready);

@@ -1,0 +1,182 @@
+//! `ferroce rx-replay` and `ferroce tx-replay` end to end: random frames of every opcode (some
+//! corrupted), the shared vectors and the real hardware capture, through the HDL engines.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use ferroce_proto::pcap::{self, PcapWriter};
+use ferroce_proto::testgen::{random_roce_frame, shared_vectors_dir, FrameSpec, Rng};
+use ferroce_proto::wire::{FrameRepr, RoceNet};
+use serde_json::Value;
+
+fn ferroce(args: &[&str]) -> (Option<i32>, Vec<Value>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ferroce")).args(args).output().expect("run ferroce");
+    let lines = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    (out.status.code(), lines, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn write_capture(name: &str, frames: &[Vec<u8>]) -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let mut w = PcapWriter::create(&path).unwrap();
+    for f in frames {
+        w.write_packet(0, f).unwrap();
+    }
+    w.flush().unwrap();
+    path
+}
+
+#[test]
+fn rx_replay_accepts_good_frames_and_drops_corrupted_ones() {
+    let mut rng = Rng::new(7);
+    let spec = FrameSpec { max_payload: 1024, ..FrameSpec::default() };
+    let mut frames = Vec::new();
+    let mut corrupted = Vec::new();
+    for i in 0..60 {
+        let frame = random_roce_frame(&mut rng, &spec);
+        let mut bytes = frame.emit();
+        // Every fourth frame gets one bit flipped inside the ICRC-covered span (after the
+        // Ethernet header, before the ICRC), in a byte the ICRC does not mask.
+        let bad = i % 4 == 3;
+        if bad {
+            let roce = frame.roce().unwrap();
+            let l2 = frame.eth.buffer_len();
+            let net_len = roce.net.header_len();
+            // Flip a bit in the payload, pad or extension headers: never masked.
+            let start = l2 + net_len + 12;
+            let end = l2 + net_len + roce.ib_len() - 4;
+            if end > start {
+                let at = start + rng.below((end - start) as u64) as usize;
+                bytes[at] ^= 1 << rng.below(8);
+            } else {
+                // No header past the BTH: flip the PSN's low bit instead.
+                bytes[l2 + net_len + 11] ^= 1;
+            }
+        }
+        corrupted.push(bad);
+        frames.push((frame, bytes));
+    }
+    let path = write_capture("rx_replay_random.pcap", &frames.iter().map(|f| f.1.clone()).collect::<Vec<_>>());
+    let (code, lines, err) = ferroce(&["rx-replay", path.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(lines.len(), frames.len() + 1);
+    for (i, ((frame, _), bad)) in frames.iter().zip(&corrupted).enumerate() {
+        let line = &lines[i];
+        let bth = frame.bth().unwrap();
+        assert_eq!(line["frame"], i + 1);
+        if *bad {
+            assert_eq!(line["accepted"], false, "frame {}: {line}", i + 1);
+            assert_eq!(line["drop_reason"], "bad_icrc", "frame {}", i + 1);
+            assert_eq!(line["icrc_ok"], false);
+            assert_eq!(line["opcode"], Value::Null, "a dropped frame releases nothing");
+        } else {
+            assert_eq!(line["accepted"], true, "frame {}: {line}", i + 1);
+            assert_eq!(line["drop_reason"], Value::Null);
+            assert_eq!(line["icrc_ok"], true);
+            assert_eq!(line["opcode"], bth.opcode.0);
+            assert_eq!(line["dest_qp"], bth.dest_qp);
+            assert_eq!(line["psn"], bth.psn);
+            assert_eq!(line["payload_len"], frame.roce().unwrap().payload.len());
+            let kind = match frame.roce().unwrap().net {
+                _ if bth.opcode.is_cnp() => "cnp",
+                RoceNet::RoceV1 { .. } => "roce_v1",
+                _ => "roce_v2",
+            };
+            assert_eq!(line["kind"], kind);
+        }
+    }
+    let summary = lines.last().unwrap();
+    let bad = corrupted.iter().filter(|b| **b).count() as u64;
+    assert_eq!(summary["dropped"], bad);
+    assert_eq!(summary["hardware_counters"]["bad_icrc"], bad);
+    assert_eq!(summary["hardware_counters"]["accepted"], frames.len() as u64 - bad);
+}
+
+#[test]
+fn rx_replay_mac_filter_drops_other_destinations() {
+    let mut rng = Rng::new(9);
+    let frame = random_roce_frame(&mut rng, &FrameSpec { nets: ferroce_proto::testgen::NetMix::IPV4, ..FrameSpec::default() });
+    let path = write_capture("rx_replay_mac.pcap", &[frame.emit()]);
+    let (code, lines, _) = ferroce(&["rx-replay", path.to_str().unwrap(), "--mac", "02:00:00:00:00:99"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(lines[0]["accepted"], false);
+    assert_eq!(lines[0]["drop_reason"], "mac_mismatch");
+    let (code, _, err) = ferroce(&["rx-replay", path.to_str().unwrap(), "--mac", "nonsense"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("bad MAC address"), "{err}");
+}
+
+#[test]
+fn tx_replay_rebuilds_random_frames_byte_identical() {
+    let mut rng = Rng::new(11);
+    let spec = FrameSpec { max_payload: 2048, ..FrameSpec::default() };
+    let frames: Vec<Vec<u8>> = (0..50)
+        .map(|_| random_roce_frame(&mut rng, &spec))
+        .map(|f| f.emit())
+        .collect();
+    let input = write_capture("tx_replay_in.pcap", &frames);
+    let output = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tx_replay_out.pcap");
+    let (code, lines, err) = ferroce(&["tx-replay", input.to_str().unwrap(), "--out", output.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err} {lines:?}");
+    assert_eq!(lines[0]["identical"], 50);
+    let rebuilt = pcap::read_file(&output).unwrap();
+    let rebuilt: Vec<Vec<u8>> = rebuilt.records.into_iter().map(|r| r.data).collect();
+    assert_eq!(rebuilt, frames);
+}
+
+#[test]
+fn tx_replay_reports_a_frame_it_cannot_reproduce() {
+    // A frame whose IPv4 header checksum is wrong on the wire: the hardware computes the right
+    // one, so the rebuild differs and the command must say so and exit 1.
+    let mut rng = Rng::new(13);
+    let spec = FrameSpec { nets: ferroce_proto::testgen::NetMix::IPV4, ..FrameSpec::default() };
+    let good = random_roce_frame(&mut rng, &spec).emit();
+    let mut bad = good.clone();
+    let l2 = FrameRepr::parse(&good).unwrap().eth.buffer_len();
+    bad[l2 + 10] ^= 0xFF;
+    let input = write_capture("tx_replay_bad_in.pcap", &[good, bad]);
+    let output = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tx_replay_bad_out.pcap");
+    let (code, lines, _) = ferroce(&["tx-replay", input.to_str().unwrap(), "--out", output.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert_eq!(lines[0]["identical"], 1);
+    assert_eq!(lines[0]["different"], 1);
+    assert_eq!(lines[0]["differences"][0]["frame"], 2);
+    assert_eq!(lines[0]["differences"][0]["first_difference_at"], l2 + 10);
+}
+
+#[test]
+fn replays_of_the_shared_vectors_and_real_capture() {
+    let Some(dir) = shared_vectors_dir() else { return };
+    let real = dir.join("real/hw_send_imm_ack_mtu1024.pcap");
+    let (code, lines, err) = ferroce(&["rx-replay", real.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["frames"], 123);
+    assert_eq!(summary["accepted"], 105);
+    assert_eq!(summary["kinds"]["roce_v2"], 105);
+    assert!(lines[..123]
+        .iter()
+        .filter(|l| l["kind"] == "roce_v2")
+        .all(|l| l["accepted"] == true && l["icrc_ok"] == true));
+
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tx_replay_real.pcap");
+    let (code, lines, err) = ferroce(&["tx-replay", real.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(lines[0]["rebuilt"], 105);
+    assert_eq!(lines[0]["identical"], 105);
+
+    let (_, lines, _) = ferroce(&["rx-replay", dir.join("roce_bad_icrc.pcap").to_str().unwrap()]);
+    assert_eq!(lines[0]["drop_reason"], "bad_icrc");
+    for name in ["roce_vectors.pcap", "extra_vectors.pcap", "external_vectors.pcap"] {
+        let (code, lines, err) = ferroce(&["rx-replay", dir.join(name).to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{err}");
+        let n = lines.len() - 1;
+        assert!(lines[..n].iter().all(|l| l["accepted"] == true), "{name}: {lines:?}");
+        let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tx_{name}"));
+        let (code, lines, err) = ferroce(&["tx-replay", dir.join(name).to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{name}: {err} {lines:?}");
+    }
+}
