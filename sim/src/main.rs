@@ -44,6 +44,19 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Measure the HDL front ends: cycles per frame against the ideal for 64 B..4 KiB frames,
+    /// and simulated cycles per second on the rust-hdl and Verilator engines.
+    Bench {
+        /// Fewer frames per size (a smoke run).
+        #[arg(long)]
+        quick: bool,
+        /// Print one JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Skip the Verilator engine (no Verilator installed).
+        #[arg(long)]
+        no_verilator: bool,
+    },
     /// Write the Verilog of every top-level hardware block (one `<module>.v` per block).
     Verilog {
         /// Output directory (created if needed).
@@ -58,6 +71,7 @@ fn main() -> ExitCode {
         Command::PcapInfo { file } => cmd::pcap_info::run(&file),
         Command::RxReplay { file, mac } => cmd::rx_replay::run(&file, mac.as_deref()),
         Command::TxReplay { input, out } => cmd::tx_replay::run(&input, &out),
+        Command::Bench { quick, json, no_verilator } => cmd::bench::run(quick, json, !no_verilator),
         Command::Verilog { out } => cmd::verilog::run(&out),
     };
     match result {

@@ -5,7 +5,7 @@
 //! step (co-simulation). Directed tests pin the shell's own timing, ordering and protocol
 //! checks through a scripted port.
 use ferroce_hdl::cosim::{CoSim, VerilatedBlock};
-use ferroce_hdl::dma::memcpy::DmaMemcpy64;
+use ferroce_hdl::dma::memcpy::{DmaMemcpy, DmaMemcpy64};
 use ferroce_hdl::testbench::{Bench, Rng, Stepper};
 use ferroce_sim::host::dma_shell::{DmaPort, DmaPortIds, DmaRequest, RawBeat, ResponseBeat, VerilatedDmaPort, WriteDone};
 use ferroce_sim::host::memory::{DmaWrite, HostMemory};
@@ -37,10 +37,10 @@ trait Harness {
     fn tick(&mut self);
 }
 
-/// A rust-hdl `Bench` or a `CoSim`.
-struct StepperHarness<S: Stepper<DmaMemcpy64>>(S);
+/// A rust-hdl `Bench` or a `CoSim`, of a memcpy block of any width.
+struct StepperHarness<S, const B: usize, const K: usize>(S);
 
-impl<S: Stepper<DmaMemcpy64>> Harness for StepperHarness<S> {
+impl<const B: usize, const K: usize, S: Stepper<DmaMemcpy<B, K>>> Harness for StepperHarness<S, B, K> {
     fn drive_cmd(&mut self, cmd: Option<&Copy>) {
         let u = self.0.uut();
         let c = cmd.copied().unwrap_or(Copy { src: 0, dst: 0, len: 0, tag: 0 });
@@ -78,15 +78,16 @@ impl<S: Stepper<DmaMemcpy64>> Harness for StepperHarness<S> {
 struct VerilatedHarness {
     vb: VerilatedBlock,
     dma: DmaPortIds,
-    cmd: [usize; 6],
+    cmd: [usize; 5],
     out: [usize; 5],
 }
 
 impl VerilatedHarness {
-    fn new() -> Self {
-        let vb = VerilatedBlock::new(&mut DmaMemcpy64::default());
+    /// The Verilator model of a memcpy block of any width.
+    fn new<const B: usize, const K: usize>() -> Self {
+        let vb = VerilatedBlock::new(&mut DmaMemcpy::<B, K>::default());
         let dma = DmaPortIds::new(&vb, "dma");
-        let cmd = ["cmd_valid", "cmd_src", "cmd_dst", "cmd_len", "cmd_tag", "cmd_ready"].map(|n| vb.port(n));
+        let cmd = ["cmd_valid", "cmd_src", "cmd_dst", "cmd_len", "cmd_tag"].map(|n| vb.port(n));
         let out = ["done_valid", "done_tag", "done_error", "read_error", "cmd_ready"].map(|n| vb.port(n));
         VerilatedHarness { vb, dma, cmd, out }
     }
@@ -231,7 +232,7 @@ fn memcpy_scenario(h: &mut dyn Harness, config: ShellConfig, seed: u64, n: usize
     ran.cycles
 }
 
-fn bench() -> StepperHarness<Bench<DmaMemcpy64>> {
+fn bench() -> StepperHarness<Bench<DmaMemcpy64>, 64, 8> {
     StepperHarness(Bench::new(DmaMemcpy64::default(), |u| &mut u.clock))
 }
 
@@ -255,15 +256,26 @@ fn memcpy_rust_hdl_stressed_shell() {
     }
 }
 
+/// The port and the shell are width-generic: the 512-bit profile copies the same way.
+#[test]
+fn memcpy_512_bit_profile() {
+    let mut h: StepperHarness<_, 512, 64> = StepperHarness(Bench::new(DmaMemcpy::<512, 64>::default(), |u| &mut u.clock));
+    memcpy_scenario(&mut h, ShellConfig::stressed(12), 12, 12, 700);
+    if ferroce_hdl::verilog::require_tool("verilator") {
+        let mut h = VerilatedHarness::new::<512, 64>();
+        memcpy_scenario(&mut h, ShellConfig::stressed(13), 13, 30, 3000);
+    }
+}
+
 #[test]
 fn memcpy_verilator_engine_large_copies() {
     if !ferroce_hdl::verilog::require_tool("verilator") {
         return;
     }
-    let mut h = VerilatedHarness::new();
+    let mut h = VerilatedHarness::new::<64, 8>();
     // lengths up to 9000 bytes (payload + WQE sizes and beyond), many alignments
     memcpy_scenario(&mut h, ShellConfig::default(), 7, 120, 9000);
-    let mut h = VerilatedHarness::new();
+    let mut h = VerilatedHarness::new::<64, 8>();
     memcpy_scenario(&mut h, ShellConfig::stressed(8), 8, 200, 700);
 }
 

@@ -1,5 +1,6 @@
 //! The implementation of each `ferroce` command. Each `run` returns the process exit code or a
 //! [`CliError`] that `main` prints as `ferroce: <message>`.
+pub mod bench;
 pub mod pcap_info;
 pub mod rx_replay;
 pub mod tx_replay;
