@@ -22,6 +22,28 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The main scenario: RDMA WRITE and SEND messages from host A to host B through the HDL
+    /// transmit and receive front ends, with bit errors on the link.
+    Demo {
+        /// Number of messages (half over IPv4, half over IPv6).
+        #[arg(long, default_value_t = 6)]
+        messages: usize,
+        /// Bytes per message.
+        #[arg(long, default_value_t = 5000)]
+        size: usize,
+        /// Path MTU in bytes (256, 512, 1024, 2048, 4096).
+        #[arg(long, default_value_t = 1024)]
+        pmtu: usize,
+        /// Frames that get one bit flipped on the link.
+        #[arg(long, default_value_t = 2)]
+        corrupt: usize,
+        /// Random seed (message bytes, which frames are corrupted).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Write the frames as they crossed the link.
+        #[arg(long)]
+        pcap: Option<PathBuf>,
+    },
     /// Describe every frame of a capture (pcap or pcapng) as JSON Lines, then a summary object.
     PcapInfo {
         /// The capture file to read.
@@ -68,6 +90,14 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Demo { messages, size, pmtu, corrupt, seed, pcap } => cmd::demo::run(&cmd::demo::DemoArgs {
+            messages,
+            size,
+            pmtu,
+            corrupt,
+            seed,
+            pcap: pcap.as_deref(),
+        }),
         Command::PcapInfo { file } => cmd::pcap_info::run(&file),
         Command::RxReplay { file, mac } => cmd::rx_replay::run(&file, mac.as_deref()),
         Command::TxReplay { input, out } => cmd::tx_replay::run(&input, &out),

@@ -514,3 +514,23 @@ fn zero_length_request_is_a_violation() {
     let mut p = ScriptPort { rd_req: Some(DmaRequest { addr: 0x1000, len: 0, tag: 0 }), ..Default::default() };
     cycle(&mut shell, &mut p);
 }
+
+/// The rust-hdl port adapter follows the stream convention: first byte in the data MSB, keep
+/// from the top, in both directions.
+#[test]
+fn port_adapter_packs_first_byte_msb() {
+    use ferroce_hdl::dma::DmaMaster64;
+    let mut port = DmaMaster64::default();
+    port.drive_read_response(Some(&ResponseBeat { bytes: vec![1, 2, 3], last: true, tag: 9, error: true }));
+    assert_eq!(port.rd.rsp.data.next.to_u64(), 0x0102_0300_0000_0000);
+    assert_eq!(port.rd.rsp.keep.next.to_u64(), 0xe0);
+    assert!(port.rd.rsp.valid.next && port.rd.rsp.last.next && port.rd.rsp_error.next);
+    assert_eq!(port.rd.rsp_tag.next.to_u64(), 9);
+    port.wr.data.valid.next = true;
+    port.wr.data.data.next = 0x0a0b_0c0d_0e00_0000u64.into();
+    port.wr.data.keep.next = 0xf8u64.into();
+    port.wr.data.last.next = true;
+    let b = port.write_data().unwrap();
+    assert_eq!(b.data, vec![0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0, 0, 0]);
+    assert_eq!((b.keep, b.last), (0xf8, true));
+}
