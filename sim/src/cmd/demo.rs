@@ -32,7 +32,6 @@ use ferroce_proto::testgen::Rng;
 use ferroce_proto::wire::{
     BthRepr, EthernetRepr, ExtHeaders, FrameRepr, ImmDtRepr, Opcode, RethRepr, RoceNet,
 };
-use rust_hdl::prelude::*;
 use serde_json::json;
 
 use super::CliError;

@@ -15,7 +15,6 @@ use ferroce_hdl::rx::model::{RxConfig, RxRelease};
 use ferroce_hdl::rx::{DropReason, RxKind, RxParser64};
 use ferroce_hdl::testbench::Bench;
 use ferroce_proto::pcap;
-use rust_hdl::prelude::*;
 use serde_json::{json, Map, Value};
 
 use super::CliError;
