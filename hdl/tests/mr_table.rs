@@ -5,17 +5,7 @@
 //! command timing, and long random runs at one lookup per cycle with programming commands in
 //! between, every output of every cycle compared with the cycle-exact model (`mr_common`).
 //!
-//! ferroce-hdl does not depend on ferroce-proto at the moment (hdl/Cargo.toml, "TEMP"), so the
-//! proto modules the rule needs are compiled into this test from their source files. When the
-//! dependency is restored, replace the three `#[path]` modules with
-//! `use ferroce_proto::{flow, host, syndrome};`.
 #![allow(dead_code)]
-#[path = "../../proto/src/flow.rs"]
-mod flow;
-#[path = "../../proto/src/host/mod.rs"]
-mod host;
-#[path = "../../proto/src/syndrome.rs"]
-mod syndrome;
 
 mod mr_common;
 
@@ -51,7 +41,13 @@ fn clear_invalidates_everything() {
 }
 
 fn cfg(lookup_pct: u32, cmd_pct: u32, clear_pct: u32, hot: usize) -> GenCfg {
-    GenCfg { entries: 1024, lookup_pct, cmd_pct, clear_pct, hot }
+    GenCfg {
+        entries: 1024,
+        lookup_pct,
+        cmd_pct,
+        clear_pct,
+        hot,
+    }
 }
 
 /// Back-to-back random lookups (one per cycle) with programming commands between them, the
@@ -61,7 +57,12 @@ fn cfg(lookup_pct: u32, cmd_pct: u32, clear_pct: u32, hot: usize) -> GenCfg {
 fn random_full_rate_vs_oracle() {
     let t0 = std::time::Instant::now();
     let mut total = Stats::default();
-    for (seed, c) in [(1u64, cfg(100, 30, 0, 8)), (2, cfg(100, 10, 0, 32)), (3, cfg(100, 60, 0, 4)), (4, cfg(70, 20, 0, 8))] {
+    for (seed, c) in [
+        (1u64, cfg(100, 30, 0, 8)),
+        (2, cfg(100, 10, 0, 32)),
+        (3, cfg(100, 60, 0, 4)),
+        (4, cfg(70, 20, 0, 8)),
+    ] {
         let mut b = bench();
         let st = run_random(&mut b, c, seed, 25_000);
         total.cycles += st.cycles;
@@ -77,10 +78,19 @@ fn random_full_rate_vs_oracle() {
         }
     }
     let dt = t0.elapsed().as_secs_f64();
-    eprintln!("{total:?}\n{:.0} cycles/s (rust-hdl)", total.cycles as f64 / dt);
+    eprintln!(
+        "{total:?}\n{:.0} cycles/s (rust-hdl)",
+        total.cycles as f64 / dt
+    );
     // every verdict reached often enough to mean something
-    assert!(total.by_code.iter().all(|&n| n > 500), "{:?}", total.by_code);
-    assert!(total.zero > 500 && total.commands.iter().take(3).all(|&n| n > 200) && total.ignored > 100);
+    assert!(
+        total.by_code.iter().all(|&n| n > 500),
+        "{:?}",
+        total.by_code
+    );
+    assert!(
+        total.zero > 500 && total.commands.iter().take(3).all(|&n| n > 200) && total.ignored > 100
+    );
 }
 
 /// The same with CLEAR commands mixed in (each takes 1024 cycles).
@@ -96,7 +106,21 @@ fn random_with_clears_vs_oracle() {
 #[test]
 fn random_small_table_vs_oracle() {
     let mut b = Bench::new(MrTable::<4>::default(), |u| &mut u.clock);
-    let st = run_random(&mut b, GenCfg { entries: 16, lookup_pct: 95, cmd_pct: 30, clear_pct: 5, hot: 6 }, 6, 40_000);
+    let st = run_random(
+        &mut b,
+        GenCfg {
+            entries: 16,
+            lookup_pct: 95,
+            cmd_pct: 30,
+            clear_pct: 5,
+            hot: 6,
+        },
+        6,
+        40_000,
+    );
     eprintln!("{st:?}");
-    assert!(st.commands[3] > 20 && st.by_code.iter().all(|&n| n > 200), "{st:?}");
+    assert!(
+        st.commands[3] > 20 && st.by_code.iter().all(|&n| n > 200),
+        "{st:?}"
+    );
 }

@@ -161,7 +161,8 @@ fn proto_built_frames_every_opcode() {
     for op in known_opcodes() {
         for l3 in [L3_IPV4, L3_IPV6, L3_ROCEV1] {
             let vlan = rng.percent(50);
-            let plen = random_payload_len(&mut rng, op, if rng.percent(10) { 4096 } else { 200 });
+            let max = if rng.percent(10) { 4096 } else { 200 };
+            let plen = random_payload_len(&mut rng, op, max);
             frames.push(rx_common::proto_random_frame(&mut rng, op, l3, vlan, plen, cfg.mac));
         }
     }
@@ -172,4 +173,26 @@ fn proto_built_frames_every_opcode() {
     for (i, f) in frames.iter().enumerate() {
         assert_eq!(r.releases[i], rx_common::proto_release(f), "frame {i}");
     }
+}
+
+/// A PFC frame right behind a 4 KiB frame pulses the PFC output at its own commit (5 cycles
+/// after its last beat), not after the big payload has been read out: pause must act fast.
+#[test]
+fn pfc_pulse_is_not_queued_behind_payload() {
+    let cfg = RxConfig::default();
+    let mut rng = Rng::new(51);
+    let big = FrameOpts { max_payload: 4096, vlan_percent: 0, ..Default::default() };
+    let mut f = random_roce_frame(&mut rng, 0x04, L3_IPV4, &big);
+    while f.len() < 4000 {
+        f = random_roce_frame(&mut rng, 0x04, L3_IPV4, &big);
+    }
+    let pfc = ferroce_hdl::rx::harness::unhex(
+        "0180c2000001020000000001880801010008000000000000ffff00000000000000000000000000000000000000000000000000000000000000000000",
+    );
+    let frames = vec![f, pfc];
+    let mut b = bench();
+    let r = run(&mut b, &frames, &cfg, Shaping { gap_percent: 0, hdr_stall_percent: 0, pay_stall_percent: 30, seed: 2 });
+    check(&frames, &cfg, RxParser64::hard_max_frame(), &r).unwrap();
+    assert!(matches!(r.releases[0], RxRelease::Pfc { .. }), "PFC pulse should come first");
+    assert_eq!(r.release_cycles[0] - r.frame_end_cycles[1], 5);
 }

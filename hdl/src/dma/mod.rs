@@ -3,7 +3,7 @@
 //! Everything the NIC reads from or writes to host memory (WQEs, payload, received data, CQEs)
 //! goes through one request/response port that an XDMA, QDMA or Corundum-style shell can serve
 //! through a thin adapter. The port is made of two independent channels, each a rust-hdl
-//! [`LogicInterface`](rust_hdl::prelude::LogicInterface) pair, width-generic like the stream
+//! `LogicInterface` pair, width-generic like the stream
 //! interface (`B` data bits, `K = B / 8` byte enables):
 //!
 //! * **Read** ([`DmaReadMaster`] on the NIC, [`DmaReadSlave`] on the shell): a request
@@ -19,7 +19,7 @@
 //!   after seeing it (a CQE write, a read of the same bytes) is ordered after the data.
 //! * **Atomic**: reserved. The `at_*` names are reserved for a third channel (PCIe AtomicOps:
 //!   fetch-add / compare-swap on 8 bytes, returning the original value). In v1 the NIC executes
-//!   RDMA atomics itself as a read and a write on this port (docs/DMA.md, section 6).
+//!   RDMA atomics itself as a read and a write on this port (docs/DMA.md, section 2.3).
 //!
 //! [`DmaMaster`] bundles both channels (`rd`, `wr`): on a top level whose port field is `dma`,
 //! the emitted Verilog ports are `dma$rd$req_valid`, `dma$rd$rsp$data`, `dma$wr$done_tag`, ...
@@ -147,13 +147,3 @@ pub type DmaSlave64 = DmaSlave<64, 8>;
 pub type DmaMaster512 = DmaMaster<512, 64>;
 /// 512-bit profile, shell side.
 pub type DmaSlave512 = DmaSlave<512, 64>;
-
-/// The port names a [`DmaMaster`] field named `prefix` has on an emitted top level, for
-/// adapters that reach the port by name (the Verilator engine, hand-written vendor wrappers).
-pub fn port_name(prefix: &str, channel: &str, signal: &str) -> String {
-    if prefix.is_empty() {
-        format!("{channel}${signal}")
-    } else {
-        format!("{prefix}${channel}${signal}")
-    }
-}

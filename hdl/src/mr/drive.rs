@@ -95,11 +95,16 @@ pub fn drive<const A: usize>(u: &mut MrTable<A>, inp: &CycleIn) {
     u.cmd_query.next = matches!(inp.cmd, Some(Cmd::Query { .. }));
     u.cmd_clear.next = matches!(inp.cmd, Some(Cmd::Clear));
     let index = match inp.cmd {
-        Some(Cmd::Write { index, .. } | Cmd::Invalidate { index } | Cmd::Query { index }) => Some(index),
+        Some(Cmd::Write { index, .. } | Cmd::Invalidate { index } | Cmd::Query { index }) => {
+            Some(index)
+        }
         _ => None,
     };
     if let Some(index) = index {
-        assert!((index as u64) < (1u64 << A), "cmd index {index} out of the table");
+        assert!(
+            (index as u64) < (1u64 << A),
+            "cmd index {index} out of the table"
+        );
         u.cmd_index.next = (index as u64).into();
     }
     if let Some(Cmd::Write { entry: e, .. }) = inp.cmd {

@@ -74,7 +74,12 @@
 //!
 //! Eight zero-initialised simple dual-port RAMs of `2^A` rows ([`ram::NoRwRam`], marked
 //! `no_rw_check`: the table never uses a row read at an edge where that RAM is written, so no
-//! collision logic is needed). ECP5: 15 DP16KD for 1024 entries.
+//! collision logic is needed).
+//!
+//! Measured for `MrTable1k` (Yosys 0.23, `hdl/tests/mr_tools.rs`): ECP5 15 DP16KD, 382 LUT4,
+//! 213 CCU2C, 1281 FF; Xilinx 7-series 7 RAMB36E1 + 1 RAMB18E1, 465 LUT, 89 CARRY4, 1281 FF.
+//! nextpnr-ecp5 out of context on an LFE5U-85F: 120-129 MHz (3 seeds), the limit being the
+//! DP16KD clock-to-out (5.8 ns, no output register) plus routing to the first fabric register.
 pub mod drive;
 pub mod ram;
 pub mod table;

@@ -47,9 +47,13 @@ impl<const W: usize, const A: usize> Default for NoRwRam<W, A> {
 impl<const W: usize, const A: usize> Logic for NoRwRam<W, A> {
     fn update(&mut self) {
         if self.clock.pos_edge() {
-            let collide = self.write_enable.val() && self.write_address.val() == self.read_address.val();
-            self.read_data.next =
-                if collide { Bits::<W>::mask() } else { self._mem[self.read_address.val().index()] };
+            let collide =
+                self.write_enable.val() && self.write_address.val() == self.read_address.val();
+            self.read_data.next = if collide {
+                Bits::<W>::mask()
+            } else {
+                self._mem[self.read_address.val().index()]
+            };
             if self.write_enable.val() {
                 self._mem[self.write_address.val().index()] = self.write_data.val();
             }
@@ -94,7 +98,11 @@ end
             TimingInfo {
                 name: "ram_write".into(),
                 clock: "clock".into(),
-                inputs: vec!["write_address".into(), "write_data".into(), "write_enable".into()],
+                inputs: vec![
+                    "write_address".into(),
+                    "write_data".into(),
+                    "write_enable".into(),
+                ],
                 outputs: vec![],
             },
         ]

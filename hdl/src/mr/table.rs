@@ -32,8 +32,8 @@ use rust_hdl::prelude::*;
 
 use super::ram::NoRwRam;
 use super::{
-    CODE_ACCESS, CODE_INVALID, CODE_KEY, CODE_NONE, CODE_PD, CODE_RANGE, DRAIN_CYCLES, MAX_ADDR_BITS,
-    REMOTE_ANY,
+    CODE_ACCESS, CODE_INVALID, CODE_KEY, CODE_NONE, CODE_PD, CODE_RANGE, DRAIN_CYCLES,
+    MAX_ADDR_BITS, REMOTE_ANY,
 };
 
 /// The MR table with `2^A` entries (key index = key bits `8 + A - 1 .. 8`; keys whose index
@@ -260,7 +260,10 @@ pub struct MrTable<const A: usize> {
 
 impl<const A: usize> Default for MrTable<A> {
     fn default() -> Self {
-        assert!((1..=MAX_ADDR_BITS).contains(&A), "MrTable: A must be 1..={MAX_ADDR_BITS}");
+        assert!(
+            (1..=MAX_ADDR_BITS).contains(&A),
+            "MrTable: A must be 1..={MAX_ADDR_BITS}"
+        );
         let entries = 1u64 << A;
         // index = key >> 8 must be < 2^A: key bits 31 .. 8 + A must be zero
         let oob_mask = !((entries << 8) - 1) & 0xFFFF_FFFF;
@@ -450,13 +453,15 @@ impl<const A: usize> Logic for MrTable<A> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, s1_v, s1_key8, s1_oob, s1_clr, s1_zero, s1_pd, s1_need, s1_remote, s1_tag,
-            s1_va_lo, s1_va_hi, s1_len_lo, s1_len_hi, r_valid, r_meta, r_va_lo, r_va_hi, r_len_lo, r_len_hi, r_dma_lo, r_dma_hi, t_v, t_key8, t_oob, t_clr, t_zero, t_pd, t_need, t_remote, t_tag, t_va_lo, t_va_hi, t_len_lo, t_len_hi, s2_v, s2_vok, s2_kok, s2_pok, s2_aok,
-            s2_zero, s2_remote, s2_tag, s2_d_lo, s2_bd, s2_dh0, s2_vgt, s2_veq, s2_e_lo, s2_be,
-            s2_eh0, s2_lgt, s2_leq, s2_dma_lo, s2_dma_hi, s3_v, s3_vok, s3_kok, s3_pok, s3_aok,
-            s3_zero, s3_remote, s3_tag, s3_d_hi, s3_e_hi, s3_lo_le, s3_ge, s3_le, s3_t_lo, s3_ct,
-            s3_dma_hi, o_valid, o_ok, o_code, o_zero, o_addr, o_remote, o_tag, w_pend, i_pend, q_pend, q_rd, q_cap,
-            q_idx, clearing, clr_idx, drain, done, qr_valid, qr_key8, qr_pd, qr_access, qr_va,
-            qr_len, qr_dma
+            s1_va_lo, s1_va_hi, s1_len_lo, s1_len_hi, r_valid, r_meta, r_va_lo, r_va_hi, r_len_lo,
+            r_len_hi, r_dma_lo, r_dma_hi, t_v, t_key8, t_oob, t_clr, t_zero, t_pd, t_need,
+            t_remote, t_tag, t_va_lo, t_va_hi, t_len_lo, t_len_hi, s2_v, s2_vok, s2_kok, s2_pok,
+            s2_aok, s2_zero, s2_remote, s2_tag, s2_d_lo, s2_bd, s2_dh0, s2_vgt, s2_veq, s2_e_lo,
+            s2_be, s2_eh0, s2_lgt, s2_leq, s2_dma_lo, s2_dma_hi, s3_v, s3_vok, s3_kok, s3_pok,
+            s3_aok, s3_zero, s3_remote, s3_tag, s3_d_hi, s3_e_hi, s3_lo_le, s3_ge, s3_le, s3_t_lo,
+            s3_ct, s3_dma_hi, o_valid, o_ok, o_code, o_zero, o_addr, o_remote, o_tag, w_pend,
+            i_pend, q_pend, q_rd, q_cap, q_idx, clearing, clr_idx, drain, done, qr_valid, qr_key8,
+            qr_pd, qr_access, qr_va, qr_len, qr_dma
         );
         // ---------------- RAM clocks and defaults ----------------
         self.m_valid.clock.next = self.clock.val();

@@ -35,6 +35,8 @@ impl Shaping {
 #[derive(Clone, Debug, Default)]
 pub struct RxRun {
     pub verdicts: Vec<RxVerdict>,
+    /// Released descriptors+payloads and PFC pulses, in the order they came out (RoCE releases
+    /// are in frame order, PFC pulses too; a PFC pulse may overtake an earlier frame's payload).
     pub releases: Vec<RxRelease>,
     /// Cycles from the first to the last input beat (inclusive) plus drain.
     pub cycles: u64,
@@ -48,8 +50,11 @@ pub struct RxRun {
     pub frame_end_cycles: Vec<u64>,
     /// Cycle of each verdict pulse.
     pub verdict_cycles: Vec<u64>,
-    /// Cycle at which each released descriptor (or PFC pulse) was taken.
+    /// Cycle at which each entry of `releases` completed (PFC pulse, descriptor of an empty
+    /// payload taken, last payload beat taken).
     pub release_cycles: Vec<u64>,
+    /// Cycle at which each descriptor was taken.
+    pub hdr_cycles: Vec<u64>,
     /// Counter increments during the run, indexed by [`DropReason::code`].
     pub counters: [u32; 8],
 }
@@ -188,11 +193,12 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
             }
             if u.hdr_valid.val() && u.hdr_ready.val() {
                 progress = true;
-                out.release_cycles.push(now);
+                out.hdr_cycles.push(now);
                 assert!(pending_hdr.is_none(), "descriptor released before the previous payload ended");
                 let h = u.hdr.val();
                 if h.payload_len.index() == 0 {
                     out.releases.push(RxRelease::Roce { hdr: h, payload: vec![] });
+                    out.release_cycles.push(now);
                 } else {
                     pending_hdr = Some(h);
                 }
@@ -206,6 +212,7 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
                 if b.last {
                     assert_eq!(pay_acc.len(), h.payload_len.index(), "payload shorter than the descriptor says");
                     out.releases.push(RxRelease::Roce { hdr: h, payload: std::mem::take(&mut pay_acc) });
+                    out.release_cycles.push(now);
                     pending_hdr = None;
                 }
             }
@@ -274,13 +281,24 @@ pub fn check(frames: &[Vec<u8>], cfg: &RxConfig, hard_max: usize, got: &RxRun) -
             ));
         }
     }
-    let want_rel: Vec<&RxRelease> = want.iter().map(|w| &w.release).filter(|r| !matches!(r, RxRelease::Nothing)).collect();
-    if got.releases.len() != want_rel.len() {
-        return Err(format!("{} releases, model {}", got.releases.len(), want_rel.len()));
-    }
-    for (i, (g, w)) in got.releases.iter().zip(want_rel).enumerate() {
-        if g != w {
-            return Err(format!("release {i} differs:\n got   {g:?}\n model {w:?}"));
+    // RoCE releases (descriptor + payload, through the queues) and PFC pulses (immediate, at
+    // commit) are each in frame order; between the two streams the order is free.
+    for pfc in [false, true] {
+        let sel = |r: &&RxRelease| match r {
+            RxRelease::Nothing => false,
+            RxRelease::Pfc { .. } => pfc,
+            RxRelease::Roce { .. } => !pfc,
+        };
+        let want_rel: Vec<&RxRelease> = want.iter().map(|w| &w.release).filter(sel).collect();
+        let got_rel: Vec<&RxRelease> = got.releases.iter().filter(sel).collect();
+        let what = if pfc { "PFC" } else { "RoCE" };
+        if got_rel.len() != want_rel.len() {
+            return Err(format!("{} {what} releases, model {}", got_rel.len(), want_rel.len()));
+        }
+        for (i, (g, w)) in got_rel.iter().zip(want_rel).enumerate() {
+            if *g != w {
+                return Err(format!("{what} release {i} differs:\n got   {g:?}\n model {w:?}"));
+            }
         }
     }
     let mut cnt = [0u32; 8];

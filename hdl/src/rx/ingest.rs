@@ -74,6 +74,7 @@ pub struct RxIngest<const B: usize, const K: usize> {
     huge: DFF<Bit>,
     wptr: DFF<Bits<16>>,
     fstart: DFF<Bits<16>>,
+    r_used: DFF<Bits<16>>,
     // record register
     r_valid: DFF<Bit>,
     r_eth_dst: DFF<Bits<48>>,
@@ -91,8 +92,10 @@ pub struct RxIngest<const B: usize, const K: usize> {
     // constants
     c_slot_sh: Vec<Constant<Bits<16>>>,
     c_k: Constant<Bits<17>>,
+    c_k16: Constant<Bits<16>>,
+    c_ktop: Constant<Bits<K>>,
+    c_cnt: Vec<Constant<Bits<16>>>,
     c_cap: Constant<Bits<16>>,
-    c_ones: Constant<Bits<B>>,
     c_resid: Constant<Bits<32>>,
 
     // combinational
@@ -102,6 +105,7 @@ pub struct RxIngest<const B: usize, const K: usize> {
     space_ok: Signal<Local, Bit>,
     rec_free: Signal<Local, Bit>,
     nb: Signal<Local, Bits<16>>,
+    kk: Signal<Local, Bits<K>>,
     kmask: Signal<Local, Bits<B>>,
     wdata: Signal<Local, Bits<B>>,
     wnext: Signal<Local, Bits<WIN_BITS>>,
@@ -154,6 +158,7 @@ impl<const B: usize, const K: usize> RxIngest<B, K> {
             huge: Default::default(),
             wptr: Default::default(),
             fstart: Default::default(),
+            r_used: Default::default(),
             r_valid: Default::default(),
             r_eth_dst: Default::default(),
             r_eth_src: Default::default(),
@@ -168,8 +173,10 @@ impl<const B: usize, const K: usize> RxIngest<B, K> {
             r_oversize: Default::default(),
             c_slot_sh: (0..Self::SLOTS).map(|i| Constant::new(((WIN_BITS - B * (i + 1)) as u64).into())).collect(),
             c_k: Constant::new((K as u64).into()),
+            c_k16: Constant::new((K as u64).into()),
+            c_ktop: Constant::new(Bits::<K>::default().replace_bit(K - 1, true)),
+            c_cnt: (0..K).map(|j| Constant::new(((j + 1) as u64).into())).collect(),
             c_cap: Constant::new((1u64 << addr_bits).into()),
-            c_ones: Constant::new(Bits::<B>::mask()),
             c_resid: Constant::new((RESIDUE as u64).into()),
             fire: Default::default(),
             first: Default::default(),
@@ -177,6 +184,7 @@ impl<const B: usize, const K: usize> RxIngest<B, K> {
             space_ok: Default::default(),
             rec_free: Default::default(),
             nb: Default::default(),
+            kk: Default::default(),
             kmask: Default::default(),
             wdata: Default::default(),
             wnext: Default::default(),
@@ -196,25 +204,34 @@ impl<const B: usize, const K: usize> Logic for RxIngest<B, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, win, slot, mid, bpos, big, huge, wptr, fstart, r_valid, r_eth_dst, r_eth_src, r_vlan, r_tci,
+            self, clock, win, slot, mid, bpos, big, huge, wptr, fstart, r_used, r_valid, r_eth_dst, r_eth_src, r_vlan, r_tci,
             r_et, r_l3w, r_flen, r_start, r_wend, r_crc_ok, r_oversize
         );
         clock!(self, clock, front);
         // ---- defaults --------------------------------------------------------------------
         self.first.next = !self.mid.q.val();
-        self.used.next = self.wptr.q.val() - self.free_ptr.val();
+        // buffer space from a register: r_used was computed last cycle from this cycle's write
+        // pointer and last cycle's free pointer (which only grows), so it never under-counts
+        self.used.next = self.r_used.q.val();
         self.space_ok.next = self.used.val() < self.c_cap.val();
         self.rec_free.next = !self.r_valid.q.val() | self.o_ready.val();
         self.inp.ready.next = self.space_ok.val() & (!self.inp.last.val() | self.rec_free.val());
         self.fire.next = self.inp.valid.val() & self.inp.ready.val();
-        // valid bytes of this beat (keep is contiguous from the top)
+        // Valid bytes of this beat (keep is contiguous from the top). The byte mask is pure
+        // wiring from keep (lane j gets keep bit K-1-j): it feeds the ICRC datapath, so no
+        // arithmetic may sit in front of it. The count only feeds the frame length.
+        self.kk.next = self.inp.keep.val();
+        self.kmask.next = 0.into();
         self.nb.next = 0.into();
         for j in 0..K {
-            if self.inp.keep.val().get_bit(j) {
-                self.nb.next = self.nb.val() + 1;
+            if (self.kk.val() & self.c_ktop.val()) != 0 {
+                self.kmask.next = (self.kmask.val() << 8) | 0xFF;
+                self.nb.next = self.c_cnt[j].val();
+            } else {
+                self.kmask.next = self.kmask.val() << 8;
             }
+            self.kk.next = self.kk.val() << 1;
         }
-        self.kmask.next = !(self.c_ones.val() >> (self.nb.val() << 3));
         self.wdata.next = self.inp.data.val() & self.kmask.val();
         // frame state as seen by this beat
         self.s_slot.next = self.slot.q.val();
@@ -236,9 +253,14 @@ impl<const B: usize, const K: usize> Logic for RxIngest<B, K> {
         } else {
             self.bnext.next = bit_cast::<17, 16>(self.bpos.q.val()) + self.c_k.val();
         }
-        self.flen17.next = bit_cast::<17, 16>(self.nb.val());
-        if !self.first.val() {
-            self.flen17.next = bit_cast::<17, 16>(self.bpos.q.val()) + bit_cast::<17, 16>(self.nb.val());
+        // frame length after this beat: beats start at multiples of K, so it is bpos | nb, or
+        // bpos + K (= bnext) for a full beat; no adder behind the count
+        if self.nb.val() == self.c_k16.val() {
+            self.flen17.next = self.bnext.val();
+        } else if self.first.val() {
+            self.flen17.next = bit_cast::<17, 16>(self.nb.val());
+        } else {
+            self.flen17.next = bit_cast::<17, 16>(self.bpos.q.val() | self.nb.val());
         }
         self.wr.next = self.fire.val() & !self.s_big.val();
         // header window with this beat written into its slot
@@ -280,6 +302,11 @@ impl<const B: usize, const K: usize> Logic for RxIngest<B, K> {
         self.o_oversize.next = self.r_oversize.q.val();
         if self.o_ready.val() {
             self.r_valid.d.next = false;
+        }
+        if self.wr.val() {
+            self.r_used.d.next = (self.wptr.q.val() + 1) - self.free_ptr.val();
+        } else {
+            self.r_used.d.next = self.wptr.q.val() - self.free_ptr.val();
         }
         // ---- advance on a transfer -------------------------------------------------------
         if self.fire.val() {

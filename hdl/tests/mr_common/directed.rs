@@ -2,7 +2,7 @@
 //! through the co-simulation harness (`mr_cosim`), with the model (`super::Model`, verdicts from
 //! `MrEntry::check`) checking every output of every cycle and hand-written expectations on top.
 use super::*;
-use crate::host::mr::make_key;
+use ferroce_proto::host::mr::make_key;
 use ferroce_hdl::mr::drive::*;
 use ferroce_hdl::mr::*;
 use ferroce_hdl::testbench::Stepper;
@@ -17,7 +17,10 @@ pub struct Lockstep<S: Stepper<Table>> {
 
 impl<S: Stepper<Table>> Lockstep<S> {
     pub fn new(s: S) -> Self {
-        Lockstep { s, m: Model::new(1024) }
+        Lockstep {
+            s,
+            m: Model::new(1024),
+        }
     }
     pub fn cycle(&mut self, inp: CycleIn) -> CycleOut {
         let want = self.m.outputs();
@@ -33,7 +36,14 @@ impl<S: Stepper<Table>> Lockstep<S> {
     }
     /// Issue a command and wait for its `cmd_done`.
     pub fn command(&mut self, cmd: Cmd) {
-        assert!(!self.cycle(CycleIn { lookup: None, cmd: Some(cmd) }).busy);
+        assert!(
+            !self
+                .cycle(CycleIn {
+                    lookup: None,
+                    cmd: Some(cmd)
+                })
+                .busy
+        );
         for _ in 0..2000 {
             if self.cycle(CycleIn::default()).done {
                 return;
@@ -54,7 +64,12 @@ impl<S: Stepper<Table>> Lockstep<S> {
         }
         assert_eq!(got.len(), n);
         for (i, ((l, code), r)) in cases.iter().zip(&got).enumerate() {
-            assert_eq!(r.code, *code, "case {i}: {l:x?} -> {r:x?} (expected {})", code_name(*code));
+            assert_eq!(
+                r.code,
+                *code,
+                "case {i}: {l:x?} -> {r:x?} (expected {})",
+                code_name(*code)
+            );
             assert_eq!(r.ok, *code == CODE_NONE, "case {i}");
         }
         got
@@ -72,17 +87,35 @@ pub const RR: u8 = ACCESS_REMOTE_READ as u8;
 pub const RA: u8 = ACCESS_REMOTE_ATOMIC as u8;
 
 pub fn entry(key8: u8, access: u8, va: u64, len: u64, dma: u64) -> EntryFields {
-    EntryFields { key8, pd: PD, access, va, len, dma }
+    EntryFields {
+        key8,
+        pd: PD,
+        access,
+        va,
+        len,
+        dma,
+    }
 }
 
 pub fn rd(key: u32, va: u64, len: u64) -> Lookup {
-    Lookup { key, pd: PD, need: RR, va, len, remote: true, tag: len as u8 }
+    Lookup {
+        key,
+        pd: PD,
+        need: RR,
+        va,
+        len,
+        remote: true,
+        tag: len as u8,
+    }
 }
 
 pub fn edge_cases_range_and_wrap<S: Stepper<Table>>(s: S) {
     let mut t = Lockstep::new(s);
     let key = make_key(SLOT, 0x42);
-    t.command(Cmd::Write { index: SLOT, entry: entry(0x42, LW | RR, BASE, LEN, DMA) });
+    t.command(Cmd::Write {
+        index: SLOT,
+        entry: entry(0x42, LW | RR, BASE, LEN, DMA),
+    });
     let r = t.expect(&[
         (rd(key, BASE, 1), CODE_NONE),                      // va at base
         (rd(key, BASE + LEN - 1, 1), CODE_NONE),            // last byte
@@ -108,7 +141,10 @@ pub fn edge_cases_range_and_wrap<S: Stepper<Table>>(s: S) {
 
     // a region that ends at the top of the address space
     let top = u64::MAX - 0xFFE; // bytes top ..= u64::MAX
-    t.command(Cmd::Write { index: 8, entry: entry(1, RR, top, 0xFFF, 0x1000) });
+    t.command(Cmd::Write {
+        index: 8,
+        entry: entry(1, RR, top, 0xFFF, 0x1000),
+    });
     let k8 = make_key(8, 1);
     let r = t.expect(&[
         (rd(k8, u64::MAX, 1), CODE_NONE),
@@ -120,7 +156,10 @@ pub fn edge_cases_range_and_wrap<S: Stepper<Table>>(s: S) {
     ]);
     assert_eq!(r[0].addr, 0x1000 + 0xFFE);
     // length 2^64 - 1 from 0: every byte but the last
-    t.command(Cmd::Write { index: 9, entry: entry(2, RR, 0, u64::MAX, 0) });
+    t.command(Cmd::Write {
+        index: 9,
+        entry: entry(2, RR, 0, u64::MAX, 0),
+    });
     let k9 = make_key(9, 2);
     let r = t.expect(&[
         (rd(k9, 0, u64::MAX), CODE_NONE),
@@ -131,7 +170,10 @@ pub fn edge_cases_range_and_wrap<S: Stepper<Table>>(s: S) {
     ]);
     assert_eq!(r[4].addr, 0x1234_5678_9ABC);
     // borrows and carries across the 32-bit halves
-    t.command(Cmd::Write { index: 10, entry: entry(3, RR, 0xFFFF_FFF0, 0x20, 0x0000_0001_FFFF_FFF8) });
+    t.command(Cmd::Write {
+        index: 10,
+        entry: entry(3, RR, 0xFFFF_FFF0, 0x20, 0x0000_0001_FFFF_FFF8),
+    });
     let k10 = make_key(10, 3);
     let r = t.expect(&[
         (rd(k10, 0x1_0000_0008, 8), CODE_NONE),
@@ -143,69 +185,214 @@ pub fn edge_cases_range_and_wrap<S: Stepper<Table>>(s: S) {
     assert_eq!(r[0].addr, 0x0000_0001_FFFF_FFF8 + 0x18);
     assert_eq!(r[4].addr, 0x0000_0002_0000_0000);
     // a zero-length region refuses every non-empty access
-    t.command(Cmd::Write { index: 11, entry: entry(4, RR, BASE, 0, DMA) });
-    t.expect(&[(rd(make_key(11, 4), BASE, 1), CODE_RANGE), (rd(make_key(11, 4), BASE, 0), CODE_NONE)]);
+    t.command(Cmd::Write {
+        index: 11,
+        entry: entry(4, RR, BASE, 0, DMA),
+    });
+    t.expect(&[
+        (rd(make_key(11, 4), BASE, 1), CODE_RANGE),
+        (rd(make_key(11, 4), BASE, 0), CODE_NONE),
+    ]);
 }
 
 pub fn edge_cases_keys_pd_rights<S: Stepper<Table>>(s: S) {
     let mut t = Lockstep::new(s);
     let k42 = make_key(SLOT, 0x42);
     let k43 = make_key(SLOT, 0x43);
-    t.command(Cmd::Write { index: SLOT, entry: entry(0x42, LW | RR, BASE, LEN, DMA) });
+    t.command(Cmd::Write {
+        index: SLOT,
+        entry: entry(0x42, LW | RR, BASE, LEN, DMA),
+    });
     t.expect(&[
         (rd(k42, BASE, 4), CODE_NONE),
         (rd(k43, BASE, 4), CODE_KEY),
         (rd(make_key(SLOT + 1, 0x42), BASE, 4), CODE_INVALID), // never written
-        (rd(make_key(1024, 0x42), BASE, 4), CODE_INVALID),      // index out of the table
+        (rd(make_key(1024, 0x42), BASE, 4), CODE_INVALID),     // index out of the table
         (rd(make_key(1024 + SLOT, 0x42), BASE, 4), CODE_INVALID), // aliases slot 7 in the RAM
         (rd(u32::MAX, BASE, 4), CODE_INVALID),
-        (Lookup { pd: PD ^ 1, ..rd(k42, BASE, 4) }, CODE_PD),
-        (Lookup { pd: PD ^ 0x80_0000, ..rd(k42, BASE, 4) }, CODE_PD),
-        (Lookup { need: RW, ..rd(k42, BASE, 4) }, CODE_ACCESS),
-        (Lookup { need: 0, remote: false, ..rd(k42, BASE, 4) }, CODE_NONE), // local gather
-        (Lookup { need: LW, remote: false, ..rd(k42, BASE, 4) }, CODE_NONE),
-        (Lookup { need: 0, remote: true, ..rd(k42, BASE, 4) }, CODE_ACCESS), // remote, no right named
-        (Lookup { need: LW, remote: true, ..rd(k42, BASE, 4) }, CODE_ACCESS),
-        (Lookup { need: LW | RR, remote: true, ..rd(k42, BASE, 4) }, CODE_NONE),
+        (
+            Lookup {
+                pd: PD ^ 1,
+                ..rd(k42, BASE, 4)
+            },
+            CODE_PD,
+        ),
+        (
+            Lookup {
+                pd: PD ^ 0x80_0000,
+                ..rd(k42, BASE, 4)
+            },
+            CODE_PD,
+        ),
+        (
+            Lookup {
+                need: RW,
+                ..rd(k42, BASE, 4)
+            },
+            CODE_ACCESS,
+        ),
+        (
+            Lookup {
+                need: 0,
+                remote: false,
+                ..rd(k42, BASE, 4)
+            },
+            CODE_NONE,
+        ), // local gather
+        (
+            Lookup {
+                need: LW,
+                remote: false,
+                ..rd(k42, BASE, 4)
+            },
+            CODE_NONE,
+        ),
+        (
+            Lookup {
+                need: 0,
+                remote: true,
+                ..rd(k42, BASE, 4)
+            },
+            CODE_ACCESS,
+        ), // remote, no right named
+        (
+            Lookup {
+                need: LW,
+                remote: true,
+                ..rd(k42, BASE, 4)
+            },
+            CODE_ACCESS,
+        ),
+        (
+            Lookup {
+                need: LW | RR,
+                remote: true,
+                ..rd(k42, BASE, 4)
+            },
+            CODE_NONE,
+        ),
         // priorities: key before PD before access before range
-        (Lookup { pd: 0, ..rd(k43, BASE + LEN, 4) }, CODE_KEY),
-        (Lookup { pd: 0, need: RA, ..rd(k42, BASE + LEN, 4) }, CODE_PD),
-        (Lookup { need: RA, ..rd(k42, BASE + LEN, 4) }, CODE_ACCESS),
+        (
+            Lookup {
+                pd: 0,
+                ..rd(k43, BASE + LEN, 4)
+            },
+            CODE_KEY,
+        ),
+        (
+            Lookup {
+                pd: 0,
+                need: RA,
+                ..rd(k42, BASE + LEN, 4)
+            },
+            CODE_PD,
+        ),
+        (
+            Lookup {
+                need: RA,
+                ..rd(k42, BASE + LEN, 4)
+            },
+            CODE_ACCESS,
+        ),
     ]);
     // re-register with a new key8: the old key is stale
-    t.command(Cmd::Write { index: SLOT, entry: entry(0x43, LW | RR, BASE, LEN, DMA) });
+    t.command(Cmd::Write {
+        index: SLOT,
+        entry: entry(0x43, LW | RR, BASE, LEN, DMA),
+    });
     t.expect(&[(rd(k42, BASE, 4), CODE_KEY), (rd(k43, BASE, 4), CODE_NONE)]);
     // invalidate: refused, fields kept (QUERY), valid 0; invalid beats key mismatch
     t.command(Cmd::Invalidate { index: SLOT });
-    t.expect(&[(rd(k43, BASE, 4), CODE_INVALID), (rd(k42, BASE, 4), CODE_INVALID), (rd(k43, BASE, 0), CODE_NONE)]);
+    t.expect(&[
+        (rd(k43, BASE, 4), CODE_INVALID),
+        (rd(k42, BASE, 4), CODE_INVALID),
+        (rd(k43, BASE, 0), CODE_NONE),
+    ]);
     t.command(Cmd::Query { index: SLOT });
-    assert_eq!(t.m.query, QueryOut { valid: false, entry: entry(0x43, LW | RR, BASE, LEN, DMA) });
+    assert_eq!(
+        t.m.query,
+        QueryOut {
+            valid: false,
+            entry: entry(0x43, LW | RR, BASE, LEN, DMA)
+        }
+    );
     // each right missing in turn
     for missing in [LW, RW, RR, RA] {
         let acc = 0xF & !missing;
-        t.command(Cmd::Write { index: 12, entry: entry(0x99, acc, BASE, LEN, DMA) });
+        t.command(Cmd::Write {
+            index: 12,
+            entry: entry(0x99, acc, BASE, LEN, DMA),
+        });
         let k = make_key(12, 0x99);
         let mut cases = vec![];
         for right in [LW, RW, RR, RA] {
             let remote = right != LW;
-            let code = if right == missing { CODE_ACCESS } else { CODE_NONE };
-            cases.push((Lookup { need: right, remote, ..rd(k, BASE, 8) }, code));
+            let code = if right == missing {
+                CODE_ACCESS
+            } else {
+                CODE_NONE
+            };
+            cases.push((
+                Lookup {
+                    need: right,
+                    remote,
+                    ..rd(k, BASE, 8)
+                },
+                code,
+            ));
         }
-        cases.push((Lookup { need: 0xF, remote: true, ..rd(k, BASE, 8) }, CODE_ACCESS));
-        cases.push((Lookup { need: acc, remote: true, ..rd(k, BASE, 8) }, CODE_NONE));
+        cases.push((
+            Lookup {
+                need: 0xF,
+                remote: true,
+                ..rd(k, BASE, 8)
+            },
+            CODE_ACCESS,
+        ));
+        cases.push((
+            Lookup {
+                need: acc,
+                remote: true,
+                ..rd(k, BASE, 8)
+            },
+            CODE_NONE,
+        ));
         t.expect(&cases);
     }
     // no rights at all: only local gathers pass
-    t.command(Cmd::Write { index: 13, entry: entry(0x10, 0, BASE, LEN, DMA) });
+    t.command(Cmd::Write {
+        index: 13,
+        entry: entry(0x10, 0, BASE, LEN, DMA),
+    });
     let k = make_key(13, 0x10);
     t.expect(&[
-        (Lookup { need: 0, remote: false, ..rd(k, BASE, 8) }, CODE_NONE),
-        (Lookup { need: LW, remote: false, ..rd(k, BASE, 8) }, CODE_ACCESS),
+        (
+            Lookup {
+                need: 0,
+                remote: false,
+                ..rd(k, BASE, 8)
+            },
+            CODE_NONE,
+        ),
+        (
+            Lookup {
+                need: LW,
+                remote: false,
+                ..rd(k, BASE, 8)
+            },
+            CODE_ACCESS,
+        ),
         (rd(k, BASE, 8), CODE_ACCESS),
     ]);
     // the last slot and slot 0
-    t.command(Cmd::Write { index: 1023, entry: entry(0xFF, RR, BASE, LEN, DMA) });
-    t.command(Cmd::Write { index: 0, entry: entry(0x00, RR, BASE, LEN, DMA) });
+    t.command(Cmd::Write {
+        index: 1023,
+        entry: entry(0xFF, RR, BASE, LEN, DMA),
+    });
+    t.command(Cmd::Write {
+        index: 0,
+        entry: entry(0x00, RR, BASE, LEN, DMA),
+    });
     t.expect(&[
         (rd(make_key(1023, 0xFF), BASE, 1), CODE_NONE),
         (rd(0, BASE, 1), CODE_NONE),
@@ -227,17 +414,44 @@ pub fn writes_while_pipeline_full<S: Stepper<Table>>(s: S) {
     let mut issued: std::collections::VecDeque<(u64, Lookup)> = Default::default();
     let mut cmd_cycles = vec![];
     let plan: &[(u64, Cmd)] = &[
-        (10, Cmd::Write { index: SLOT, entry: e1 }),
-        (20, Cmd::Write { index: SLOT, entry: e2 }),
+        (
+            10,
+            Cmd::Write {
+                index: SLOT,
+                entry: e1,
+            },
+        ),
+        (
+            20,
+            Cmd::Write {
+                index: SLOT,
+                entry: e2,
+            },
+        ),
         (25, Cmd::Invalidate { index: SLOT }), // the done cycle of the write: taken
-        (30, Cmd::Write { index: SLOT, entry: e1 }),
+        (
+            30,
+            Cmd::Write {
+                index: SLOT,
+                entry: e1,
+            },
+        ),
         (37, Cmd::Query { index: SLOT }),
-        (41, Cmd::Write { index: SLOT, entry: e2 }),
+        (
+            41,
+            Cmd::Write {
+                index: SLOT,
+                entry: e2,
+            },
+        ),
     ];
     for c in 0..56u64 {
         let cmd = plan.iter().find(|p| p.0 == c).map(|p| p.1);
         let l = rd(if c % 2 == 0 { k1 } else { k2 }, BASE + c, 1);
-        let o = t.cycle(CycleIn { lookup: Some(l), cmd });
+        let o = t.cycle(CycleIn {
+            lookup: Some(l),
+            cmd,
+        });
         if cmd.is_some() {
             assert!(!o.busy, "cycle {c}: command must be taken");
             cmd_cycles.push(c);
@@ -274,27 +488,42 @@ pub fn writes_while_pipeline_full<S: Stepper<Table>>(s: S) {
         };
         assert_eq!(r.code, want, "request of cycle {c} key {:x}", l.key);
         if r.ok {
-            let dma = if state == Some(1) { DMA } else { DMA + 0x10_0000 };
+            let dma = if state == Some(1) {
+                DMA
+            } else {
+                DMA + 0x10_0000
+            };
             assert_eq!(r.addr, dma + c);
         }
     }
     // each command took the RAMs in the cycle after its strobe: that cycle's lookup waited
-    let waited: Vec<u64> = (0..56 - LATENCY).filter(|c| !resp_by_req.iter().any(|x| x.0 == *c)).collect();
+    let waited: Vec<u64> = (0..56 - LATENCY)
+        .filter(|c| !resp_by_req.iter().any(|x| x.0 == *c))
+        .collect();
     assert_eq!(waited, [11, 21, 26, 31, 38, 42]);
 }
 
 pub fn clear_invalidates_everything<S: Stepper<Table>>(s: S) {
     let mut t = Lockstep::new(s);
     for i in [0u32, 5, 700, 1023] {
-        t.command(Cmd::Write { index: i, entry: entry(i as u8, RR, BASE, LEN, DMA) });
+        t.command(Cmd::Write {
+            index: i,
+            entry: entry(i as u8, RR, BASE, LEN, DMA),
+        });
     }
     t.expect(&[(rd(make_key(700, 700u32 as u8), BASE, 1), CODE_NONE)]);
     // lookups keep flowing during the clear (answered invalid) and the model checks timing
     let k = make_key(1023, 1023u32 as u8);
-    t.cycle(CycleIn { lookup: Some(rd(k, BASE, 1)), cmd: Some(Cmd::Clear) });
+    t.cycle(CycleIn {
+        lookup: Some(rd(k, BASE, 1)),
+        cmd: Some(Cmd::Clear),
+    });
     let mut done = None;
     for c in 1..1100u64 {
-        let o = t.cycle(CycleIn { lookup: Some(rd(k, BASE, 1)), cmd: None });
+        let o = t.cycle(CycleIn {
+            lookup: Some(rd(k, BASE, 1)),
+            cmd: None,
+        });
         if o.done {
             done = Some(c);
         }
@@ -305,4 +534,3 @@ pub fn clear_invalidates_everything<S: Stepper<Table>>(s: S) {
         t.expect(&[(rd(make_key(i, i as u8), BASE, 1), CODE_INVALID)]);
     }
 }
-

@@ -2,14 +2,13 @@
 //! timing, with the verdict of every lookup taken from the software rule
 //! `ferroce_proto::host::mr::MrEntry::check`), and a biased random stimulus generator.
 //!
-//! The proto crate is reached through `crate::host` (see the `#[path]` modules at the top of
-//! each `mr_*` test file: ferroce-hdl has no dependency on ferroce-proto at the moment).
+//! The protection rule comes from the proto crate (`ferroce_proto::host::mr`).
 #![allow(dead_code)]
 
 pub mod directed;
 
-use crate::host::mr::{make_key, MrEntry, MrViolation};
-use crate::host::qp::AccessFlags;
+use ferroce_proto::host::mr::{make_key, MrEntry, MrViolation};
+use ferroce_proto::host::qp::AccessFlags;
 use ferroce_hdl::mr::drive::*;
 use ferroce_hdl::mr::*;
 use ferroce_hdl::testbench::{Rng, Stepper};
@@ -52,7 +51,11 @@ pub fn proto_entry(index: u32, f: &EntryFields) -> MrEntry {
 /// The expected response to `l` given the table `slots` (`None` = never written / all-zero
 /// row, which the hardware also has) and whether a CLEAR is running.
 pub fn expected(slots: &[(EntryFields, bool)], l: &Lookup, clearing: bool) -> Response {
-    let mut r = Response { remote: l.remote, tag: l.tag, ..Default::default() };
+    let mut r = Response {
+        remote: l.remote,
+        tag: l.tag,
+        ..Default::default()
+    };
     if l.len == 0 {
         // zero length: nothing checked, no translation
         r.ok = true;
@@ -64,7 +67,14 @@ pub fn expected(slots: &[(EntryFields, bool)], l: &Lookup, clearing: bool) -> Re
         Err(MrViolation::Invalid)
     } else {
         let (f, valid) = &slots[idx as usize];
-        proto_entry(idx, f).check(*valid, l.key, l.pd, oracle_need(l.need, l.remote), l.va, l.len)
+        proto_entry(idx, f).check(
+            *valid,
+            l.key,
+            l.pd,
+            oracle_need(l.need, l.remote),
+            l.va,
+            l.len,
+        )
     };
     match verdict {
         Ok(a) => {
@@ -266,8 +276,19 @@ pub fn random_entry(rng: &mut Rng) -> EntryFields {
         if va.checked_add(len).is_none() || dma.checked_add(len).is_none() {
             continue;
         }
-        let pd = if rng.percent(50) { rng.below(4) as u32 } else { rng.next_u64() as u32 & 0xFF_FFFF };
-        return EntryFields { key8: rng.next_u64() as u8, pd, access: rng.below(16) as u8, va, len, dma };
+        let pd = if rng.percent(50) {
+            rng.below(4) as u32
+        } else {
+            rng.next_u64() as u32 & 0xFF_FFFF
+        };
+        return EntryFields {
+            key8: rng.next_u64() as u8,
+            pd,
+            access: rng.below(16) as u8,
+            va,
+            len,
+            dma,
+        };
     }
 }
 
@@ -279,7 +300,16 @@ impl Gen {
         while hot.len() < cfg.hot.max(2) {
             hot.push(rng.below(n as u64) as u32);
         }
-        Gen { cfg, rng, hot, shadow: Default::default(), tag: 0, held: None, idx_now: 0, wr_now: EntryFields::default() }
+        Gen {
+            cfg,
+            rng,
+            hot,
+            shadow: Default::default(),
+            tag: 0,
+            held: None,
+            idx_now: 0,
+            wr_now: EntryFields::default(),
+        }
     }
 
     fn hot_index(&mut self) -> u32 {
@@ -317,7 +347,11 @@ impl Gen {
         // which slot and key
         let (key, e) = if rng.percent(90) && !self.shadow.is_empty() {
             let i = self.hot[rng.below(self.hot.len() as u64) as usize];
-            let (e, stale) = self.shadow.get(&i).copied().unwrap_or((EntryFields::default(), 1));
+            let (e, stale) = self
+                .shadow
+                .get(&i)
+                .copied()
+                .unwrap_or((EntryFields::default(), 1));
             let key8 = match rng.below(10) {
                 0 => stale,
                 1 => rng.next_u64() as u8,
@@ -326,13 +360,22 @@ impl Gen {
             (make_key(i, key8), e)
         } else {
             let key = match rng.below(4) {
-                0 => make_key((n + rng.below(0x00FF_FFFF - n + 1)) as u32, rng.next_u64() as u8), // index out of range
+                0 => make_key(
+                    (n + rng.below(0x00FF_FFFF - n + 1)) as u32,
+                    rng.next_u64() as u8,
+                ), // index out of range
                 1 => u32::MAX,
                 _ => rng.next_u64() as u32,
             };
             (key, random_entry(rng))
         };
-        let pd = if rng.percent(85) { e.pd } else if rng.percent(50) { e.pd ^ (1 << rng.below(24)) } else { rng.next_u64() as u32 & 0xFF_FFFF };
+        let pd = if rng.percent(85) {
+            e.pd
+        } else if rng.percent(50) {
+            e.pd ^ (1 << rng.below(24))
+        } else {
+            rng.next_u64() as u32 & 0xFF_FFFF
+        };
         let remote = rng.percent(60);
         let need: u8 = match rng.below(10) {
             0 => 0,
@@ -340,7 +383,11 @@ impl Gen {
             _ if remote => [2u8, 4, 8][rng.below(3) as usize],
             _ => [0u8, 1][rng.below(2) as usize],
         };
-        let need = if rng.percent(80) && need != 0 && (need as u64 & REMOTE_ANY) == 0 && remote { need | 4 } else { need };
+        let need = if rng.percent(80) && need != 0 && (need as u64 & REMOTE_ANY) == 0 && remote {
+            need | 4
+        } else {
+            need
+        };
         // length and address, aimed at the region's edges
         let len = match rng.below(12) {
             0 => 0,
@@ -363,8 +410,20 @@ impl Gen {
             7 => (1u64 << 32).wrapping_sub(e.va & 0xFFFF_FFFF), // va low half = 0
             _ => rng.next_u64() % span.saturating_add(1).max(1),
         };
-        let va = if rng.percent(5) { edgy_u64(rng) } else { e.va.wrapping_add(off) };
-        Lookup { key, pd, need, va, len, remote, tag: self.tag }
+        let va = if rng.percent(5) {
+            edgy_u64(rng)
+        } else {
+            e.va.wrapping_add(off)
+        };
+        Lookup {
+            key,
+            pd,
+            need,
+            va,
+            len,
+            remote,
+            tag: self.tag,
+        }
     }
 
     /// The inputs of the next cycle (`busy` = what the model predicts for this cycle).
@@ -400,7 +459,10 @@ impl Gen {
     fn new_command_ignored(&mut self) -> Cmd {
         let index = self.idx_now;
         match self.rng.below(4) {
-            0 => Cmd::Write { index, entry: self.wr_now },
+            0 => Cmd::Write {
+                index,
+                entry: self.wr_now,
+            },
             1 => Cmd::Invalidate { index },
             2 => Cmd::Query { index },
             _ => Cmd::Clear,
@@ -429,7 +491,12 @@ pub struct Stats {
 
 /// Run `cycles` cycles of random stimulus on `s`, comparing every output of every cycle with
 /// the model.
-pub fn run_random<const A: usize, S: Stepper<MrTable<A>>>(s: &mut S, cfg: GenCfg, seed: u64, cycles: u64) -> Stats {
+pub fn run_random<const A: usize, S: Stepper<MrTable<A>>>(
+    s: &mut S,
+    cfg: GenCfg,
+    seed: u64,
+    cycles: u64,
+) -> Stats {
     assert_eq!(cfg.entries, 1 << A);
     let mut g = Gen::new(cfg, seed);
     let mut m = Model::new(cfg.entries);
@@ -439,7 +506,10 @@ pub fn run_random<const A: usize, S: Stepper<MrTable<A>>>(s: &mut S, cfg: GenCfg
         let inp = g.next(want.busy);
         let got = step(s, &inp);
         if got != want {
-            panic!("cycle {}: inputs {inp:?}\n  block {got:?}\n  model {want:?}", m.cycle);
+            panic!(
+                "cycle {}: inputs {inp:?}\n  block {got:?}\n  model {want:?}",
+                m.cycle
+            );
         }
         if let Some(r) = got.resp {
             st.lookups += 1;

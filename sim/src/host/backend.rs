@@ -4,8 +4,8 @@
 //!   NIC model ([`RegisterTarget::axil_read`] / [`RegisterTarget::axil_write`]), which step the
 //!   clock until they complete.
 //! * **DMA memory**: [`Backend::alloc_dma`] maps a zeroed range of the host-memory model
-//!   ([`HostMemory::alloc`](super::memory::HostMemory::alloc)); the returned `DmaBuffer` reads and writes the model at its IOVA
-//!   and unmaps the range when dropped. The NIC's DMA shell serves the same model, so what
+//!   ([`HostMemory::alloc`](super::memory::HostMemory::alloc)); the returned `DmaBuffer`
+//!   reads and writes the model at its IOVA and unmaps the range when dropped. The NIC's DMA shell serves the same model, so what
 //!   the driver writes is what the NIC reads.
 //! * **Time** is simulated: [`Backend::now`] is the NIC model's cycle count over its clock
 //!   frequency ([`RegisterTarget::now`]); [`Backend::wait_interrupt`] steps the clock until
