@@ -67,6 +67,9 @@ pub struct Emitted {
 }
 
 /// The Verilog of every top-level block of the design (64-bit profile).
+///
+/// Blocks with a flat descriptor port (`*Flat`) are emitted rather than their struct-port twins:
+/// vendor flows and the co-simulation harness see plain bit vectors.
 pub fn all_blocks() -> Vec<Emitted> {
     let mut v = vec![];
     let mut push = |module: &str, verilog: String| {
@@ -75,6 +78,9 @@ pub fn all_blocks() -> Vec<Emitted> {
     push("ferroce_stream_skid_64", block_verilog(&mut crate::stream::StreamSkid::<64, 8>::default(), "ferroce_stream_skid_64"));
     push("ferroce_icrc_checker_64", block_verilog(&mut crate::icrc::IcrcChecker64::default(), "ferroce_icrc_checker_64"));
     push("ferroce_icrc_generator_64", block_verilog(&mut crate::icrc::IcrcGenerator64::default(), "ferroce_icrc_generator_64"));
+    push("ferroce_tx_header_builder_64", block_verilog(&mut crate::tx::TxHeaderBuilderFlat::default(), "ferroce_tx_header_builder_64"));
+    push("ferroce_rx_parser_64", block_verilog(&mut crate::rx::RxParserFlat64::default(), "ferroce_rx_parser_64"));
+    push("ferroce_mr_table_1k", block_verilog(&mut crate::mr::MrTable1k::default(), "ferroce_mr_table_1k"));
     v
 }
 

@@ -5,8 +5,8 @@
 //!   clock until they complete.
 //! * **DMA memory**: [`Backend::alloc_dma`] maps a zeroed range of the host-memory model
 //!   ([`HostMemory::alloc`](super::memory::HostMemory::alloc)); the returned `DmaBuffer`
-//!   reads and writes the model at its IOVA and unmaps the range when dropped. The NIC's DMA shell serves the same model, so what
-//!   the driver writes is what the NIC reads.
+//!   reads and writes the model at its IOVA and unmaps the range when dropped. The NIC's DMA
+//!   shell serves the same model, so what the driver writes is what the NIC reads.
 //! * **Time** is simulated: [`Backend::now`] is the NIC model's cycle count over its clock
 //!   frequency ([`RegisterTarget::now`]); [`Backend::wait_interrupt`] steps the clock until
 //!   the vector fires or the timeout has passed *in simulated time*; [`Backend::relax`] steps
