@@ -8,14 +8,14 @@
 //!   tool-test policy ([`verilog::require_tool`]).
 //! * [`cosim`]: generic lock-step co-simulation against Verilator ([`cosim::CoSim`]) and the
 //!   Verilator model as a fast engine ([`cosim::VerilatedBlock`]).
+pub mod cosim;
+pub mod csr;
+pub mod dma;
+pub mod header;
+pub mod icrc;
+pub mod mr;
+pub mod rx;
 pub mod stream;
 pub mod testbench;
-pub mod verilog;
-pub mod icrc;
-pub mod cosim;
 pub mod tx;
-pub mod header;
-pub mod rx;
-pub mod mr;
-pub mod dma;
-pub mod csr;
+pub mod verilog;

@@ -90,7 +90,10 @@ pub fn frame_to_beats(frame: &[u8], k: usize) -> Vec<Beat> {
     frame
         .chunks(k)
         .enumerate()
-        .map(|(i, c)| Beat { bytes: c.to_vec(), last: i + 1 == n })
+        .map(|(i, c)| Beat {
+            bytes: c.to_vec(),
+            last: i + 1 == n,
+        })
         .collect()
 }
 
@@ -117,7 +120,12 @@ pub fn beats_to_frames(beats: &[Beat]) -> Vec<Vec<u8>> {
 /// Pack up to `B/8` wire bytes into a data word, first byte in the most significant byte;
 /// missing bytes are 0.
 pub fn pack_data<const B: usize>(bytes: &[u8]) -> Bits<B> {
-    assert!(B.is_multiple_of(8) && bytes.len() * 8 <= B, "pack_data: {} bytes into {} bits", bytes.len(), B);
+    assert!(
+        B.is_multiple_of(8) && bytes.len() * 8 <= B,
+        "pack_data: {} bytes into {} bits",
+        bytes.len(),
+        B
+    );
     let mut x = Bits::<B>::default();
     for (i, b) in bytes.iter().enumerate() {
         x.set_bits::<8>(B - 8 * (i + 1), bits::<8>(*b as u64));
@@ -128,7 +136,9 @@ pub fn pack_data<const B: usize>(bytes: &[u8]) -> Bits<B> {
 /// Unpack the first `n` wire bytes of a data word (inverse of [`pack_data`]).
 pub fn unpack_data<const B: usize>(x: Bits<B>, n: usize) -> Vec<u8> {
     assert!(n * 8 <= B);
-    (0..n).map(|i| x.get_bits::<8>(B - 8 * (i + 1)).to_u8()).collect()
+    (0..n)
+        .map(|i| x.get_bits::<8>(B - 8 * (i + 1)).to_u8())
+        .collect()
 }
 
 /// Keep mask for `n` valid bytes: the top `n` of `K` bits set.
@@ -194,7 +204,10 @@ impl<const B: usize, const K: usize> StreamSource<B, K> {
         }
         let n = keep_count::<K>(self.keep.val())
             .unwrap_or_else(|| panic!("stream: bad keep mask {:x}", self.keep.val()));
-        Some(Beat { bytes: unpack_data::<B>(self.data.val(), n), last: self.last.val() })
+        Some(Beat {
+            bytes: unpack_data::<B>(self.data.val(), n),
+            last: self.last.val(),
+        })
     }
     /// Testbench: true if a transfer happens at the next edge (`valid & ready`, after settling).
     pub fn fires(&self) -> bool {

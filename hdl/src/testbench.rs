@@ -52,7 +52,11 @@ impl<B: Block> Bench<B> {
             panic!("rust-hdl check_all failed: {e:?}");
         }
         clock(&mut uut).next = Clock::from(false);
-        let mut b = Bench { uut, clock, cycles: 0 };
+        let mut b = Bench {
+            uut,
+            clock,
+            cycles: 0,
+        };
         b.settle();
         b
     }
@@ -60,7 +64,10 @@ impl<B: Block> Bench<B> {
 
 /// Settle a block; panics if it does not converge within 100 passes (a combinational loop).
 pub fn settle_block<B: Block>(uut: &mut B) {
-    assert!(simulate(uut, 100), "rust-hdl: logic did not converge (combinational loop?)");
+    assert!(
+        simulate(uut, 100),
+        "rust-hdl: logic did not converge (combinational loop?)"
+    );
 }
 
 impl<B: Block> Bench<B> {
@@ -136,23 +143,37 @@ pub struct Feeder {
 
 impl Feeder {
     pub fn new(gap_percent: u32) -> Self {
-        Feeder { gap_percent, ..Default::default() }
+        Feeder {
+            gap_percent,
+            ..Default::default()
+        }
     }
     /// Queue a whole frame, cut into beats of `k` bytes.
     pub fn push_frame(&mut self, frame: &[u8], k: usize) {
         self.queue.extend(frame_to_beats(frame, k));
     }
     /// Step 1 of a cycle: drive the port.
-    pub fn drive<const B: usize, const K: usize>(&mut self, port: &mut StreamSink<B, K>, rng: &mut Rng) {
+    pub fn drive<const B: usize, const K: usize>(
+        &mut self,
+        port: &mut StreamSink<B, K>,
+        rng: &mut Rng,
+    ) {
         if !self.presenting {
             self.presenting = !self.queue.is_empty() && !rng.percent(self.gap_percent);
         }
-        port.drive(if self.presenting { self.queue.front() } else { None });
+        port.drive(if self.presenting {
+            self.queue.front()
+        } else {
+            None
+        });
     }
     /// Step 4: after the edge, with `fired` sampled before the edge (`port.fires()`).
     pub fn after_edge(&mut self, fired: bool) {
         if fired {
-            assert!(self.presenting, "Feeder: a transfer fired while not presenting");
+            assert!(
+                self.presenting,
+                "Feeder: a transfer fired while not presenting"
+            );
             self.queue.pop_front();
             self.presenting = false;
         }
@@ -180,10 +201,17 @@ pub struct Collector {
 
 impl Collector {
     pub fn new(stall_percent: u32) -> Self {
-        Collector { stall_percent, ..Default::default() }
+        Collector {
+            stall_percent,
+            ..Default::default()
+        }
     }
     /// Step 1: drive `ready`.
-    pub fn drive_ready<const B: usize, const K: usize>(&mut self, port: &mut StreamSource<B, K>, rng: &mut Rng) {
+    pub fn drive_ready<const B: usize, const K: usize>(
+        &mut self,
+        port: &mut StreamSource<B, K>,
+        rng: &mut Rng,
+    ) {
         port.ready.next = !rng.percent(self.stall_percent);
     }
     /// Step 3 (after settle, before the edge): record the beat if a transfer fires.
@@ -215,7 +243,12 @@ pub struct FrameOpts {
 
 impl Default for FrameOpts {
     fn default() -> Self {
-        FrameOpts { kind: 0, vlan: None, max_payload: 200, max_trailer: 8 }
+        FrameOpts {
+            kind: 0,
+            vlan: None,
+            max_payload: 200,
+            max_trailer: 8,
+        }
     }
 }
 
@@ -225,7 +258,11 @@ impl Default for FrameOpts {
 /// not look at them). Returns `(frame, icrc_offset)` with the correct ICRC in place.
 pub fn random_roce_frame(rng: &mut Rng, o: FrameOpts) -> (Vec<u8>, usize) {
     use crate::icrc::{KIND_IPV4, KIND_IPV6};
-    let kind = if o.kind == 0 { 1 + rng.below(3) } else { o.kind };
+    let kind = if o.kind == 0 {
+        1 + rng.below(3)
+    } else {
+        o.kind
+    };
     let vlan = o.vlan.unwrap_or_else(|| rng.percent(30));
     let pay = rng.range(0, o.max_payload);
     let l_ib = 12 + pay + 4; // BTH + payload(+pad) + ICRC
@@ -281,5 +318,7 @@ pub fn random_roce_frame(rng: &mut Rng, o: FrameOpts) -> (Vec<u8>, usize) {
 /// Decode a hex string (whitespace ignored).
 pub fn hex(s: &str) -> Vec<u8> {
     let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap()).collect()
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+        .collect()
 }

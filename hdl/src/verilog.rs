@@ -20,24 +20,121 @@ pub fn block_verilog<B: Block>(uut: &mut B, module: &str) -> String {
     uut.accept(module, &mut defines);
     let v = defines.defines();
     let bad = keyword_declarations(&v);
-    assert!(bad.is_empty(), "{module}: signals named after Verilog keywords (rename the fields): {bad:?}");
+    assert!(
+        bad.is_empty(),
+        "{module}: signals named after Verilog keywords (rename the fields): {bad:?}"
+    );
     v
 }
 
 /// (System)Verilog keywords that rust-hdl would happily emit as signal names (it only rejects
 /// `config wire reg module edge disable`).
 pub const VERILOG_KEYWORDS: &[&str] = &[
-    "always", "and", "assign", "automatic", "begin", "bit", "buf", "byte", "case", "casex", "casez",
-    "cell", "class", "const", "default", "design", "do", "else", "end", "endcase", "endfunction",
-    "endgenerate", "endmodule", "endtask", "enum", "event", "final", "for", "force", "forever",
-    "fork", "function", "generate", "genvar", "if", "import", "initial", "inout", "input", "int",
-    "integer", "interface", "join", "large", "library", "localparam", "logic", "longint",
-    "macromodule", "medium", "nand", "negedge", "nor", "not", "or", "output", "package",
-    "parameter", "posedge", "primitive", "priority", "program", "property", "pulldown", "pullup",
-    "real", "realtime", "release", "repeat", "return", "scalared", "shortint", "signed", "small",
-    "specify", "static", "string", "struct", "supply0", "supply1", "table", "task", "time", "tri",
-    "type", "typedef", "union", "unique", "unsigned", "use", "var", "vectored", "void", "wait",
-    "wand", "while", "wor", "xnor", "xor", "config", "wire", "reg", "module", "edge", "disable",
+    "always",
+    "and",
+    "assign",
+    "automatic",
+    "begin",
+    "bit",
+    "buf",
+    "byte",
+    "case",
+    "casex",
+    "casez",
+    "cell",
+    "class",
+    "const",
+    "default",
+    "design",
+    "do",
+    "else",
+    "end",
+    "endcase",
+    "endfunction",
+    "endgenerate",
+    "endmodule",
+    "endtask",
+    "enum",
+    "event",
+    "final",
+    "for",
+    "force",
+    "forever",
+    "fork",
+    "function",
+    "generate",
+    "genvar",
+    "if",
+    "import",
+    "initial",
+    "inout",
+    "input",
+    "int",
+    "integer",
+    "interface",
+    "join",
+    "large",
+    "library",
+    "localparam",
+    "logic",
+    "longint",
+    "macromodule",
+    "medium",
+    "nand",
+    "negedge",
+    "nor",
+    "not",
+    "or",
+    "output",
+    "package",
+    "parameter",
+    "posedge",
+    "primitive",
+    "priority",
+    "program",
+    "property",
+    "pulldown",
+    "pullup",
+    "real",
+    "realtime",
+    "release",
+    "repeat",
+    "return",
+    "scalared",
+    "shortint",
+    "signed",
+    "small",
+    "specify",
+    "static",
+    "string",
+    "struct",
+    "supply0",
+    "supply1",
+    "table",
+    "task",
+    "time",
+    "tri",
+    "type",
+    "typedef",
+    "union",
+    "unique",
+    "unsigned",
+    "use",
+    "var",
+    "vectored",
+    "void",
+    "wait",
+    "wand",
+    "while",
+    "wor",
+    "xnor",
+    "xor",
+    "config",
+    "wire",
+    "reg",
+    "module",
+    "edge",
+    "disable",
 ];
 
 /// Names declared in `v` (ports, regs, wires, localparams) that are Verilog keywords.
@@ -45,7 +142,16 @@ pub fn keyword_declarations(v: &str) -> Vec<String> {
     let mut bad = vec![];
     for line in v.lines() {
         let t = line.trim();
-        let decl = ["input ", "output ", "inout ", "reg ", "wire ", "localparam "].iter().any(|p| t.starts_with(p));
+        let decl = [
+            "input ",
+            "output ",
+            "inout ",
+            "reg ",
+            "wire ",
+            "localparam ",
+        ]
+        .iter()
+        .any(|p| t.starts_with(p));
         if !decl || !t.ends_with(';') {
             continue;
         }
@@ -73,14 +179,54 @@ pub struct Emitted {
 pub fn all_blocks() -> Vec<Emitted> {
     let mut v = vec![];
     let mut push = |module: &str, verilog: String| {
-        v.push(Emitted { module: module.to_string(), verilog })
+        v.push(Emitted {
+            module: module.to_string(),
+            verilog,
+        })
     };
-    push("ferroce_stream_skid_64", block_verilog(&mut crate::stream::StreamSkid::<64, 8>::default(), "ferroce_stream_skid_64"));
-    push("ferroce_icrc_checker_64", block_verilog(&mut crate::icrc::IcrcChecker64::default(), "ferroce_icrc_checker_64"));
-    push("ferroce_icrc_generator_64", block_verilog(&mut crate::icrc::IcrcGenerator64::default(), "ferroce_icrc_generator_64"));
-    push("ferroce_tx_header_builder_64", block_verilog(&mut crate::tx::TxHeaderBuilderFlat::default(), "ferroce_tx_header_builder_64"));
-    push("ferroce_rx_parser_64", block_verilog(&mut crate::rx::RxParserFlat64::default(), "ferroce_rx_parser_64"));
-    push("ferroce_mr_table_1k", block_verilog(&mut crate::mr::MrTable1k::default(), "ferroce_mr_table_1k"));
+    push(
+        "ferroce_stream_skid_64",
+        block_verilog(
+            &mut crate::stream::StreamSkid::<64, 8>::default(),
+            "ferroce_stream_skid_64",
+        ),
+    );
+    push(
+        "ferroce_icrc_checker_64",
+        block_verilog(
+            &mut crate::icrc::IcrcChecker64::default(),
+            "ferroce_icrc_checker_64",
+        ),
+    );
+    push(
+        "ferroce_icrc_generator_64",
+        block_verilog(
+            &mut crate::icrc::IcrcGenerator64::default(),
+            "ferroce_icrc_generator_64",
+        ),
+    );
+    push(
+        "ferroce_tx_header_builder_64",
+        block_verilog(
+            &mut crate::tx::TxHeaderBuilderFlat::default(),
+            "ferroce_tx_header_builder_64",
+        ),
+    );
+    push(
+        "ferroce_rx_parser_64",
+        block_verilog(
+            &mut crate::rx::RxParserFlat64::default(),
+            "ferroce_rx_parser_64",
+        ),
+    );
+    push(
+        "ferroce_mr_table_1k",
+        block_verilog(&mut crate::mr::MrTable1k::default(), "ferroce_mr_table_1k"),
+    );
+    push(
+        "ferroce_csr",
+        block_verilog(&mut crate::csr::CsrBlockDefault::default(), "ferroce_csr"),
+    );
     v
 }
 
@@ -99,8 +245,16 @@ pub fn emit_verilog(out_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 
 /// True if `tool` runs (`tool -V`/`--version`).
 pub fn tool_available(tool: &str) -> bool {
-    let arg = if tool == "iverilog" { "-V" } else { "--version" };
-    Command::new(tool).arg(arg).output().map(|o| o.status.success() || tool == "iverilog").unwrap_or(false)
+    let arg = if tool == "iverilog" {
+        "-V"
+    } else {
+        "--version"
+    };
+    Command::new(tool)
+        .arg(arg)
+        .output()
+        .map(|o| o.status.success() || tool == "iverilog")
+        .unwrap_or(false)
 }
 
 /// Policy for tests needing an external tool: present -> true; missing and env `CI` set ->

@@ -45,7 +45,10 @@ fn cosim_icrc_checker() {
         assert_eq!(out, f);
         assert_eq!(v.len(), f.len());
     }
-    eprintln!("checker: {} lock-step comparisons, 0 mismatches", cs.compares);
+    eprintln!(
+        "checker: {} lock-step comparisons, 0 mismatches",
+        cs.compares
+    );
 }
 
 #[test]
@@ -69,7 +72,10 @@ fn cosim_icrc_generator() {
         let (out, _) = run_generator(&mut cs, &blank, gap, stall, &mut rng);
         assert_eq!(out, good);
     }
-    eprintln!("generator: {} lock-step comparisons, 0 mismatches", cs.compares);
+    eprintln!(
+        "generator: {} lock-step comparisons, 0 mismatches",
+        cs.compares
+    );
 }
 
 #[test]
@@ -79,7 +85,12 @@ fn cosim_stream_skid() {
     }
     let mut cs = CoSim::new(StreamSkid::<64, 8>::default(), |u| &mut u.clock);
     let mut rng = Rng::new(13);
-    let f: Vec<Vec<u8>> = (0..50).map(|_| { let n = rng.range(1, 50); rng.bytes(n) }).collect();
+    let f: Vec<Vec<u8>> = (0..50)
+        .map(|_| {
+            let n = rng.range(1, 50);
+            rng.bytes(n)
+        })
+        .collect();
     let mut feeder = Feeder::new(30);
     for x in &f {
         feeder.push_frame(x, 8);
@@ -106,7 +117,12 @@ fn crc32_step_verilog_matches_rust() {
     }
     let mut uut = Crc32Step::<64, 8>::default();
     let mut m = VerilatedBlock::new(&mut uut);
-    let (st, d, c, o) = (m.port("state"), m.port("data"), m.port("count"), m.port("crc"));
+    let (st, d, c, o) = (
+        m.port("state"),
+        m.port("data"),
+        m.port("count"),
+        m.port("crc"),
+    );
     let mut rng = Rng::new(14);
     for i in 0..20000 {
         let state = rng.next_u64() as u32;
@@ -117,22 +133,38 @@ fn crc32_step_verilog_matches_rust() {
         m.set(c, n as u64);
         m.eval();
         let want = crc32_step::crc32_update(state, &bytes[..n.min(8)]);
-        assert_eq!(m.get(o) as u32, want, "state {state:08x} bytes {bytes:02x?} n {n}");
+        assert_eq!(
+            m.get(o) as u32,
+            want,
+            "state {state:08x} bytes {bytes:02x?} n {n}"
+        );
     }
     // and the 512-bit leaf
     let mut uut = Crc32Step::<512, 64>::default();
     let mut m = VerilatedBlock::new(&mut uut);
-    let (st, d, c, o) = (m.port("state"), m.port("data"), m.port("count"), m.port("crc"));
+    let (st, d, c, o) = (
+        m.port("state"),
+        m.port("data"),
+        m.port("count"),
+        m.port("crc"),
+    );
     for _ in 0..3000 {
         let state = rng.next_u64() as u32;
         let bytes = rng.bytes(64);
         let n = rng.range(0, 64);
-        let words: Vec<u64> = (0..8).rev().map(|k| u64::from_be_bytes(bytes[8 * k..8 * k + 8].try_into().unwrap())).collect();
+        let words: Vec<u64> = (0..8)
+            .rev()
+            .map(|k| u64::from_be_bytes(bytes[8 * k..8 * k + 8].try_into().unwrap()))
+            .collect();
         m.set(st, state as u64);
         m.set_words(d, &words);
         m.set(c, n as u64);
         m.eval();
-        assert_eq!(m.get(o) as u32, crc32_step::crc32_update(state, &bytes[..n]), "512-bit n {n}");
+        assert_eq!(
+            m.get(o) as u32,
+            crc32_step::crc32_update(state, &bytes[..n]),
+            "512-bit n {n}"
+        );
     }
 }
 
@@ -145,16 +177,34 @@ fn verilated_checker_speed() {
     }
     let mut m = VerilatedBlock::new(&mut IcrcChecker64::default());
     let p = |n: &str| m.port(n);
-    let (valid, data, keep, last, ready, verdict, ok) =
-        (p("inp$valid"), p("inp$data"), p("inp$keep"), p("inp$last"), p("out$ready"), p("verdict"), p("icrc_ok"));
+    let (valid, data, keep, last, ready, verdict, ok) = (
+        p("inp$valid"),
+        p("inp$data"),
+        p("inp$keep"),
+        p("inp$last"),
+        p("out$ready"),
+        p("verdict"),
+        p("icrc_ok"),
+    );
     let mut rng = Rng::new(15);
     let f = frames(&mut rng, 200, true);
-    let expect: Vec<bool> = f.iter().map(|x| reference_icrc(x).map(|(c, at)| x[at..at + 4] == c.to_le_bytes()).unwrap_or(false)).collect();
+    let expect: Vec<bool> = f
+        .iter()
+        .map(|x| {
+            reference_icrc(x)
+                .map(|(c, at)| x[at..at + 4] == c.to_le_bytes())
+                .unwrap_or(false)
+        })
+        .collect();
     // pre-cut beats
     let mut beats = vec![];
     for x in &f {
         for (i, c) in x.chunks(8).enumerate() {
-            beats.push((pack_data::<64>(c).to_u64(), keep_bits(c.len()), (i + 1) * 8 >= x.len()));
+            beats.push((
+                pack_data::<64>(c).to_u64(),
+                keep_bits(c.len()),
+                (i + 1) * 8 >= x.len(),
+            ));
         }
     }
     m.set(ready, 1);
@@ -182,7 +232,10 @@ fn verilated_checker_speed() {
         got.push(m.get(ok) == 1);
     }
     assert_eq!(got, expect);
-    eprintln!("Verilator IcrcChecker64: {cycles} cycles in {dt:.3} s = {:.0} cycles/s", cycles as f64 / dt);
+    eprintln!(
+        "Verilator IcrcChecker64: {cycles} cycles in {dt:.3} s = {:.0} cycles/s",
+        cycles as f64 / dt
+    );
 }
 
 /// The fast engine's stream helpers on the generator (512 frames, full rate), and the
@@ -195,7 +248,10 @@ fn verilated_generator_stream_helpers() {
     let _warm = VerilatedBlock::new(&mut IcrcGenerator64::default());
     let t = std::time::Instant::now();
     let mut m = VerilatedBlock::new(&mut IcrcGenerator64::default());
-    eprintln!("VerilatedBlock::new on a cache hit: {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
+    eprintln!(
+        "VerilatedBlock::new on a cache hit: {:.0} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
     let (i, o) = (m.stream("inp"), m.stream("out"));
     let mut rng = Rng::new(16);
     let good = frames(&mut rng, 100, false);
@@ -209,7 +265,12 @@ fn verilated_generator_stream_helpers() {
     m.set(o.ready, 1);
     let mut col = vec![];
     let mut cycles = 0;
-    while col.iter().filter(|b: &&ferroce_hdl::stream::Beat| b.last).count() < good.len() {
+    while col
+        .iter()
+        .filter(|b: &&ferroce_hdl::stream::Beat| b.last)
+        .count()
+        < good.len()
+    {
         let beat = feeder.queue.front().cloned();
         m.drive_stream(i, beat.as_ref());
         m.eval();
@@ -263,5 +324,10 @@ fn cosim_catches_literal_width_divergence() {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cs.settle()));
     let msg = r.expect_err("mismatch not detected");
     let msg = msg.downcast_ref::<String>().unwrap();
-    assert!(msg.contains("port `o`") && msg.contains("rust-hdl = 0x0") && msg.contains("verilator = 0x80"), "{msg}");
+    assert!(
+        msg.contains("port `o`")
+            && msg.contains("rust-hdl = 0x0")
+            && msg.contains("verilator = 0x80"),
+        "{msg}"
+    );
 }

@@ -11,7 +11,11 @@ use ferroce_hdl::testbench::Bench;
 type Dut = Csr<Bench<CsrBlockDefault>, 8, 8, 10>;
 
 fn dut(seed: u64, t: AxilTiming) -> Dut {
-    Csr::new(Bench::new(CsrBlockDefault::default(), |u| &mut u.clock), seed, t)
+    Csr::new(
+        Bench::new(CsrBlockDefault::default(), |u| &mut u.clock),
+        seed,
+        t,
+    )
 }
 
 #[test]

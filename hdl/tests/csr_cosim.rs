@@ -21,17 +21,32 @@ type Small = Csr<CoSim<CsrBlock<4, 3, 4>>, 4, 3, 4>;
 fn big(seed: u64, t: AxilTiming) -> Big {
     let t0 = std::time::Instant::now();
     let cs = CoSim::new(CsrBlockDefault::default(), |u| &mut u.clock);
-    eprintln!("CsrBlockDefault Verilator model ready in {:.1} s", t0.elapsed().as_secs_f64());
+    eprintln!(
+        "CsrBlockDefault Verilator model ready in {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
     Csr::new(cs, seed, t)
 }
 
 fn small(seed: u64, t: AxilTiming) -> Small {
-    Csr::new(CoSim::new(CsrBlock::<4, 3, 4>::default(), |u| &mut u.clock), seed, t)
+    Csr::new(
+        CoSim::new(CsrBlock::<4, 3, 4>::default(), |u| &mut u.clock),
+        seed,
+        t,
+    )
 }
 
-fn report<S: ferroce_hdl::testbench::Stepper<B>, B: rust_hdl::prelude::Block>(what: &str, s: &S, t0: std::time::Instant) {
+fn report<S: ferroce_hdl::testbench::Stepper<B>, B: rust_hdl::prelude::Block>(
+    what: &str,
+    s: &S,
+    t0: std::time::Instant,
+) {
     let dt = t0.elapsed().as_secs_f64();
-    eprintln!("{what}: {} cycles in {dt:.1} s ({:.0} cycles/s), 0 mismatches", s.cycles(), s.cycles() as f64 / dt);
+    eprintln!(
+        "{what}: {} cycles in {dt:.1} s ({:.0} cycles/s), 0 mismatches",
+        s.cycles(),
+        s.cycles() as f64 / dt
+    );
 }
 
 /// Register map, identity, config outputs, counters, events and interrupts.

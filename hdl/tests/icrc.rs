@@ -23,7 +23,11 @@ fn checker() -> Bench<IcrcChecker64> {
 fn generator() -> Bench<IcrcGenerator64> {
     Bench::new(IcrcGenerator64::default(), |u| &mut u.clock)
 }
-const GOOD: Verdict = Verdict { ok: true, not_roce: false, truncated: false };
+const GOOD: Verdict = Verdict {
+    ok: true,
+    not_roce: false,
+    truncated: false,
+};
 
 /// Add an 802.1Q tag after the MAC addresses.
 fn tagged(f: &[u8]) -> Vec<u8> {
@@ -117,7 +121,11 @@ fn checker_random_frames_with_corruption_and_gaps() {
                 }
                 // a flip in the Ethernet header (not the EtherType) or the trailer
                 2 => {
-                    let p = if rng.percent(50) || f.len() == at + 4 { rng.range(0, 11) } else { rng.range(at + 4, f.len() - 1) };
+                    let p = if rng.percent(50) || f.len() == at + 4 {
+                        rng.range(0, 11)
+                    } else {
+                        rng.range(at + 4, f.len() - 1)
+                    };
                     f[p] ^= 1 << rng.below(8);
                 }
                 3 => f.truncate(rng.range(1, at + 3)),
@@ -141,18 +149,36 @@ fn checker_random_frames_with_corruption_and_gaps() {
 
 /// What the checker must say, from the software reference alone.
 fn expected(f: &[u8]) -> Verdict {
-    let et = |i: usize| if f.len() >= i + 2 { Some(u16::from_be_bytes([f[i], f[i + 1]])) } else { None };
+    let et = |i: usize| {
+        if f.len() >= i + 2 {
+            Some(u16::from_be_bytes([f[i], f[i + 1]]))
+        } else {
+            None
+        }
+    };
     let l3_et = match et(12) {
         Some(0x8100) => et(16),
         x => x,
     };
     let roce = matches!(l3_et, Some(0x0800 | 0x86DD | 0x8915));
     if !roce {
-        return Verdict { ok: false, not_roce: true, truncated: false };
+        return Verdict {
+            ok: false,
+            not_roce: true,
+            truncated: false,
+        };
     }
     match reference_icrc(f) {
-        None => Verdict { ok: false, not_roce: false, truncated: true },
-        Some((icrc, at)) => Verdict { ok: f[at..at + 4] == icrc.to_le_bytes(), not_roce: false, truncated: false },
+        None => Verdict {
+            ok: false,
+            not_roce: false,
+            truncated: true,
+        },
+        Some((icrc, at)) => Verdict {
+            ok: f[at..at + 4] == icrc.to_le_bytes(),
+            not_roce: false,
+            truncated: false,
+        },
     }
 }
 
@@ -162,7 +188,14 @@ fn checker_masked_fields_do_not_matter() {
     let mut frames = vec![];
     for kind in [KIND_IPV4, KIND_IPV6, KIND_ROCEV1] {
         for vlan in [false, true] {
-            let (mut f, _) = random_roce_frame(&mut rng, FrameOpts { kind, vlan: Some(vlan), ..Default::default() });
+            let (mut f, _) = random_roce_frame(
+                &mut rng,
+                FrameOpts {
+                    kind,
+                    vlan: Some(vlan),
+                    ..Default::default()
+                },
+            );
             let l3 = l3_start(vlan);
             for rel in 0..60 {
                 let m = variant_or(kind, rel);
@@ -210,13 +243,27 @@ fn generator_random_frames_with_gaps() {
 #[test]
 fn checker_sim_speed() {
     let mut rng = Rng::new(9);
-    let frames: Vec<Vec<u8>> = (0..60).map(|_| random_roce_frame(&mut rng, FrameOpts { max_payload: 1000, ..Default::default() }).0).collect();
+    let frames: Vec<Vec<u8>> = (0..60)
+        .map(|_| {
+            random_roce_frame(
+                &mut rng,
+                FrameOpts {
+                    max_payload: 1000,
+                    ..Default::default()
+                },
+            )
+            .0
+        })
+        .collect();
     let mut b = checker();
     let t = std::time::Instant::now();
     let (v, _, cycles) = run_checker(&mut b, &frames, 0, 0, &mut rng);
     let dt = t.elapsed().as_secs_f64();
     assert!(v.iter().all(|x| x.ok));
-    eprintln!("rust-hdl IcrcChecker64: {cycles} cycles in {dt:.3} s = {:.0} cycles/s", cycles as f64 / dt);
+    eprintln!(
+        "rust-hdl IcrcChecker64: {cycles} cycles in {dt:.3} s = {:.0} cycles/s",
+        cycles as f64 / dt
+    );
 }
 
 /// The hardware's software reference (`reference_icrc`, which the tests above use) agrees with
@@ -226,7 +273,13 @@ fn reference_agrees_with_proto() {
     use ferroce_proto::icrc::{compute, IcrcNet};
     let mut rng = Rng::new(99);
     for i in 0..3000 {
-        let (f, at) = random_roce_frame(&mut rng, FrameOpts { max_payload: 300, ..Default::default() });
+        let (f, at) = random_roce_frame(
+            &mut rng,
+            FrameOpts {
+                max_payload: 300,
+                ..Default::default()
+            },
+        );
         let vlan = f[12] == 0x81;
         let l3 = l3_start(vlan);
         let et = u16::from_be_bytes([f[l3 - 2], f[l3 - 1]]);
@@ -246,7 +299,11 @@ fn reference_agrees_with_proto() {
             0x86DD => IcrcNet::Ipv6,
             _ => IcrcNet::RoceV1,
         };
-        assert_eq!(reference_icrc(&f).unwrap().0, compute(net, &f[14..f.len() - 4]), "{name}");
+        assert_eq!(
+            reference_icrc(&f).unwrap().0,
+            compute(net, &f[14..f.len() - 4]),
+            "{name}"
+        );
     }
 }
 
@@ -257,7 +314,17 @@ fn profile_512_checker_and_generator() {
     let mut rng = Rng::new(512);
     let mut good = vectors();
     for _ in 0..20 {
-        good.push(random_roce_frame(&mut rng, FrameOpts { max_payload: 300, max_trailer: 70, ..Default::default() }).0);
+        good.push(
+            random_roce_frame(
+                &mut rng,
+                FrameOpts {
+                    max_payload: 300,
+                    max_trailer: 70,
+                    ..Default::default()
+                },
+            )
+            .0,
+        );
     }
     let mut c = Bench::new(IcrcChecker::<512, 64>::default(), |u| &mut u.clock);
     let (v, out, _) = run_checker(&mut c, &good, 10, 10, &mut rng);

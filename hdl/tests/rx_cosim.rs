@@ -16,7 +16,10 @@ fn tools() -> bool {
 }
 
 fn mixed_frames(rng: &mut Rng, n_per_op: usize) -> Vec<Vec<u8>> {
-    let opts = FrameOpts { max_payload: 300, ..Default::default() };
+    let opts = FrameOpts {
+        max_payload: 300,
+        ..Default::default()
+    };
     let mut v = vec![];
     for op in known_opcodes() {
         for i in 0..n_per_op {
@@ -52,15 +55,26 @@ fn rx_cosim_parser() {
     let mut cs = CoSim::new(RxParserFlat64::default(), |u| &mut u.clock);
     eprintln!("model built in {:.1} s", t.elapsed().as_secs_f64());
     let mut rng = Rng::new(77);
-    for (i, sh) in [(0, 0, 0), (25, 0, 0), (0, 40, 40), (30, 30, 50)].iter().enumerate() {
-        let cfg = RxConfig { promisc: i % 2 == 1, ..RxConfig::default() };
+    for (i, sh) in [(0, 0, 0), (25, 0, 0), (0, 40, 40), (30, 30, 50)]
+        .iter()
+        .enumerate()
+    {
+        let cfg = RxConfig {
+            promisc: i % 2 == 1,
+            ..RxConfig::default()
+        };
         let frames = mixed_frames(&mut rng, 2);
         let t = std::time::Instant::now();
         let r = run(
             &mut cs,
             &frames,
             &cfg,
-            Shaping { gap_percent: sh.0, hdr_stall_percent: sh.1, pay_stall_percent: sh.2, seed: 300 + i as u64 },
+            Shaping {
+                gap_percent: sh.0,
+                hdr_stall_percent: sh.1,
+                pay_stall_percent: sh.2,
+                seed: 300 + i as u64,
+            },
         );
         check(&frames, &cfg, RxParser64::hard_max_frame(), &r).unwrap();
         eprintln!(
@@ -70,7 +84,10 @@ fn rx_cosim_parser() {
             r.cycles as f64 / t.elapsed().as_secs_f64()
         );
     }
-    eprintln!("rx parser: {} lock-step comparisons, 0 mismatches", cs.compares);
+    eprintln!(
+        "rx parser: {} lock-step comparisons, 0 mismatches",
+        cs.compares
+    );
 }
 
 /// The Verilator model alone as the fast engine: the real capture (if reachable) and random
@@ -85,24 +102,45 @@ fn rx_verilator_engine_speed() {
         return;
     }
     let mut frames: Vec<Vec<u8>> = vec![];
-    let pcap = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vectors/real/hw_send_imm_ack_mtu1024.pcap");
+    let pcap = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/vectors/real/hw_send_imm_ack_mtu1024.pcap"
+    );
     if let Ok(cap) = ferroce_proto::pcap::read_file(pcap) {
         frames.extend(cap.frames().map(|f| f.to_vec()));
     }
     let mut rng = Rng::new(5);
-    let opts = FrameOpts { max_payload: 2048, ..Default::default() };
+    let opts = FrameOpts {
+        max_payload: 2048,
+        ..Default::default()
+    };
     for _ in 0..4 {
         for op in known_opcodes() {
             let l3 = [L3_IPV4, L3_IPV6, L3_ROCEV1][rng.below(3) as usize];
             frames.push(random_roce_frame(&mut rng, op, l3, &opts));
         }
     }
-    let cfg = RxConfig { promisc: true, ..RxConfig::default() };
+    let cfg = RxConfig {
+        promisc: true,
+        ..RxConfig::default()
+    };
     let mut m = VerilatedBlock::new(&mut RxParserFlat64::default());
     let p = |m: &VerilatedBlock, n: &str| m.port(n);
-    let (iv, ir, id, ik, il) = (p(&m, "inp$valid"), p(&m, "inp$ready"), p(&m, "inp$data"), p(&m, "inp$keep"), p(&m, "inp$last"));
-    let (hr, prdy, vv, vk, vr, vi) =
-        (p(&m, "hdr_ready"), p(&m, "pay$ready"), p(&m, "vd_valid"), p(&m, "vd_kind"), p(&m, "vd_reason"), p(&m, "vd_icrc_ok"));
+    let (iv, ir, id, ik, il) = (
+        p(&m, "inp$valid"),
+        p(&m, "inp$ready"),
+        p(&m, "inp$data"),
+        p(&m, "inp$keep"),
+        p(&m, "inp$last"),
+    );
+    let (hr, prdy, vv, vk, vr, vi) = (
+        p(&m, "hdr_ready"),
+        p(&m, "pay$ready"),
+        p(&m, "vd_valid"),
+        p(&m, "vd_kind"),
+        p(&m, "vd_reason"),
+        p(&m, "vd_icrc_ok"),
+    );
     let acc = p(&m, "cnt_accepted");
     m.set(p(&m, "cfg_mac"), cfg.mac);
     m.set(p(&m, "cfg_promisc"), cfg.promisc as u64);
@@ -148,7 +186,10 @@ fn rx_verilator_engine_speed() {
         }
         m.tick();
         cycles += 1;
-        assert!(cycles < 10 * beats.len() as u64 + 10_000, "engine run did not finish");
+        assert!(
+            cycles < 10 * beats.len() as u64 + 10_000,
+            "engine run did not finish"
+        );
     }
     let secs = t.elapsed().as_secs_f64();
     m.tick();
@@ -157,7 +198,11 @@ fn rx_verilator_engine_speed() {
         let w = expect(f, &cfg, RxParser64::hard_max_frame()).verdict;
         let g = verdicts[i];
         assert_eq!(
-            (RxKind::from_code(g.0).unwrap(), DropReason::from_code(g.1).unwrap(), g.2),
+            (
+                RxKind::from_code(g.0).unwrap(),
+                DropReason::from_code(g.1).unwrap(),
+                g.2
+            ),
             (w.kind, w.reason, w.icrc_ok),
             "frame {i}"
         );
@@ -179,16 +224,35 @@ fn rx_cosim_real_capture() {
     if !tools() {
         return;
     }
-    let pcap = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vectors/real/hw_send_imm_ack_mtu1024.pcap");
+    let pcap = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/vectors/real/hw_send_imm_ack_mtu1024.pcap"
+    );
     let Ok(cap) = ferroce_proto::pcap::read_file(pcap) else {
         eprintln!("note: {pcap} not reachable; skipping");
         return;
     };
     let frames: Vec<Vec<u8>> = cap.frames().map(|f| f.to_vec()).collect();
-    let cfg = RxConfig { promisc: true, ..RxConfig::default() };
+    let cfg = RxConfig {
+        promisc: true,
+        ..RxConfig::default()
+    };
     let mut cs = CoSim::new(RxParserFlat64::default(), |u| &mut u.clock);
-    let r = run(&mut cs, &frames, &cfg, Shaping { gap_percent: 5, hdr_stall_percent: 20, pay_stall_percent: 20, seed: 9 });
+    let r = run(
+        &mut cs,
+        &frames,
+        &cfg,
+        Shaping {
+            gap_percent: 5,
+            hdr_stall_percent: 20,
+            pay_stall_percent: 20,
+            seed: 9,
+        },
+    );
     check(&frames, &cfg, RxParser64::hard_max_frame(), &r).unwrap();
     assert_eq!(r.counters[0], 105);
-    eprintln!("real capture: {} cycles, {} lock-step comparisons, 0 mismatches", r.cycles, cs.compares);
+    eprintln!(
+        "real capture: {} cycles, {} lock-step comparisons, 0 mismatches",
+        r.cycles, cs.compares
+    );
 }

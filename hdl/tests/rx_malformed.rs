@@ -30,13 +30,20 @@ fn go(frames: &[Vec<u8>], cfg: &RxConfig, sh: Shaping) -> RxRun {
     let r = run(&mut b, frames, cfg, sh);
     check(frames, cfg, HARD, &r).unwrap();
     if sh_ready(&sh) {
-        assert!(r.max_in_stall <= STALL_BOUND, "input stalled {} cycles", r.max_in_stall);
+        assert!(
+            r.max_in_stall <= STALL_BOUND,
+            "input stalled {} cycles",
+            r.max_in_stall
+        );
     }
     r
 }
 
 fn reasons(frames: &[Vec<u8>], cfg: &RxConfig) -> Vec<DropReason> {
-    frames.iter().map(|f| expect(f, cfg, HARD).verdict.reason).collect()
+    frames
+        .iter()
+        .map(|f| expect(f, cfg, HARD).verdict.reason)
+        .collect()
 }
 
 fn with_vlan(f: &[u8], tci: u16) -> Vec<u8> {
@@ -48,7 +55,15 @@ fn with_vlan(f: &[u8], tci: u16) -> Vec<u8> {
 }
 
 fn bases() -> Vec<Vec<u8>> {
-    vec![unhex(V4_SEND), unhex(V6_WRITE), unhex(V1_SEND), unhex(V4_CNP), unhex(V4_ACK), unhex(PFC), with_vlan(&unhex(V4_SEND), 0x6123)]
+    vec![
+        unhex(V4_SEND),
+        unhex(V6_WRITE),
+        unhex(V1_SEND),
+        unhex(V4_CNP),
+        unhex(V4_ACK),
+        unhex(PFC),
+        with_vlan(&unhex(V4_SEND), 0x6123),
+    ]
 }
 
 #[test]
@@ -60,15 +75,35 @@ fn truncation_at_every_length() {
             frames.push(f[..n].to_vec());
         }
     }
-    let r = go(&frames, &cfg, Shaping { gap_percent: 10, hdr_stall_percent: 10, pay_stall_percent: 10, seed: 1 });
+    let r = go(
+        &frames,
+        &cfg,
+        Shaping {
+            gap_percent: 10,
+            hdr_stall_percent: 10,
+            pay_stall_percent: 10,
+            seed: 1,
+        },
+    );
     // nothing accepted except Ethernet-padded frames cut inside their padding (ACK: 58 of 60
     // bytes are real; PFC: 34 of 60)
-    let acc: Vec<usize> =
-        r.verdicts.iter().enumerate().filter(|(_, v)| v.reason == DropReason::Accepted).map(|(i, _)| frames[i].len()).collect();
-    assert!(acc.iter().all(|&n| n >= 34), "accepted truncations: {acc:?}");
+    let acc: Vec<usize> = r
+        .verdicts
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.reason == DropReason::Accepted)
+        .map(|(i, _)| frames[i].len())
+        .collect();
+    assert!(
+        acc.iter().all(|&n| n >= 34),
+        "accepted truncations: {acc:?}"
+    );
     let rs = reasons(&frames, &cfg);
     assert!(rs.iter().filter(|r| **r == DropReason::Truncated).count() > frames.len() * 8 / 10);
-    assert!(r.verdicts.iter().all(|v| v.reason != DropReason::Truncated || !v.icrc_ok));
+    assert!(r
+        .verdicts
+        .iter()
+        .all(|v| v.reason != DropReason::Truncated || !v.icrc_ok));
 }
 
 fn set16(f: &mut [u8], at: usize, v: u16) {
@@ -80,7 +115,9 @@ fn udp_and_ip_lengths_too_big_or_small() {
     let cfg = RxConfig::default();
     let mut frames = vec![];
     let mut want = vec![];
-    for d in [-40i32, -24, -13, -8, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 8, 100, 40000] {
+    for d in [
+        -40i32, -24, -13, -8, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 8, 100, 40000,
+    ] {
         // IPv4: UDP length alone (IP total now disagrees), and both together
         let f = unhex(V4_SEND);
         let ulen = u16::from_be_bytes([f[38], f[39]]) as i32;
@@ -92,7 +129,11 @@ fn udp_and_ip_lengths_too_big_or_small() {
         set16(&mut g, 38, (ulen + d) as u16);
         set16(&mut g, 16, (ulen + d + 20) as u16);
         frames.push(g);
-        want.push(if d > 0 { Some(DropReason::Truncated) } else { None });
+        want.push(if d > 0 {
+            Some(DropReason::Truncated)
+        } else {
+            None
+        });
         // IPv6: UDP length alone, both
         let f = unhex(V6_WRITE);
         let ulen = u16::from_be_bytes([f[58], f[59]]) as i32;
@@ -104,14 +145,22 @@ fn udp_and_ip_lengths_too_big_or_small() {
         set16(&mut g, 58, (ulen + d) as u16);
         set16(&mut g, 18, (ulen + d) as u16);
         frames.push(g);
-        want.push(if d > 0 { Some(DropReason::Truncated) } else { None });
+        want.push(if d > 0 {
+            Some(DropReason::Truncated)
+        } else {
+            None
+        });
         // RoCEv1 PayLen
         let f = unhex(V1_SEND);
         let pl = u16::from_be_bytes([f[18], f[19]]) as i32;
         let mut g = f.clone();
         set16(&mut g, 18, (pl + d) as u16);
         frames.push(g);
-        want.push(if d > 0 { Some(DropReason::Truncated) } else { None });
+        want.push(if d > 0 {
+            Some(DropReason::Truncated)
+        } else {
+            None
+        });
     }
     let r = go(&frames, &cfg, Shaping::FULL_RATE);
     for (i, w) in want.iter().enumerate() {
@@ -160,14 +209,21 @@ fn padcnt_larger_than_payload_and_inconsistent() {
     }
     let r = go(&frames, &cfg, Shaping::FULL_RATE);
     for (i, v) in r.verdicts.iter().enumerate() {
-        let want = if i < n_len { DropReason::Length } else { DropReason::BadIcrc };
+        let want = if i < n_len {
+            DropReason::Length
+        } else {
+            DropReason::BadIcrc
+        };
         assert_eq!(v.reason, want, "frame {i}");
     }
 }
 
 #[test]
 fn garbage_frames() {
-    let cfg = RxConfig { promisc: true, ..RxConfig::default() };
+    let cfg = RxConfig {
+        promisc: true,
+        ..RxConfig::default()
+    };
     let mut rng = Rng::new(3);
     let mut frames = vec![];
     for i in 0..150 {
@@ -187,14 +243,26 @@ fn garbage_frames() {
         }
         frames.push(f);
     }
-    let r = go(&frames, &cfg, Shaping { gap_percent: 20, hdr_stall_percent: 20, pay_stall_percent: 20, seed: 4 });
+    let r = go(
+        &frames,
+        &cfg,
+        Shaping {
+            gap_percent: 20,
+            hdr_stall_percent: 20,
+            pay_stall_percent: 20,
+            seed: 4,
+        },
+    );
     assert_eq!(r.verdicts.len(), frames.len());
 }
 
 #[test]
 fn oversize_frames() {
     let mut rng = Rng::new(8);
-    let opts = FrameOpts { max_payload: 1024, ..Default::default() };
+    let opts = FrameOpts {
+        max_payload: 1024,
+        ..Default::default()
+    };
     let mut frames = vec![];
     for op in [0x04u8, 0x0a, 0x10, 0x01] {
         for l3 in [L3_IPV4, L3_IPV6] {
@@ -206,10 +274,26 @@ fn oversize_frames() {
     jumbo.resize(HARD + 100, 0xAB);
     frames.push(jumbo);
     frames.push(unhex(V4_SEND));
-    let cfg = RxConfig { max_frame: 300, ..RxConfig::default() };
-    let r = go(&frames, &cfg, Shaping { gap_percent: 5, hdr_stall_percent: 5, pay_stall_percent: 5, seed: 2 });
+    let cfg = RxConfig {
+        max_frame: 300,
+        ..RxConfig::default()
+    };
+    let r = go(
+        &frames,
+        &cfg,
+        Shaping {
+            gap_percent: 5,
+            hdr_stall_percent: 5,
+            pay_stall_percent: 5,
+            seed: 2,
+        },
+    );
     for (i, f) in frames.iter().enumerate() {
-        let want = if f.len() > 300 { DropReason::Oversize } else { DropReason::Accepted };
+        let want = if f.len() > 300 {
+            DropReason::Oversize
+        } else {
+            DropReason::Accepted
+        };
         assert_eq!(r.verdicts[i].reason, want, "frame {i} ({} bytes)", f.len());
     }
     assert!(r.counters[DropReason::Oversize.code() as usize] >= 1);
@@ -219,7 +303,11 @@ fn oversize_frames() {
 fn single_bit_flips_in_the_icrc_span() {
     let cfg = RxConfig::default();
     let mut rng = Rng::new(17);
-    let opts = FrameOpts { max_payload: 200, vlan_percent: 30, ..Default::default() };
+    let opts = FrameOpts {
+        max_payload: 200,
+        vlan_percent: 30,
+        ..Default::default()
+    };
     let mut frames = vec![];
     let mut payload_region = vec![];
     for i in 0..120 {
@@ -236,17 +324,34 @@ fn single_bit_flips_in_the_icrc_span() {
         payload_region.push(p >= l3s + h.l3_len() + 2 && p != l3s + h.l3_len() + 4);
         frames.push(f);
     }
-    let r = go(&frames, &cfg, Shaping { gap_percent: 10, hdr_stall_percent: 10, pay_stall_percent: 10, seed: 5 });
+    let r = go(
+        &frames,
+        &cfg,
+        Shaping {
+            gap_percent: 10,
+            hdr_stall_percent: 10,
+            pay_stall_percent: 10,
+            seed: 5,
+        },
+    );
     for (i, v) in r.verdicts.iter().enumerate() {
         if payload_region[i] {
             assert_eq!(v.reason, DropReason::BadIcrc, "frame {i}");
             assert!(!v.icrc_ok);
         }
     }
-    let n_bad = r.verdicts.iter().filter(|v| v.reason == DropReason::BadIcrc).count();
+    let n_bad = r
+        .verdicts
+        .iter()
+        .filter(|v| v.reason == DropReason::BadIcrc)
+        .count();
     assert!(n_bad > 80, "{n_bad} bad_icrc");
     // nothing but the (masked-field) survivors released
-    let acc = r.verdicts.iter().filter(|v| v.reason == DropReason::Accepted).count();
+    let acc = r
+        .verdicts
+        .iter()
+        .filter(|v| v.reason == DropReason::Accepted)
+        .count();
     assert_eq!(r.releases.len(), acc);
 }
 
@@ -254,7 +359,11 @@ fn single_bit_flips_in_the_icrc_span() {
 fn min_frames_and_empty_payloads_back_to_back_at_full_rate() {
     let cfg = RxConfig::default();
     let mut rng = Rng::new(23);
-    let opts = FrameOpts { max_payload: 0, vlan_percent: 0, ..Default::default() };
+    let opts = FrameOpts {
+        max_payload: 0,
+        vlan_percent: 0,
+        ..Default::default()
+    };
     let mut frames = vec![];
     for i in 0..60 {
         let f = match i % 4 {
@@ -270,17 +379,28 @@ fn min_frames_and_empty_payloads_back_to_back_at_full_rate() {
     assert_eq!(r.last_in_cycle, beats, "not full rate");
     assert_eq!(r.max_in_stall, 0);
     assert!(r.verdicts.iter().all(|v| v.reason == DropReason::Accepted));
-    assert_eq!(r.verdicts.iter().filter(|v| v.kind == RxKind::Pfc).count(), 15);
+    assert_eq!(
+        r.verdicts.iter().filter(|v| v.kind == RxKind::Pfc).count(),
+        15
+    );
 }
 
 #[test]
 fn mac_filtering() {
     let frames = bases();
-    let cfg = RxConfig { mac: 0x0200_0000_0099, promisc: false, ..RxConfig::default() };
+    let cfg = RxConfig {
+        mac: 0x0200_0000_0099,
+        promisc: false,
+        ..RxConfig::default()
+    };
     let r = go(&frames, &cfg, Shaping::FULL_RATE);
     for (i, v) in r.verdicts.iter().enumerate() {
         // PFC is addressed to 01:80:C2:00:00:01 and stays accepted
-        let want = if i == 5 { DropReason::Accepted } else { DropReason::MacMismatch };
+        let want = if i == 5 {
+            DropReason::Accepted
+        } else {
+            DropReason::MacMismatch
+        };
         assert_eq!(v.reason, want, "frame {i}");
     }
 }
@@ -319,9 +439,17 @@ fn unsupported_and_bad_opcodes() {
     let r = go(&frames, &cfg, Shaping::FULL_RATE);
     for (i, v) in r.verdicts.iter().enumerate() {
         if i < unsupported {
-            assert_eq!((v.kind, v.reason), (RxKind::Other, DropReason::Unsupported), "frame {i}");
+            assert_eq!(
+                (v.kind, v.reason),
+                (RxKind::Other, DropReason::Unsupported),
+                "frame {i}"
+            );
         } else {
-            assert_eq!((v.kind, v.reason), (RxKind::RoceV2Ipv4, DropReason::BadOpcode), "frame {i}");
+            assert_eq!(
+                (v.kind, v.reason),
+                (RxKind::RoceV2Ipv4, DropReason::BadOpcode),
+                "frame {i}"
+            );
         }
     }
 }

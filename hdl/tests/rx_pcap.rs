@@ -9,7 +9,10 @@ use ferroce_hdl::rx::model::{RxConfig, RxRelease};
 use ferroce_hdl::rx::{DropReason, RxKind, RxParser64};
 use ferroce_hdl::testbench::Bench;
 
-const PCAP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vectors/real/hw_send_imm_ack_mtu1024.pcap");
+const PCAP: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/vectors/real/hw_send_imm_ack_mtu1024.pcap"
+);
 
 #[test]
 fn real_capture_105_roce_18_other() {
@@ -20,25 +23,42 @@ fn real_capture_105_roce_18_other() {
     let cap = ferroce_proto::pcap::read_file(PCAP).expect("read pcap");
     let frames: Vec<Vec<u8>> = cap.frames().map(|f| f.to_vec()).collect();
     // the project's reader agrees with an independent one
-    assert_eq!(frames, rx_common::pcap_frames(&std::fs::read(PCAP).unwrap()));
+    assert_eq!(
+        frames,
+        rx_common::pcap_frames(&std::fs::read(PCAP).unwrap())
+    );
     assert_eq!(frames.len(), 123);
-    let cfg = RxConfig { promisc: true, ..RxConfig::default() };
+    let cfg = RxConfig {
+        promisc: true,
+        ..RxConfig::default()
+    };
     let mut b = Bench::new(RxParser64::default(), |u| &mut u.clock);
     let t = std::time::Instant::now();
     let r = run(&mut b, &frames, &cfg, Shaping::FULL_RATE);
     let secs = t.elapsed().as_secs_f64();
     check(&frames, &cfg, RxParser64::hard_max_frame(), &r).unwrap();
-    let roce: Vec<usize> = (0..frames.len()).filter(|&i| r.verdicts[i].kind == RxKind::RoceV2Ipv4).collect();
+    let roce: Vec<usize> = (0..frames.len())
+        .filter(|&i| r.verdicts[i].kind == RxKind::RoceV2Ipv4)
+        .collect();
     assert_eq!(roce.len(), 105);
     for &i in &roce {
         assert_eq!(r.verdicts[i].reason, DropReason::Accepted, "frame {i}");
         assert!(r.verdicts[i].icrc_ok, "frame {i}");
     }
-    let other: Vec<_> = r.verdicts.iter().filter(|v| v.kind == RxKind::Other).collect();
+    let other: Vec<_> = r
+        .verdicts
+        .iter()
+        .filter(|v| v.kind == RxKind::Other)
+        .collect();
     assert_eq!(other.len(), 18);
-    assert!(other.iter().all(|v| v.reason == DropReason::Unsupported && !v.icrc_ok));
+    assert!(other
+        .iter()
+        .all(|v| v.reason == DropReason::Unsupported && !v.icrc_ok));
     // released descriptors and payloads equal ferroce_proto's parse, in order
-    let want: Vec<RxRelease> = roce.iter().map(|&i| rx_common::proto_release(&frames[i])).collect();
+    let want: Vec<RxRelease> = roce
+        .iter()
+        .map(|&i| rx_common::proto_release(&frames[i]))
+        .collect();
     assert_eq!(r.releases.len(), 105);
     for (k, (g, w)) in r.releases.iter().zip(&want).enumerate() {
         assert_eq!(g, w, "release {k} (frame {})", roce[k]);
@@ -56,5 +76,8 @@ fn real_capture_105_roce_18_other() {
         r.max_in_stall,
         r.cycles as f64 / secs
     );
-    assert_eq!(r.last_in_cycle, beats, "the capture did not stream at full rate");
+    assert_eq!(
+        r.last_in_cycle, beats,
+        "the capture did not stream at full rate"
+    );
 }

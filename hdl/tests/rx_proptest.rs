@@ -35,7 +35,15 @@ fn frame(seed: u64, m: &Mutation) -> Vec<u8> {
     let ops = known_opcodes();
     let op = ops[rng.below(ops.len() as u64) as usize];
     let l3 = [L3_IPV4, L3_IPV6, L3_ROCEV1][rng.below(3) as usize];
-    let mut f = random_roce_frame(&mut rng, op, l3, &FrameOpts { max_payload: 300, ..Default::default() });
+    let mut f = random_roce_frame(
+        &mut rng,
+        op,
+        l3,
+        &FrameOpts {
+            max_payload: 300,
+            ..Default::default()
+        },
+    );
     match *m {
         Mutation::None => {}
         Mutation::Flip(p, b) => {

@@ -6,7 +6,9 @@
 mod rx_common;
 
 use ferroce_hdl::header::{L3_IPV4, L3_IPV6, L3_ROCEV1};
-use ferroce_hdl::rx::harness::{check, known_opcodes, random_payload_len, random_roce_frame, run, FrameOpts, Shaping};
+use ferroce_hdl::rx::harness::{
+    check, known_opcodes, random_payload_len, random_roce_frame, run, FrameOpts, Shaping,
+};
 use ferroce_hdl::rx::model::{RxConfig, RxRelease};
 use ferroce_hdl::rx::{DropReason, RxParser64};
 use ferroce_hdl::testbench::{Bench, Rng};
@@ -17,7 +19,10 @@ fn bench() -> Bench<RxParser64> {
 
 fn frames_all_opcodes(seed: u64, max_payload: usize) -> Vec<Vec<u8>> {
     let mut rng = Rng::new(seed);
-    let opts = FrameOpts { max_payload, ..Default::default() };
+    let opts = FrameOpts {
+        max_payload,
+        ..Default::default()
+    };
     let mut v = vec![];
     for op in known_opcodes() {
         for l3 in [L3_IPV4, L3_IPV6, L3_ROCEV1] {
@@ -36,11 +41,17 @@ fn every_opcode_every_l3_full_rate() {
     let r = run(&mut b, &frames, &cfg, Shaping::FULL_RATE);
     let secs = t.elapsed().as_secs_f64();
     check(&frames, &cfg, RxParser64::hard_max_frame(), &r).unwrap();
-    assert_eq!(r.counters[DropReason::Accepted.code() as usize] as usize, frames.len());
+    assert_eq!(
+        r.counters[DropReason::Accepted.code() as usize] as usize,
+        frames.len()
+    );
     // every descriptor and payload also equals ferroce_proto's FrameRepr::parse
     for (i, f) in frames.iter().enumerate() {
         let want = rx_common::proto_release(f);
-        assert!(matches!(want, RxRelease::Roce { .. }), "proto does not parse frame {i}");
+        assert!(
+            matches!(want, RxRelease::Roce { .. }),
+            "proto does not parse frame {i}"
+        );
         assert_eq!(r.releases[i], want, "frame {i}");
     }
     let beats: u64 = frames.iter().map(|f| f.len().div_ceil(8) as u64).sum();
@@ -66,7 +77,12 @@ fn every_opcode_with_gaps_and_backpressure() {
             &mut b,
             &frames,
             &cfg,
-            Shaping { gap_percent: sh.0, hdr_stall_percent: sh.1, pay_stall_percent: sh.2, seed: 100 + i as u64 },
+            Shaping {
+                gap_percent: sh.0,
+                hdr_stall_percent: sh.1,
+                pay_stall_percent: sh.2,
+                seed: 100 + i as u64,
+            },
         );
         check(&frames, &cfg, RxParser64::hard_max_frame(), &r).unwrap();
     }
@@ -78,7 +94,10 @@ fn large_payloads_up_to_4096() {
     let mut rng = Rng::new(5);
     let opts = FrameOpts::default();
     let mut frames = vec![];
-    for (i, op) in [0x04u8, 0x00, 0x0A, 0x10, 0x24, 0x65, 0x01, 0x02].iter().enumerate() {
+    for (i, op) in [0x04u8, 0x00, 0x0A, 0x10, 0x24, 0x65, 0x01, 0x02]
+        .iter()
+        .enumerate()
+    {
         let l3 = [L3_IPV4, L3_IPV6, L3_ROCEV1][i % 3];
         let mut f = random_roce_frame(&mut rng, *op, l3, &opts);
         // make sure some are exactly 4096
@@ -89,10 +108,25 @@ fn large_payloads_up_to_4096() {
     }
     let mut b = bench();
     let t = std::time::Instant::now();
-    let r = run(&mut b, &frames, &cfg, Shaping { gap_percent: 5, hdr_stall_percent: 10, pay_stall_percent: 10, seed: 9 });
+    let r = run(
+        &mut b,
+        &frames,
+        &cfg,
+        Shaping {
+            gap_percent: 5,
+            hdr_stall_percent: 10,
+            pay_stall_percent: 10,
+            seed: 9,
+        },
+    );
     let secs = t.elapsed().as_secs_f64();
     check(&frames, &cfg, RxParser64::hard_max_frame(), &r).unwrap();
-    eprintln!("large: {} cycles, {:.0} cycles/s, max input stall {}", r.cycles, r.cycles as f64 / secs, r.max_in_stall);
+    eprintln!(
+        "large: {} cycles, {:.0} cycles/s, max input stall {}",
+        r.cycles,
+        r.cycles as f64 / secs,
+        r.max_in_stall
+    );
 }
 
 /// Input stall bound: a 4096-byte SEND followed by a burst of minimum frames fills the record
@@ -102,8 +136,16 @@ fn large_payloads_up_to_4096() {
 fn worst_case_input_stall_is_bounded() {
     let cfg = RxConfig::default();
     let mut rng = Rng::new(31);
-    let big = FrameOpts { max_payload: 4096, vlan_percent: 0, ..Default::default() };
-    let small = FrameOpts { max_payload: 0, vlan_percent: 0, ..Default::default() };
+    let big = FrameOpts {
+        max_payload: 4096,
+        vlan_percent: 0,
+        ..Default::default()
+    };
+    let small = FrameOpts {
+        max_payload: 0,
+        vlan_percent: 0,
+        ..Default::default()
+    };
     let mut frames = vec![];
     for _ in 0..2 {
         let mut f = random_roce_frame(&mut rng, 0x04, L3_IPV6, &big);
@@ -120,8 +162,14 @@ fn worst_case_input_stall_is_bounded() {
     check(&frames, &cfg, RxParser64::hard_max_frame(), &r).unwrap();
     let bound = RxParser64::STALL_BOUND;
     let beats: u64 = frames.iter().map(|f| f.len().div_ceil(8) as u64).sum();
-    eprintln!("worst case: max input stall {} cycles (bound {bound}); {} beats in {} cycles", r.max_in_stall, beats, r.last_in_cycle);
-    assert!(r.max_in_stall > 0, "the pattern should fill the record queue");
+    eprintln!(
+        "worst case: max input stall {} cycles (bound {bound}); {} beats in {} cycles",
+        r.max_in_stall, beats, r.last_in_cycle
+    );
+    assert!(
+        r.max_in_stall > 0,
+        "the pattern should fill the record queue"
+    );
     assert!(r.max_in_stall <= bound);
 }
 
@@ -131,7 +179,10 @@ fn worst_case_input_stall_is_bounded() {
 fn buffer_full_backpressure_loses_nothing() {
     let cfg = RxConfig::default();
     let mut rng = Rng::new(41);
-    let opts = FrameOpts { max_payload: 4096, ..Default::default() };
+    let opts = FrameOpts {
+        max_payload: 4096,
+        ..Default::default()
+    };
     let mut frames = vec![];
     for i in 0..10 {
         let op = [0x04u8, 0x00, 0x0a, 0x0d][i % 4];
@@ -140,13 +191,34 @@ fn buffer_full_backpressure_loses_nothing() {
             f = random_roce_frame(&mut rng, op, [L3_IPV4, L3_IPV6][i % 2], &opts);
         }
         frames.push(f);
-        frames.push(random_roce_frame(&mut rng, 0x11, L3_IPV4, &FrameOpts { max_payload: 0, ..Default::default() }));
+        frames.push(random_roce_frame(
+            &mut rng,
+            0x11,
+            L3_IPV4,
+            &FrameOpts {
+                max_payload: 0,
+                ..Default::default()
+            },
+        ));
     }
     let mut b = bench();
-    let r = run(&mut b, &frames, &cfg, Shaping { gap_percent: 0, hdr_stall_percent: 20, pay_stall_percent: 75, seed: 3 });
+    let r = run(
+        &mut b,
+        &frames,
+        &cfg,
+        Shaping {
+            gap_percent: 0,
+            hdr_stall_percent: 20,
+            pay_stall_percent: 75,
+            seed: 3,
+        },
+    );
     check(&frames, &cfg, RxParser64::hard_max_frame(), &r).unwrap();
     let bytes: usize = frames.iter().map(|f| f.len()).sum();
-    eprintln!("back-pressure: {bytes} bytes through a 16 KiB buffer, max input stall {} cycles", r.max_in_stall);
+    eprintln!(
+        "back-pressure: {bytes} bytes through a 16 KiB buffer, max input stall {} cycles",
+        r.max_in_stall
+    );
     assert!(r.max_in_stall > 100, "the buffer should have filled");
 }
 
@@ -163,13 +235,28 @@ fn proto_built_frames_every_opcode() {
             let vlan = rng.percent(50);
             let max = if rng.percent(10) { 4096 } else { 200 };
             let plen = random_payload_len(&mut rng, op, max);
-            frames.push(rx_common::proto_random_frame(&mut rng, op, l3, vlan, plen, cfg.mac));
+            frames.push(rx_common::proto_random_frame(
+                &mut rng, op, l3, vlan, plen, cfg.mac,
+            ));
         }
     }
     let mut b = bench();
-    let r = run(&mut b, &frames, &cfg, Shaping { gap_percent: 10, hdr_stall_percent: 10, pay_stall_percent: 10, seed: 8 });
+    let r = run(
+        &mut b,
+        &frames,
+        &cfg,
+        Shaping {
+            gap_percent: 10,
+            hdr_stall_percent: 10,
+            pay_stall_percent: 10,
+            seed: 8,
+        },
+    );
     check(&frames, &cfg, RxParser64::hard_max_frame(), &r).unwrap();
-    assert_eq!(r.counters[DropReason::Accepted.code() as usize] as usize, frames.len());
+    assert_eq!(
+        r.counters[DropReason::Accepted.code() as usize] as usize,
+        frames.len()
+    );
     for (i, f) in frames.iter().enumerate() {
         assert_eq!(r.releases[i], rx_common::proto_release(f), "frame {i}");
     }
@@ -181,7 +268,11 @@ fn proto_built_frames_every_opcode() {
 fn pfc_pulse_is_not_queued_behind_payload() {
     let cfg = RxConfig::default();
     let mut rng = Rng::new(51);
-    let big = FrameOpts { max_payload: 4096, vlan_percent: 0, ..Default::default() };
+    let big = FrameOpts {
+        max_payload: 4096,
+        vlan_percent: 0,
+        ..Default::default()
+    };
     let mut f = random_roce_frame(&mut rng, 0x04, L3_IPV4, &big);
     while f.len() < 4000 {
         f = random_roce_frame(&mut rng, 0x04, L3_IPV4, &big);
@@ -191,8 +282,21 @@ fn pfc_pulse_is_not_queued_behind_payload() {
     );
     let frames = vec![f, pfc];
     let mut b = bench();
-    let r = run(&mut b, &frames, &cfg, Shaping { gap_percent: 0, hdr_stall_percent: 0, pay_stall_percent: 30, seed: 2 });
+    let r = run(
+        &mut b,
+        &frames,
+        &cfg,
+        Shaping {
+            gap_percent: 0,
+            hdr_stall_percent: 0,
+            pay_stall_percent: 30,
+            seed: 2,
+        },
+    );
     check(&frames, &cfg, RxParser64::hard_max_frame(), &r).unwrap();
-    assert!(matches!(r.releases[0], RxRelease::Pfc { .. }), "PFC pulse should come first");
+    assert!(
+        matches!(r.releases[0], RxRelease::Pfc { .. }),
+        "PFC pulse should come first"
+    );
     assert_eq!(r.release_cycles[0] - r.frame_end_cycles[1], 5);
 }

@@ -37,7 +37,10 @@ fn bench() -> Bench<RxParser64> {
 }
 
 fn cfg() -> RxConfig {
-    RxConfig { promisc: true, ..RxConfig::default() }
+    RxConfig {
+        promisc: true,
+        ..RxConfig::default()
+    }
 }
 
 #[test]
@@ -51,11 +54,25 @@ fn roce_md_vectors_accepted_with_exact_fields() {
     // kinds and ICRC
     for (i, (name, kind, _)) in ROCE_MD_3_3.iter().enumerate() {
         let v = &r.verdicts[i];
-        assert_eq!((v.kind, v.reason, v.icrc_ok), (*kind, DropReason::Accepted, true), "{name}");
+        assert_eq!(
+            (v.kind, v.reason, v.icrc_ok),
+            (*kind, DropReason::Accepted, true),
+            "{name}"
+        );
     }
     let n = ROCE_MD_3_3.len();
-    assert_eq!((r.verdicts[n].kind, r.verdicts[n].reason, r.verdicts[n].icrc_ok), (RxKind::Cnp, DropReason::Accepted, true));
-    assert_eq!((r.verdicts[n + 1].kind, r.verdicts[n + 1].reason), (RxKind::Pfc, DropReason::Accepted));
+    assert_eq!(
+        (
+            r.verdicts[n].kind,
+            r.verdicts[n].reason,
+            r.verdicts[n].icrc_ok
+        ),
+        (RxKind::Cnp, DropReason::Accepted, true)
+    );
+    assert_eq!(
+        (r.verdicts[n + 1].kind, r.verdicts[n + 1].reason),
+        (RxKind::Pfc, DropReason::Accepted)
+    );
     // descriptors equal the shared plain-Rust parser, payloads exact
     let mut rel = r.releases.iter();
     for f in &frames[..n + 1] {
@@ -63,31 +80,88 @@ fn roce_md_vectors_accepted_with_exact_fields() {
         assert_eq!(rel.next().unwrap(), &RxRelease::Roce { hdr: h, payload: p });
     }
     // spot checks of fields straight from ROCE.md
-    let RxRelease::Roce { hdr, payload } = &r.releases[0] else { panic!() };
-    assert_eq!((hdr.opcode.index(), hdr.dest_qp.index(), hdr.psn.index(), hdr.ack_req), (0x04, 0x11, 0x100, true));
+    let RxRelease::Roce { hdr, payload } = &r.releases[0] else {
+        panic!()
+    };
+    assert_eq!(
+        (
+            hdr.opcode.index(),
+            hdr.dest_qp.index(),
+            hdr.psn.index(),
+            hdr.ack_req
+        ),
+        (0x04, 0x11, 0x100, true)
+    );
     assert_eq!(payload, b"Hello RoCE!");
-    let RxRelease::Roce { hdr, .. } = &r.releases[1] else { panic!() };
-    assert_eq!((hdr.va.to_u64(), hdr.rkey.index(), hdr.dma_len.index()), (0x7f00_0000_1000, 0x1234, 16));
-    let RxRelease::Roce { hdr, .. } = &r.releases[2] else { panic!() };
+    let RxRelease::Roce { hdr, .. } = &r.releases[1] else {
+        panic!()
+    };
+    assert_eq!(
+        (hdr.va.to_u64(), hdr.rkey.index(), hdr.dma_len.index()),
+        (0x7f00_0000_1000, 0x1234, 16)
+    );
+    let RxRelease::Roce { hdr, .. } = &r.releases[2] else {
+        panic!()
+    };
     assert_eq!(hdr.imm.to_u64(), 0xdead_beef);
-    let RxRelease::Roce { hdr, .. } = &r.releases[7] else { panic!() };
+    let RxRelease::Roce { hdr, .. } = &r.releases[7] else {
+        panic!()
+    };
     assert_eq!((hdr.aeth_syndrome.index(), hdr.aeth_msn.index()), (0x2e, 2));
-    let RxRelease::Roce { hdr, .. } = &r.releases[8] else { panic!() };
-    assert_eq!((hdr.swap_add.to_u64(), hdr.compare.to_u64()), (0x1111_1111_1111_1111, 0));
-    let RxRelease::Roce { hdr, .. } = &r.releases[10] else { panic!() };
-    assert_eq!((hdr.opcode.index(), hdr.dest_qp.index(), hdr.becn), (0x81, 0x12, true));
-    let RxRelease::Roce { hdr, .. } = &r.releases[13] else { panic!() };
-    assert_eq!((hdr.deth_qkey.to_u64(), hdr.deth_src_qp.index()), (0x1111_1111, 0x22));
-    let RxRelease::Roce { hdr, .. } = &r.releases[n] else { panic!() };
-    assert_eq!((hdr.dest_qp.index(), hdr.udp_sport.index(), hdr.tclass.index()), (0x118, 0, 0xc2));
-    assert_eq!(r.releases[n + 1], RxRelease::Pfc { enable: 0x08, times: [0, 0, 0, 0xffff, 0, 0, 0, 0] });
+    let RxRelease::Roce { hdr, .. } = &r.releases[8] else {
+        panic!()
+    };
+    assert_eq!(
+        (hdr.swap_add.to_u64(), hdr.compare.to_u64()),
+        (0x1111_1111_1111_1111, 0)
+    );
+    let RxRelease::Roce { hdr, .. } = &r.releases[10] else {
+        panic!()
+    };
+    assert_eq!(
+        (hdr.opcode.index(), hdr.dest_qp.index(), hdr.becn),
+        (0x81, 0x12, true)
+    );
+    let RxRelease::Roce { hdr, .. } = &r.releases[13] else {
+        panic!()
+    };
+    assert_eq!(
+        (hdr.deth_qkey.to_u64(), hdr.deth_src_qp.index()),
+        (0x1111_1111, 0x22)
+    );
+    let RxRelease::Roce { hdr, .. } = &r.releases[n] else {
+        panic!()
+    };
+    assert_eq!(
+        (
+            hdr.dest_qp.index(),
+            hdr.udp_sport.index(),
+            hdr.tclass.index()
+        ),
+        (0x118, 0, 0xc2)
+    );
+    assert_eq!(
+        r.releases[n + 1],
+        RxRelease::Pfc {
+            enable: 0x08,
+            times: [0, 0, 0, 0xffff, 0, 0, 0, 0]
+        }
+    );
     assert_eq!(r.counters[0] as usize, frames.len());
     // latency: last input beat -> verdict pulse, and -> descriptor offered (outputs ready)
-    let lat_v: Vec<u64> = r.verdict_cycles.iter().zip(&r.frame_end_cycles).map(|(v, e)| v - e).collect();
+    let lat_v: Vec<u64> = r
+        .verdict_cycles
+        .iter()
+        .zip(&r.frame_end_cycles)
+        .map(|(v, e)| v - e)
+        .collect();
     eprintln!("latency last beat -> verdict: {:?} cycles", lat_v);
     let first_hdr = r.hdr_cycles[0] - r.frame_end_cycles[0];
     eprintln!("latency last beat -> first descriptor taken: {first_hdr} cycles");
-    assert!(lat_v.iter().all(|&l| l == lat_v[0]), "constant verdict latency");
+    assert!(
+        lat_v.iter().all(|&l| l == lat_v[0]),
+        "constant verdict latency"
+    );
 }
 
 #[test]
@@ -104,7 +178,13 @@ fn roce_md_vectors_with_bad_icrc_are_dropped() {
     let mut b = bench();
     let r = run(&mut b, &frames, &cfg(), Shaping::FULL_RATE);
     check(&frames, &cfg(), RxParser64::hard_max_frame(), &r).unwrap();
-    assert!(r.verdicts.iter().all(|v| v.reason == DropReason::BadIcrc && !v.icrc_ok));
+    assert!(r
+        .verdicts
+        .iter()
+        .all(|v| v.reason == DropReason::BadIcrc && !v.icrc_ok));
     assert!(r.releases.is_empty());
-    assert_eq!(r.counters[DropReason::BadIcrc.code() as usize] as usize, frames.len());
+    assert_eq!(
+        r.counters[DropReason::BadIcrc.code() as usize] as usize,
+        frames.len()
+    );
 }

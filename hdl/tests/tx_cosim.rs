@@ -91,7 +91,10 @@ fn tx_verilated_builder_speed() {
     let jobs: Vec<(RoceHeader, Vec<u8>)> = (0..300)
         .map(|i| {
             let len = [0usize, 64, 256, 1024, 4096][i % 5];
-            (random_header(&mut rng, 0x0a, [L3_IPV4, L3_IPV6][i % 2], i % 3 == 0, len), rng.bytes(len))
+            (
+                random_header(&mut rng, 0x0a, [L3_IPV4, L3_IPV6][i % 2], i % 3 == 0, len),
+                rng.bytes(len),
+            )
         })
         .collect();
     let words = |h: &RoceHeader| -> Vec<u64> {
@@ -105,7 +108,10 @@ fn tx_verilated_builder_speed() {
             .collect()
     };
     let dwords: Vec<Vec<u64>> = jobs.iter().map(|(h, _)| words(h)).collect();
-    let mut beats: VecDeque<_> = jobs.iter().flat_map(|(_, p)| frame_to_beats(p, 8)).collect();
+    let mut beats: VecDeque<_> = jobs
+        .iter()
+        .flat_map(|(_, p)| frame_to_beats(p, 8))
+        .collect();
     let mut next_desc = 0;
     let mut got = vec![];
     let mut cur = vec![];
@@ -143,7 +149,10 @@ fn tx_verilated_builder_speed() {
     for (i, (h, p)) in jobs.iter().enumerate() {
         assert_eq!(got[i], h.to_frame_bytes(p), "frame {i}");
     }
-    let ideal: u64 = jobs.iter().map(|(h, p)| (h.to_frame_bytes(p).len() as u64).div_ceil(8)).sum();
+    let ideal: u64 = jobs
+        .iter()
+        .map(|(h, p)| (h.to_frame_bytes(p).len() as u64).div_ceil(8))
+        .sum();
     eprintln!(
         "Verilator TxHeaderBuilder: {cycles} cycles ({ideal} ideal beats) in {dt:.3} s = {:.0} cycles/s",
         cycles as f64 / dt

@@ -31,11 +31,16 @@ const VERILATOR_WAIVERS: &[&str] = &[
 /// Blocks whose synthesis is checked by their own tests with options they need
 /// (tx_verilog, rx_verilog, mr_tools: e.g. the MR table's block RAM cannot take `-abc9` on
 /// Yosys 0.23), so the generic Yosys runs here do not synthesise them twice.
-const SYNTHESISED_ELSEWHERE: &[&str] =
-    &["ferroce_tx_header_builder_64", "ferroce_rx_parser_64", "ferroce_mr_table_1k"];
+const SYNTHESISED_ELSEWHERE: &[&str] = &[
+    "ferroce_tx_header_builder_64",
+    "ferroce_rx_parser_64",
+    "ferroce_mr_table_1k",
+];
 
 fn emitted(tag: &str) -> Vec<(String, PathBuf)> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("verilog_tools").join(tag);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("verilog_tools")
+        .join(tag);
     let paths = emit_verilog(&dir).expect("emit");
     paths
         .into_iter()
@@ -44,8 +49,14 @@ fn emitted(tag: &str) -> Vec<(String, PathBuf)> {
 }
 
 fn run(cmd: &mut Command) -> (bool, String) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("running {cmd:?}: {e}"));
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("running {cmd:?}: {e}"));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     (out.status.success(), text)
 }
 
@@ -56,9 +67,16 @@ fn iverilog_compiles_clean() {
     }
     for (m, p) in emitted("iverilog") {
         let vvp = p.with_extension("vvp");
-        let (ok, text) = run(Command::new("iverilog").args(["-g2012", "-Wall", "-s", &m, "-o"]).arg(&vvp).arg(&p));
+        let (ok, text) = run(Command::new("iverilog")
+            .args(["-g2012", "-Wall", "-s", &m, "-o"])
+            .arg(&vvp)
+            .arg(&p));
         // -Wall here only reports timescale notes for files without `timescale; errors matter
-        let real: Vec<&str> = text.lines().filter(|l| !l.contains("timescale")).filter(|l| !l.trim().is_empty()).collect();
+        let real: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.contains("timescale"))
+            .filter(|l| !l.trim().is_empty())
+            .collect();
         assert!(ok && real.is_empty(), "iverilog {m}:\n{text}");
     }
 }
@@ -74,7 +92,10 @@ fn verilator_lint_clean() {
             .args(VERILATOR_WAIVERS)
             .args(["--top-module", &m])
             .arg(&p));
-        assert!(ok && !text.contains("%Warning") && !text.contains("%Error"), "verilator {m}:\n{text}");
+        assert!(
+            ok && !text.contains("%Warning") && !text.contains("%Error"),
+            "verilator {m}:\n{text}"
+        );
     }
 }
 
@@ -90,13 +111,30 @@ fn yosys(tag: &str, script: impl Fn(&str, &str) -> String, cells: &[&str]) {
         let log = p.with_extension(format!("{tag}.log"));
         let stat = p.with_extension(format!("{tag}.stat"));
         let t = std::time::Instant::now();
-        let s = script(&m, &p.to_string_lossy()) + &format!("; check -assert; tee -q -o {} stat", stat.display());
-        let (ok, text) = run(Command::new("yosys").arg("-q").arg("-l").arg(&log).arg("-p").arg(&s));
+        let s = script(&m, &p.to_string_lossy())
+            + &format!("; check -assert; tee -q -o {} stat", stat.display());
+        let (ok, text) = run(Command::new("yosys")
+            .arg("-q")
+            .arg("-l")
+            .arg(&log)
+            .arg("-p")
+            .arg(&s));
         let logtext = std::fs::read_to_string(&log).unwrap_or_default();
-        assert!(ok, "yosys {tag} {m} failed:\n{text}\n(log {})", log.display());
-        let latches: Vec<&str> = logtext.lines().filter(|l| l.contains("Latch inferred")).collect();
+        assert!(
+            ok,
+            "yosys {tag} {m} failed:\n{text}\n(log {})",
+            log.display()
+        );
+        let latches: Vec<&str> = logtext
+            .lines()
+            .filter(|l| l.contains("Latch inferred"))
+            .collect();
         assert!(latches.is_empty(), "yosys {tag} {m}: {latches:#?}");
-        assert!(!logtext.contains("ERROR"), "yosys {tag} {m}: see {}", log.display());
+        assert!(
+            !logtext.contains("ERROR"),
+            "yosys {tag} {m}: see {}",
+            log.display()
+        );
         let st = std::fs::read_to_string(&stat).unwrap_or_default();
         let mut line = format!("{tag:6} {m:28} {:5.1} s", t.elapsed().as_secs_f64());
         for c in cells {
@@ -115,18 +153,28 @@ fn yosys(tag: &str, script: impl Fn(&str, &str) -> String, cells: &[&str]) {
         report += &line;
         report.push('\n');
     }
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("verilog_tools").join(format!("resources_{tag}.txt"));
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("verilog_tools")
+        .join(format!("resources_{tag}.txt"));
     std::fs::write(out, report).unwrap();
 }
 
 #[test]
 fn yosys_synth_ecp5_clean() {
-    yosys("ecp5", |m, p| format!("read_verilog {p}; synth_ecp5 -top {m}"), &["LUT4", "TRELLIS_FF", "CCU2C"]);
+    yosys(
+        "ecp5",
+        |m, p| format!("read_verilog {p}; synth_ecp5 -top {m}"),
+        &["LUT4", "TRELLIS_FF", "CCU2C"],
+    );
 }
 
 /// `-flatten -abc9`: plain `synth_xilinx` can run for over 15 minutes on wide XOR logic
 /// (DESIGN.md); `-abc9` takes well under a minute per block here.
 #[test]
 fn yosys_synth_xilinx_clean() {
-    yosys("xilinx", |m, p| format!("read_verilog {p}; synth_xilinx -flatten -abc9 -top {m}"), &["LUT", "FD", "CARRY"]);
+    yosys(
+        "xilinx",
+        |m, p| format!("read_verilog {p}; synth_xilinx -flatten -abc9 -top {m}"),
+        &["LUT", "FD", "CARRY"],
+    );
 }

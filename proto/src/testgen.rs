@@ -143,8 +143,10 @@ pub fn message_payload_len(rng: &mut Rng, opcode: Opcode, max: usize) -> usize {
     }
     match opcode.position() {
         Some(Position::First | Position::Middle) => {
-            let pmtus: Vec<usize> =
-                [256usize, 512, 1024, 2048, 4096].into_iter().filter(|p| *p <= max.max(256)).collect();
+            let pmtus: Vec<usize> = [256usize, 512, 1024, 2048, 4096]
+                .into_iter()
+                .filter(|p| *p <= max.max(256))
+                .collect();
             rng.pick(&pmtus)
         }
         Some(Position::Last) => payload_len(rng, max).max(1),

@@ -29,7 +29,9 @@ pub struct TxRun {
 
 impl VerilatedTx {
     pub fn new() -> Result<VerilatedTx, EngineError> {
-        Ok(VerilatedTx { model: VerilatedBlock::try_new(&mut TxHeaderBuilderFlat::default())? })
+        Ok(VerilatedTx {
+            model: VerilatedBlock::try_new(&mut TxHeaderBuilderFlat::default())?,
+        })
     }
 
     /// Build one frame per `(descriptor, payload)` job, back to back at full rate.
@@ -38,7 +40,10 @@ impl VerilatedTx {
         let (dv, dr, d) = (m.port("desc_valid"), m.port("desc_ready"), m.port("desc"));
         let (pay, out) = (m.stream("pay"), m.stream("out"));
         let descs: Vec<Vec<u64>> = jobs.iter().map(|(h, _)| descriptor_words(h)).collect();
-        let mut beats: VecDeque<Beat> = jobs.iter().flat_map(|(_, p)| frame_to_beats(p, 8)).collect();
+        let mut beats: VecDeque<Beat> = jobs
+            .iter()
+            .flat_map(|(_, p)| frame_to_beats(p, 8))
+            .collect();
         let (mut next_desc, mut cycles) = (0usize, 0u64);
         let (mut frames, mut current) = (Vec::new(), Vec::new());
         m.set(out.ready, 1);
@@ -63,7 +68,10 @@ impl VerilatedTx {
             if beat_taken {
                 beats.pop_front();
             }
-            assert!(cycles < 1_000_000 + 1000 * jobs.len() as u64, "transmit engine stopped making progress");
+            assert!(
+                cycles < 1_000_000 + 1000 * jobs.len() as u64,
+                "transmit engine stopped making progress"
+            );
         }
         TxRun { frames, cycles }
     }
@@ -103,7 +111,11 @@ pub struct RxRun {
 impl VerilatedRx {
     pub fn new(cfg: &RxConfig) -> Result<VerilatedRx, EngineError> {
         let mut model = VerilatedBlock::try_new(&mut RxParserFlat64::default())?;
-        let (mac, promisc, max) = (model.port("cfg_mac"), model.port("cfg_promisc"), model.port("cfg_max_frame"));
+        let (mac, promisc, max) = (
+            model.port("cfg_mac"),
+            model.port("cfg_promisc"),
+            model.port("cfg_max_frame"),
+        );
         model.set(mac, cfg.mac);
         model.set(promisc, cfg.promisc as u64);
         model.set(max, cfg.max_frame as u64);
@@ -117,7 +129,12 @@ impl VerilatedRx {
     pub fn run(&mut self, frames: &[Vec<u8>]) -> RxRun {
         let m = &mut self.model;
         let inp = m.stream("inp");
-        let (vv, vk, vr, vi) = (m.port("vd_valid"), m.port("vd_kind"), m.port("vd_reason"), m.port("vd_icrc_ok"));
+        let (vv, vk, vr, vi) = (
+            m.port("vd_valid"),
+            m.port("vd_kind"),
+            m.port("vd_reason"),
+            m.port("vd_icrc_ok"),
+        );
         let mut beats: VecDeque<Beat> = frames.iter().flat_map(|f| frame_to_beats(f, 8)).collect();
         let limit = 10 * beats.len() as u64 + 100_000;
         let (mut verdicts, mut cycles) = (Vec::new(), 0u64);

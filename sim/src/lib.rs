@@ -1,5 +1,5 @@
 //! ferroce-sim: the simulator (HDL stepping, host memory, fabric) and the CLI's commands.
 pub mod cmd;
 pub mod engines;
-pub mod report;
 pub mod host;
+pub mod report;

@@ -90,7 +90,14 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Demo { messages, size, pmtu, corrupt, seed, pcap } => cmd::demo::run(&cmd::demo::DemoArgs {
+        Command::Demo {
+            messages,
+            size,
+            pmtu,
+            corrupt,
+            seed,
+            pcap,
+        } => cmd::demo::run(&cmd::demo::DemoArgs {
             messages,
             size,
             pmtu,
@@ -101,7 +108,11 @@ fn main() -> ExitCode {
         Command::PcapInfo { file } => cmd::pcap_info::run(&file),
         Command::RxReplay { file, mac } => cmd::rx_replay::run(&file, mac.as_deref()),
         Command::TxReplay { input, out } => cmd::tx_replay::run(&input, &out),
-        Command::Bench { quick, json, no_verilator } => cmd::bench::run(quick, json, !no_verilator),
+        Command::Bench {
+            quick,
+            json,
+            no_verilator,
+        } => cmd::bench::run(quick, json, !no_verilator),
         Command::Verilog { out } => cmd::verilog::run(&out),
     };
     match result {

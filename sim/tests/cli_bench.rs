@@ -16,8 +16,15 @@ fn bench_reports_cycles_per_frame_for_every_size_and_path() {
     if !verilator {
         args.push("--no-verilator");
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_ferroce")).args(&args).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_ferroce"))
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = report["rows"].as_array().unwrap();
     let engines = if verilator { 2 } else { 1 };

@@ -6,14 +6,27 @@ use std::process::Command;
 use serde_json::Value;
 
 fn demo(args: &[&str]) -> (i32, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ferroce")).arg("demo").args(args).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ferroce"))
+        .arg("demo")
+        .args(args)
+        .output()
+        .unwrap();
     let report = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     (out.status.code().unwrap(), report)
 }
 
 #[test]
 fn clean_link_delivers_every_message() {
-    let (code, r) = demo(&["--messages", "4", "--size", "3000", "--pmtu", "512", "--corrupt", "0"]);
+    let (code, r) = demo(&[
+        "--messages",
+        "4",
+        "--size",
+        "3000",
+        "--pmtu",
+        "512",
+        "--corrupt",
+        "0",
+    ]);
     assert_eq!(code, 0, "{r}");
     assert_eq!(r["messages_verified"], 4);
     assert_eq!(r["packets"], 4 * 6);
@@ -23,7 +36,16 @@ fn clean_link_delivers_every_message() {
 
 #[test]
 fn corrupted_frames_are_dropped_and_counted() {
-    let (code, r) = demo(&["--messages", "4", "--size", "2000", "--corrupt", "3", "--seed", "5"]);
+    let (code, r) = demo(&[
+        "--messages",
+        "4",
+        "--size",
+        "2000",
+        "--corrupt",
+        "3",
+        "--seed",
+        "5",
+    ]);
     assert_eq!(code, 0, "{r}");
     assert_eq!(r["frames_corrupted_on_link"], 3);
     assert_eq!(r["dropped_by_icrc_or_length"], 3);
@@ -35,7 +57,10 @@ fn corrupted_frames_are_dropped_and_counted() {
 
 #[test]
 fn bad_arguments_are_clear_errors() {
-    let out = Command::new(env!("CARGO_BIN_EXE_ferroce")).args(["demo", "--pmtu", "1000"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ferroce"))
+        .args(["demo", "--pmtu", "1000"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--pmtu 1000"));
 }

@@ -10,13 +10,20 @@ use ferroce_proto::wire::{FrameRepr, RoceNet};
 use serde_json::Value;
 
 fn ferroce(args: &[&str]) -> (Option<i32>, Vec<Value>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ferroce")).args(args).output().expect("run ferroce");
+    let out = Command::new(env!("CARGO_BIN_EXE_ferroce"))
+        .args(args)
+        .output()
+        .expect("run ferroce");
     let lines = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect();
-    (out.status.code(), lines, String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code(),
+        lines,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn write_capture(name: &str, frames: &[Vec<u8>]) -> PathBuf {
@@ -32,7 +39,10 @@ fn write_capture(name: &str, frames: &[Vec<u8>]) -> PathBuf {
 #[test]
 fn rx_replay_accepts_good_frames_and_drops_corrupted_ones() {
     let mut rng = Rng::new(7);
-    let spec = FrameSpec { max_payload: 1024, ..FrameSpec::default() };
+    let spec = FrameSpec {
+        max_payload: 1024,
+        ..FrameSpec::default()
+    };
     let mut frames = Vec::new();
     let mut corrupted = Vec::new();
     for i in 0..60 {
@@ -59,7 +69,10 @@ fn rx_replay_accepts_good_frames_and_drops_corrupted_ones() {
         corrupted.push(bad);
         frames.push((frame, bytes));
     }
-    let path = write_capture("rx_replay_random.pcap", &frames.iter().map(|f| f.1.clone()).collect::<Vec<_>>());
+    let path = write_capture(
+        "rx_replay_random.pcap",
+        &frames.iter().map(|f| f.1.clone()).collect::<Vec<_>>(),
+    );
     let (code, lines, err) = ferroce(&["rx-replay", path.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(lines.len(), frames.len() + 1);
@@ -71,7 +84,11 @@ fn rx_replay_accepts_good_frames_and_drops_corrupted_ones() {
             assert_eq!(line["accepted"], false, "frame {}: {line}", i + 1);
             assert_eq!(line["drop_reason"], "bad_icrc", "frame {}", i + 1);
             assert_eq!(line["icrc_ok"], false);
-            assert_eq!(line["opcode"], Value::Null, "a dropped frame releases nothing");
+            assert_eq!(
+                line["opcode"],
+                Value::Null,
+                "a dropped frame releases nothing"
+            );
         } else {
             assert_eq!(line["accepted"], true, "frame {}: {line}", i + 1);
             assert_eq!(line["drop_reason"], Value::Null);
@@ -92,15 +109,29 @@ fn rx_replay_accepts_good_frames_and_drops_corrupted_ones() {
     let bad = corrupted.iter().filter(|b| **b).count() as u64;
     assert_eq!(summary["dropped"], bad);
     assert_eq!(summary["hardware_counters"]["bad_icrc"], bad);
-    assert_eq!(summary["hardware_counters"]["accepted"], frames.len() as u64 - bad);
+    assert_eq!(
+        summary["hardware_counters"]["accepted"],
+        frames.len() as u64 - bad
+    );
 }
 
 #[test]
 fn rx_replay_mac_filter_drops_other_destinations() {
     let mut rng = Rng::new(9);
-    let frame = random_roce_frame(&mut rng, &FrameSpec { nets: ferroce_proto::testgen::NetMix::IPV4, ..FrameSpec::default() });
+    let frame = random_roce_frame(
+        &mut rng,
+        &FrameSpec {
+            nets: ferroce_proto::testgen::NetMix::IPV4,
+            ..FrameSpec::default()
+        },
+    );
     let path = write_capture("rx_replay_mac.pcap", &[frame.emit()]);
-    let (code, lines, _) = ferroce(&["rx-replay", path.to_str().unwrap(), "--mac", "02:00:00:00:00:99"]);
+    let (code, lines, _) = ferroce(&[
+        "rx-replay",
+        path.to_str().unwrap(),
+        "--mac",
+        "02:00:00:00:00:99",
+    ]);
     assert_eq!(code, Some(0));
     assert_eq!(lines[0]["accepted"], false);
     assert_eq!(lines[0]["drop_reason"], "mac_mismatch");
@@ -112,14 +143,22 @@ fn rx_replay_mac_filter_drops_other_destinations() {
 #[test]
 fn tx_replay_rebuilds_random_frames_byte_identical() {
     let mut rng = Rng::new(11);
-    let spec = FrameSpec { max_payload: 2048, ..FrameSpec::default() };
+    let spec = FrameSpec {
+        max_payload: 2048,
+        ..FrameSpec::default()
+    };
     let frames: Vec<Vec<u8>> = (0..50)
         .map(|_| random_roce_frame(&mut rng, &spec))
         .map(|f| f.emit())
         .collect();
     let input = write_capture("tx_replay_in.pcap", &frames);
     let output = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tx_replay_out.pcap");
-    let (code, lines, err) = ferroce(&["tx-replay", input.to_str().unwrap(), "--out", output.to_str().unwrap()]);
+    let (code, lines, err) = ferroce(&[
+        "tx-replay",
+        input.to_str().unwrap(),
+        "--out",
+        output.to_str().unwrap(),
+    ]);
     assert_eq!(code, Some(0), "{err} {lines:?}");
     assert_eq!(lines[0]["identical"], 50);
     let rebuilt = pcap::read_file(&output).unwrap();
@@ -132,14 +171,22 @@ fn tx_replay_reports_a_frame_it_cannot_reproduce() {
     // A frame whose IPv4 header checksum is wrong on the wire: the hardware computes the right
     // one, so the rebuild differs and the command must say so and exit 1.
     let mut rng = Rng::new(13);
-    let spec = FrameSpec { nets: ferroce_proto::testgen::NetMix::IPV4, ..FrameSpec::default() };
+    let spec = FrameSpec {
+        nets: ferroce_proto::testgen::NetMix::IPV4,
+        ..FrameSpec::default()
+    };
     let good = random_roce_frame(&mut rng, &spec).emit();
     let mut bad = good.clone();
     let l2 = FrameRepr::parse(&good).unwrap().eth.buffer_len();
     bad[l2 + 10] ^= 0xFF;
     let input = write_capture("tx_replay_bad_in.pcap", &[good, bad]);
     let output = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tx_replay_bad_out.pcap");
-    let (code, lines, _) = ferroce(&["tx-replay", input.to_str().unwrap(), "--out", output.to_str().unwrap()]);
+    let (code, lines, _) = ferroce(&[
+        "tx-replay",
+        input.to_str().unwrap(),
+        "--out",
+        output.to_str().unwrap(),
+    ]);
     assert_eq!(code, Some(1));
     assert_eq!(lines[0]["identical"], 1);
     assert_eq!(lines[0]["different"], 1);
@@ -149,7 +196,9 @@ fn tx_replay_reports_a_frame_it_cannot_reproduce() {
 
 #[test]
 fn replays_of_the_shared_vectors_and_real_capture() {
-    let Some(dir) = shared_vectors_dir() else { return };
+    let Some(dir) = shared_vectors_dir() else {
+        return;
+    };
     let real = dir.join("real/hw_send_imm_ack_mtu1024.pcap");
     let (code, lines, err) = ferroce(&["rx-replay", real.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
@@ -163,20 +212,40 @@ fn replays_of_the_shared_vectors_and_real_capture() {
         .all(|l| l["accepted"] == true && l["icrc_ok"] == true));
 
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tx_replay_real.pcap");
-    let (code, lines, err) = ferroce(&["tx-replay", real.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let (code, lines, err) = ferroce(&[
+        "tx-replay",
+        real.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(lines[0]["rebuilt"], 105);
     assert_eq!(lines[0]["identical"], 105);
 
-    let (_, lines, _) = ferroce(&["rx-replay", dir.join("roce_bad_icrc.pcap").to_str().unwrap()]);
+    let (_, lines, _) = ferroce(&[
+        "rx-replay",
+        dir.join("roce_bad_icrc.pcap").to_str().unwrap(),
+    ]);
     assert_eq!(lines[0]["drop_reason"], "bad_icrc");
-    for name in ["roce_vectors.pcap", "extra_vectors.pcap", "external_vectors.pcap"] {
+    for name in [
+        "roce_vectors.pcap",
+        "extra_vectors.pcap",
+        "external_vectors.pcap",
+    ] {
         let (code, lines, err) = ferroce(&["rx-replay", dir.join(name).to_str().unwrap()]);
         assert_eq!(code, Some(0), "{err}");
         let n = lines.len() - 1;
-        assert!(lines[..n].iter().all(|l| l["accepted"] == true), "{name}: {lines:?}");
+        assert!(
+            lines[..n].iter().all(|l| l["accepted"] == true),
+            "{name}: {lines:?}"
+        );
         let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tx_{name}"));
-        let (code, lines, err) = ferroce(&["tx-replay", dir.join(name).to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        let (code, lines, err) = ferroce(&[
+            "tx-replay",
+            dir.join(name).to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
         assert_eq!(code, Some(0), "{name}: {err} {lines:?}");
     }
 }

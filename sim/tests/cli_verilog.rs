@@ -14,13 +14,18 @@ fn writes_every_top_level_block() {
         .status()
         .expect("run ferroce");
     assert!(status.success());
-    let expected: Vec<String> =
-        ferroce_hdl::verilog::all_blocks().into_iter().map(|e| e.module).collect();
+    let expected: Vec<String> = ferroce_hdl::verilog::all_blocks()
+        .into_iter()
+        .map(|e| e.module)
+        .collect();
     assert!(!expected.is_empty());
     for module in &expected {
         let text = std::fs::read_to_string(out.join(format!("{module}.v")))
             .unwrap_or_else(|e| panic!("{module}.v: {e}"));
-        assert!(text.contains(&format!("module {module}")), "{module}.v lacks its module");
+        assert!(
+            text.contains(&format!("module {module}")),
+            "{module}.v lacks its module"
+        );
     }
     let written = std::fs::read_dir(&out).unwrap().count();
     assert_eq!(written, expected.len());

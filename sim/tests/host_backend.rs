@@ -76,7 +76,10 @@ impl RegisterTarget for RegisterFile {
 
 fn backend() -> (Arc<SimBackend<RegisterFile>>, SharedMemory) {
     let memory = HostMemory::shared();
-    (Arc::new(SimBackend::new(RegisterFile::default(), memory.clone())), memory)
+    (
+        Arc::new(SimBackend::new(RegisterFile::default(), memory.clone())),
+        memory,
+    )
 }
 
 #[test]
@@ -87,7 +90,10 @@ fn backend_is_send_sync_and_usable_as_dyn_backend() {
     let dynb: Arc<dyn Backend> = b.clone();
     dynb.write32(0x10c, 0xdead_beef);
     assert_eq!(dynb.read32(0x10c), 0xdead_beef);
-    assert_eq!(b.target().accesses, vec![(true, 0x10c, 0xdead_beef), (false, 0x10c, 0xdead_beef)]);
+    assert_eq!(
+        b.target().accesses,
+        vec![(true, 0x10c, 0xdead_beef), (false, 0x10c, 0xdead_beef)]
+    );
     assert_eq!(b.target().cycles, 2 * ACCESS_CYCLES);
 }
 
@@ -103,16 +109,28 @@ fn dma_buffers_live_in_the_host_memory_model() {
     buf.write_u64(16, 0x1122_3344_5566_7788).unwrap();
     {
         let mut m = memory.lock().unwrap();
-        assert_eq!(m.dma_read(iova + 4090, 10).unwrap(), vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        assert_eq!(
+            m.dma_read(iova + 4090, 10).unwrap(),
+            vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+        );
         assert_eq!(m.read_u64(iova + 16), 0x1122_3344_5566_7788);
         // the NIC writes -> the driver reads them (no caching)
         m.dma_write(iova + 9_000, &[0xee; 1000]).unwrap();
-        assert!(m.dma_write(iova + 9_001, &[0xee; 1000]).is_err(), "past the buffer: IOMMU fault");
+        assert!(
+            m.dma_write(iova + 9_001, &[0xee; 1000]).is_err(),
+            "past the buffer: IOMMU fault"
+        );
     }
     assert_eq!(buf.to_vec(8_999, 3).unwrap(), vec![0, 0xee, 0xee]);
     buf.fill(0, 8, 0x5a).unwrap();
-    assert_eq!(memory.lock().unwrap().read_vec(iova, 9), vec![0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0]);
-    assert!(matches!(buf.write(9_999, &[0, 0]), Err(Error::DmaOutOfBounds { .. })));
+    assert_eq!(
+        memory.lock().unwrap().read_vec(iova, 9),
+        vec![0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0]
+    );
+    assert!(matches!(
+        buf.write(9_999, &[0, 0]),
+        Err(Error::DmaOutOfBounds { .. })
+    ));
     // freeing unmaps: the NIC can no longer reach it
     assert!(memory.lock().unwrap().is_mapped(iova, 10_000));
     drop(buf);
@@ -134,12 +152,23 @@ fn iovas_are_aligned_distinct_and_recycled_zeroed() {
         let len = rng.range(1, 70_000);
         let align = 1usize << rng.range(0, 22);
         let buf = b.alloc_dma(len, align).unwrap();
-        assert_eq!(buf.iova() % align as u64, 0, "round {round}: {buf:?} not aligned to {align:#x}");
+        assert_eq!(
+            buf.iova() % align as u64,
+            0,
+            "round {round}: {buf:?} not aligned to {align:#x}"
+        );
         assert_eq!(buf.iova() % PAGE_SIZE, 0, "page-aligned like VFIO mappings");
-        assert_eq!(buf.to_vec(0, len).unwrap(), vec![0; len], "fresh memory is zeroed");
+        assert_eq!(
+            buf.to_vec(0, len).unwrap(),
+            vec![0; len],
+            "fresh memory is zeroed"
+        );
         buf.fill(0, len, 0xff).unwrap();
         live.push(buf);
-        let mut ranges: Vec<(u64, u64)> = live.iter().map(|b| (b.iova(), b.iova() + b.len() as u64)).collect();
+        let mut ranges: Vec<(u64, u64)> = live
+            .iter()
+            .map(|b| (b.iova(), b.iova() + b.len() as u64))
+            .collect();
         ranges.sort();
         for w in ranges.windows(2) {
             assert!(w[0].1 < w[1].0, "overlapping or touching mappings {w:?}");
@@ -150,7 +179,10 @@ fn iovas_are_aligned_distinct_and_recycled_zeroed() {
     assert!(memory.lock().unwrap().mappings().is_empty());
     assert!(matches!(b.alloc_dma(0, 8), Err(Error::InvalidArgument(_))));
     assert!(matches!(b.alloc_dma(8, 3), Err(Error::InvalidArgument(_))));
-    assert!(matches!(b.alloc_dma(1 << 50, 8), Err(Error::DmaAlloc { .. })));
+    assert!(matches!(
+        b.alloc_dma(1 << 50, 8),
+        Err(Error::DmaAlloc { .. })
+    ));
 }
 
 #[test]
@@ -163,8 +195,14 @@ fn wait_interrupt_honours_timeouts_in_simulated_time() {
     let wall = std::time::Instant::now();
     assert!(!b.wait_interrupt(3, Duration::from_micros(10)).unwrap());
     let waited = b.now() - t0;
-    assert!(waited >= Duration::from_micros(10) && waited < Duration::from_micros(10) + cycle, "waited {waited:?}");
-    assert!(wall.elapsed() < Duration::from_secs(5), "simulated, not wall-clock, time");
+    assert!(
+        waited >= Duration::from_micros(10) && waited < Duration::from_micros(10) + cycle,
+        "waited {waited:?}"
+    );
+    assert!(
+        wall.elapsed() < Duration::from_secs(5),
+        "simulated, not wall-clock, time"
+    );
     // an interrupt 100 cycles ahead: true, at that cycle, consumed once
     let now = b.target().cycles;
     b.target().scheduled.push((3, now + 100));
@@ -172,7 +210,10 @@ fn wait_interrupt_honours_timeouts_in_simulated_time() {
     let t0 = b.now();
     assert!(b.wait_interrupt(3, Duration::from_millis(1)).unwrap());
     assert_eq!(b.now() - t0, cycles_to_duration(100, DEFAULT_CLOCK_HZ));
-    assert!(!b.wait_interrupt(3, Duration::from_nanos(40)).unwrap(), "one firing, one successful wait");
+    assert!(
+        !b.wait_interrupt(3, Duration::from_nanos(40)).unwrap(),
+        "one firing, one successful wait"
+    );
     // vector 4 fired while waiting for 3: still pending, returned without stepping
     let t0 = b.now();
     assert!(b.wait_interrupt(4, Duration::ZERO).unwrap());
@@ -180,8 +221,14 @@ fn wait_interrupt_honours_timeouts_in_simulated_time() {
     // relax advances a few cycles
     let t0 = b.now();
     b.relax();
-    assert_eq!(b.now() - t0, cycles_to_duration(DEFAULT_RELAX_CYCLES, DEFAULT_CLOCK_HZ));
-    assert_eq!(duration_to_cycles(Duration::from_nanos(9), DEFAULT_CLOCK_HZ), 3);
+    assert_eq!(
+        b.now() - t0,
+        cycles_to_duration(DEFAULT_RELAX_CYCLES, DEFAULT_CLOCK_HZ)
+    );
+    assert_eq!(
+        duration_to_cycles(Duration::from_nanos(9), DEFAULT_CLOCK_HZ),
+        3
+    );
 }
 
 #[test]
@@ -197,7 +244,10 @@ fn other_threads_reach_the_target_while_one_waits() {
     }
     let now = b.target().cycles;
     b.target().scheduled.push((7, now + 10));
-    assert!(waiter.join().unwrap(), "the interrupt scheduled by this thread fires for the waiter");
+    assert!(
+        waiter.join().unwrap(),
+        "the interrupt scheduled by this thread fires for the waiter"
+    );
     assert_eq!(b.read32(0x200 + 4 * 49), 49);
 }
 
@@ -252,11 +302,17 @@ struct AxilRegs {
 impl Logic for AxilRegs {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, count, aw_got, aw_addr, w_got, w_data, w_strb, b_pending, r_pending, r_data, r_err, reg0, reg1, reg2, reg3);
+        dff_setup!(
+            self, clock, count, aw_got, aw_addr, w_got, w_data, w_strb, b_pending, r_pending,
+            r_data, r_err, reg0, reg1, reg2, reg3
+        );
         self.count.d.next = self.count.q.val() + 1;
-        self.s_axil_awready.next = !self.aw_got.q.val() & !self.b_pending.q.val() & !self.count.q.val().get_bit(0);
-        self.s_axil_wready.next = !self.w_got.q.val() & !self.b_pending.q.val() & !self.count.q.val().get_bit(1);
-        self.s_axil_arready.next = !self.r_pending.q.val() & !(self.count.q.val().get_bit(2) & self.count.q.val().get_bit(0));
+        self.s_axil_awready.next =
+            !self.aw_got.q.val() & !self.b_pending.q.val() & !self.count.q.val().get_bit(0);
+        self.s_axil_wready.next =
+            !self.w_got.q.val() & !self.b_pending.q.val() & !self.count.q.val().get_bit(1);
+        self.s_axil_arready.next = !self.r_pending.q.val()
+            & !(self.count.q.val().get_bit(2) & self.count.q.val().get_bit(0));
         self.s_axil_bvalid.next = self.b_pending.q.val();
         self.s_axil_bresp.next = 0.into();
         self.s_axil_rvalid.next = self.r_pending.q.val();
@@ -265,11 +321,19 @@ impl Logic for AxilRegs {
         if self.r_err.q.val() {
             self.s_axil_rresp.next = 2.into();
         }
-        if self.s_axil_awvalid.val() & !self.aw_got.q.val() & !self.b_pending.q.val() & !self.count.q.val().get_bit(0) {
+        if self.s_axil_awvalid.val()
+            & !self.aw_got.q.val()
+            & !self.b_pending.q.val()
+            & !self.count.q.val().get_bit(0)
+        {
             self.aw_got.d.next = true;
             self.aw_addr.d.next = self.s_axil_awaddr.val();
         }
-        if self.s_axil_wvalid.val() & !self.w_got.q.val() & !self.b_pending.q.val() & !self.count.q.val().get_bit(1) {
+        if self.s_axil_wvalid.val()
+            & !self.w_got.q.val()
+            & !self.b_pending.q.val()
+            & !self.count.q.val().get_bit(1)
+        {
             self.w_got.d.next = true;
             self.w_data.d.next = self.s_axil_wdata.val();
             self.w_strb.d.next = self.s_axil_wstrb.val();
@@ -328,7 +392,10 @@ impl Logic for AxilRegs {
         if self.r_pending.q.val() & self.s_axil_rready.val() {
             self.r_pending.d.next = false;
         }
-        if self.s_axil_arvalid.val() & !self.r_pending.q.val() & !(self.count.q.val().get_bit(2) & self.count.q.val().get_bit(0)) {
+        if self.s_axil_arvalid.val()
+            & !self.r_pending.q.val()
+            & !(self.count.q.val().get_bit(2) & self.count.q.val().get_bit(0))
+        {
             self.r_pending.d.next = true;
             self.r_err.d.next = self.s_axil_araddr.val().get_bits::<17>(4).any();
             self.r_data.d.next = self.reg0.q.val();
@@ -370,7 +437,12 @@ fn pins(u: &mut AxilRegs) -> AxilPins<'_> {
 }
 
 /// Random writes and reads against a software copy of the four registers.
-fn exercise(master: &mut AxiLiteMaster, mut write: impl FnMut(&mut AxiLiteMaster, u32, u32) -> u8, mut read: impl FnMut(&mut AxiLiteMaster, u32) -> (u32, u8), seed: u64) {
+fn exercise(
+    master: &mut AxiLiteMaster,
+    mut write: impl FnMut(&mut AxiLiteMaster, u32, u32) -> u8,
+    mut read: impl FnMut(&mut AxiLiteMaster, u32) -> (u32, u8),
+    seed: u64,
+) {
     let mut rng = Rng::new(seed);
     let mut model = [0u32; 4];
     for _ in 0..60 {
@@ -397,7 +469,14 @@ fn axil_master_on_rust_hdl_block() {
         let bench = std::cell::RefCell::new(&mut bench);
         exercise(
             &mut m,
-            |m, a, v| m.write(&mut StepperAxiLite::new(&mut **bench.borrow_mut(), pins), a, v).resp,
+            |m, a, v| {
+                m.write(
+                    &mut StepperAxiLite::new(&mut **bench.borrow_mut(), pins),
+                    a,
+                    v,
+                )
+                .resp
+            },
             |m, a| {
                 let c = m.read(&mut StepperAxiLite::new(&mut **bench.borrow_mut(), pins), a);
                 (c.data, c.resp)
@@ -418,7 +497,10 @@ fn axil_master_on_verilator_and_in_lock_step() {
     let mut m = AxiLiteMaster::with_jitter(4, 30);
     exercise(
         &mut m,
-        |m, a, v| m.write(&mut VerilatedAxiLite::new(&mut vb.borrow_mut(), &ids), a, v).resp,
+        |m, a, v| {
+            m.write(&mut VerilatedAxiLite::new(&mut vb.borrow_mut(), &ids), a, v)
+                .resp
+        },
         |m, a| {
             let c = m.read(&mut VerilatedAxiLite::new(&mut vb.borrow_mut(), &ids), a);
             (c.data, c.resp)
@@ -430,9 +512,19 @@ fn axil_master_on_verilator_and_in_lock_step() {
     let mut m = AxiLiteMaster::with_jitter(5, 30);
     exercise(
         &mut m,
-        |m, a, v| m.write(&mut StepperAxiLite::new(&mut **cs_cell.borrow_mut(), pins), a, v).resp,
+        |m, a, v| {
+            m.write(
+                &mut StepperAxiLite::new(&mut **cs_cell.borrow_mut(), pins),
+                a,
+                v,
+            )
+            .resp
+        },
         |m, a| {
-            let c = m.read(&mut StepperAxiLite::new(&mut **cs_cell.borrow_mut(), pins), a);
+            let c = m.read(
+                &mut StepperAxiLite::new(&mut **cs_cell.borrow_mut(), pins),
+                a,
+            );
             (c.data, c.resp)
         },
         3,
@@ -473,7 +565,10 @@ fn byte_strobes_reach_the_slave() {
     for _ in 0..3 {
         p.tick();
     }
-    assert_eq!(m.read(&mut StepperAxiLite::new(&mut bench, pins), 8).data, 0x1122_cc44);
+    assert_eq!(
+        m.read(&mut StepperAxiLite::new(&mut bench, pins), 8).data,
+        0x1122_cc44
+    );
 }
 
 /// The chain a NIC model uses: driver -> SimBackend -> RegisterTarget -> AxiLiteMaster ->
@@ -485,10 +580,13 @@ struct HdlTarget {
 
 impl RegisterTarget for HdlTarget {
     fn axil_read(&mut self, addr: u32) -> u32 {
-        self.master.read(&mut StepperAxiLite::new(&mut self.bench, pins), addr).data
+        self.master
+            .read(&mut StepperAxiLite::new(&mut self.bench, pins), addr)
+            .data
     }
     fn axil_write(&mut self, addr: u32, data: u32) {
-        self.master.write(&mut StepperAxiLite::new(&mut self.bench, pins), addr, data);
+        self.master
+            .write(&mut StepperAxiLite::new(&mut self.bench, pins), addr, data);
     }
     fn step(&mut self, cycles: u64) {
         for _ in 0..cycles {
@@ -505,7 +603,10 @@ impl RegisterTarget for HdlTarget {
 
 #[test]
 fn sim_backend_over_an_hdl_register_block() {
-    let target = HdlTarget { bench: Bench::new(AxilRegs::default(), |u| &mut u.clock), master: AxiLiteMaster::with_jitter(9, 20) };
+    let target = HdlTarget {
+        bench: Bench::new(AxilRegs::default(), |u| &mut u.clock),
+        master: AxiLiteMaster::with_jitter(9, 20),
+    };
     let b: Arc<dyn Backend> = Arc::new(SimBackend::new(target, HostMemory::shared()));
     let t0 = b.now();
     b.write32(4, 0x0102_0304);

@@ -7,7 +7,9 @@
 use ferroce_hdl::cosim::{CoSim, VerilatedBlock};
 use ferroce_hdl::dma::memcpy::{DmaMemcpy, DmaMemcpy64};
 use ferroce_hdl::testbench::{Bench, Rng, Stepper};
-use ferroce_sim::host::dma_shell::{DmaPort, DmaPortIds, DmaRequest, RawBeat, ResponseBeat, VerilatedDmaPort, WriteDone};
+use ferroce_sim::host::dma_shell::{
+    DmaPort, DmaPortIds, DmaRequest, RawBeat, ResponseBeat, VerilatedDmaPort, WriteDone,
+};
 use ferroce_sim::host::memory::{DmaWrite, HostMemory};
 use ferroce_sim::host::{DmaShell, ShellConfig};
 use std::collections::VecDeque;
@@ -40,10 +42,17 @@ trait Harness {
 /// A rust-hdl `Bench` or a `CoSim`, of a memcpy block of any width.
 struct StepperHarness<S, const B: usize, const K: usize>(S);
 
-impl<const B: usize, const K: usize, S: Stepper<DmaMemcpy<B, K>>> Harness for StepperHarness<S, B, K> {
+impl<const B: usize, const K: usize, S: Stepper<DmaMemcpy<B, K>>> Harness
+    for StepperHarness<S, B, K>
+{
     fn drive_cmd(&mut self, cmd: Option<&Copy>) {
         let u = self.0.uut();
-        let c = cmd.copied().unwrap_or(Copy { src: 0, dst: 0, len: 0, tag: 0 });
+        let c = cmd.copied().unwrap_or(Copy {
+            src: 0,
+            dst: 0,
+            len: 0,
+            tag: 0,
+        });
         u.cmd_valid.next = cmd.is_some();
         u.cmd_src.next = c.src.into();
         u.cmd_dst.next = c.dst.into();
@@ -61,7 +70,9 @@ impl<const B: usize, const K: usize, S: Stepper<DmaMemcpy<B, K>>> Harness for St
     }
     fn done(&mut self) -> Option<(u8, bool)> {
         let u = self.0.uut();
-        u.done_valid.val().then(|| (u.done_tag.val().to_u64() as u8, u.done_error.val()))
+        u.done_valid
+            .val()
+            .then(|| (u.done_tag.val().to_u64() as u8, u.done_error.val()))
     }
     fn read_error(&mut self) -> bool {
         self.0.uut().read_error.val()
@@ -88,14 +99,26 @@ impl VerilatedHarness {
         let vb = VerilatedBlock::new(&mut DmaMemcpy::<B, K>::default());
         let dma = DmaPortIds::new(&vb, "dma");
         let cmd = ["cmd_valid", "cmd_src", "cmd_dst", "cmd_len", "cmd_tag"].map(|n| vb.port(n));
-        let out = ["done_valid", "done_tag", "done_error", "read_error", "cmd_ready"].map(|n| vb.port(n));
+        let out = [
+            "done_valid",
+            "done_tag",
+            "done_error",
+            "read_error",
+            "cmd_ready",
+        ]
+        .map(|n| vb.port(n));
         VerilatedHarness { vb, dma, cmd, out }
     }
 }
 
 impl Harness for VerilatedHarness {
     fn drive_cmd(&mut self, cmd: Option<&Copy>) {
-        let c = cmd.copied().unwrap_or(Copy { src: 0, dst: 0, len: 0, tag: 0 });
+        let c = cmd.copied().unwrap_or(Copy {
+            src: 0,
+            dst: 0,
+            len: 0,
+            tag: 0,
+        });
         self.vb.set(self.cmd[0], cmd.is_some() as u64);
         self.vb.set(self.cmd[1], c.src);
         self.vb.set(self.cmd[2], c.dst);
@@ -112,7 +135,12 @@ impl Harness for VerilatedHarness {
         self.vb.get(self.out[4]) != 0
     }
     fn done(&mut self) -> Option<(u8, bool)> {
-        (self.vb.get(self.out[0]) != 0).then(|| (self.vb.get(self.out[1]) as u8, self.vb.get(self.out[2]) != 0))
+        (self.vb.get(self.out[0]) != 0).then(|| {
+            (
+                self.vb.get(self.out[1]) as u8,
+                self.vb.get(self.out[2]) != 0,
+            )
+        })
     }
     fn read_error(&mut self) -> bool {
         self.vb.get(self.out[3]) != 0
@@ -134,7 +162,13 @@ struct Ran {
 
 /// Feed `copies` (with random command gaps) until every completion is back and the shell is
 /// idle.
-fn run_copies(h: &mut dyn Harness, shell: &mut DmaShell, copies: &[Copy], rng: &mut Rng, gap_percent: u32) -> Ran {
+fn run_copies(
+    h: &mut dyn Harness,
+    shell: &mut DmaShell,
+    copies: &[Copy],
+    rng: &mut Rng,
+    gap_percent: u32,
+) -> Ran {
     let mut queue: VecDeque<Copy> = copies.iter().copied().collect();
     let mut dones = vec![];
     let mut presenting = false;
@@ -156,9 +190,18 @@ fn run_copies(h: &mut dyn Harness, shell: &mut DmaShell, copies: &[Copy], rng: &
         h.shell_sample(shell);
         h.tick();
         cycles += 1;
-        assert!(cycles < budget, "memcpy did not finish: {} of {} done after {cycles} cycles", dones.len(), copies.len());
+        assert!(
+            cycles < budget,
+            "memcpy did not finish: {} of {} done after {cycles} cycles",
+            dones.len(),
+            copies.len()
+        );
     }
-    Ran { dones, read_error: h.read_error(), cycles }
+    Ran {
+        dones,
+        read_error: h.read_error(),
+        cycles,
+    }
 }
 
 /// The scenario: a source region and a destination region with random contents, `n` copies of
@@ -166,7 +209,13 @@ fn run_copies(h: &mut dyn Harness, shell: &mut DmaShell, copies: &[Copy], rng: &
 /// disjoint (so the outcome does not depend on the order writes become visible). Checks the
 /// destination against a reference, every completion in order with no error, the source and
 /// everything outside the destination ranges untouched, the DMA write log, and no IOMMU fault.
-fn memcpy_scenario(h: &mut dyn Harness, config: ShellConfig, seed: u64, n: usize, max_len: u64) -> u64 {
+fn memcpy_scenario(
+    h: &mut dyn Harness,
+    config: ShellConfig,
+    seed: u64,
+    n: usize,
+    max_len: u64,
+) -> u64 {
     let mut rng = Rng::new(seed);
     let memory = HostMemory::shared();
     let region = (n as u64 * (max_len + 64)).next_multiple_of(4096);
@@ -191,10 +240,19 @@ fn memcpy_scenario(h: &mut dyn Harness, config: ShellConfig, seed: u64, n: usize
         .iter()
         .enumerate()
         .map(|(i, &slot)| {
-            let len = if rng.percent(15) { rng.range(1, 8) as u64 } else { rng.range(1, max_len as usize) as u64 };
+            let len = if rng.percent(15) {
+                rng.range(1, 8) as u64
+            } else {
+                rng.range(1, max_len as usize) as u64
+            };
             let d = slot * (max_len + 64) + rng.below(64);
             let s = rng.below(region - len + 1);
-            Copy { src: src + s, dst: dst + d, len, tag: i as u8 }
+            Copy {
+                src: src + s,
+                dst: dst + d,
+                len,
+                tag: i as u8,
+            }
         })
         .collect();
     for c in &copies {
@@ -208,14 +266,27 @@ fn memcpy_scenario(h: &mut dyn Harness, config: ShellConfig, seed: u64, n: usize
     assert_eq!(ran.dones, tags, "completions in command order, no error");
     assert!(!ran.read_error);
     let m = memory.lock().unwrap();
-    assert_eq!(m.read_vec(dst, region as usize), expected, "destination contents");
+    assert_eq!(
+        m.read_vec(dst, region as usize),
+        expected,
+        "destination contents"
+    );
     let allowed: Vec<Range<u64>> = copies.iter().map(|c| c.dst..c.dst + c.len).collect();
     m.assert_unchanged_outside(&before, &allowed);
     assert!(m.faults().is_empty(), "faults: {:?}", m.faults());
     let mut log = m.dma_writes().to_vec();
-    let mut want: Vec<DmaWrite> = copies.iter().map(|c| DmaWrite { addr: c.dst, len: c.len }).collect();
+    let mut want: Vec<DmaWrite> = copies
+        .iter()
+        .map(|c| DmaWrite {
+            addr: c.dst,
+            len: c.len,
+        })
+        .collect();
     if config.write_jitter == 0 {
-        assert_eq!(log, want, "without jitter, writes become visible in request order");
+        assert_eq!(
+            log, want,
+            "without jitter, writes become visible in request order"
+        );
     }
     log.sort_by_key(|w| w.addr);
     want.sort_by_key(|w| w.addr);
@@ -224,7 +295,10 @@ fn memcpy_scenario(h: &mut dyn Harness, config: ShellConfig, seed: u64, n: usize
     assert_eq!(st.read_requests, n as u64);
     assert_eq!(st.write_bytes, copies.iter().map(|c| c.len).sum::<u64>());
     if config.stall_percent > 0 {
-        assert!(st.response_stalls > 0, "the NIC side was never back-pressured: {st:?}");
+        assert!(
+            st.response_stalls > 0,
+            "the NIC side was never back-pressured: {st:?}"
+        );
     }
     if config.read_latency > 0 {
         assert!(st.max_reads_seen > 1, "reads were never overlapped: {st:?}");
@@ -245,13 +319,20 @@ fn memcpy_rust_hdl_ideal_shell() {
 fn memcpy_rust_hdl_default_shell_overlaps_reads() {
     let cycles = memcpy_scenario(&mut bench(), ShellConfig::default(), 2, 24, 200);
     // 24 copies with a 200-cycle read latency: serialised copies would take over 4800 cycles
-    assert!(cycles < 3000, "read latency is not overlapped: {cycles} cycles");
+    assert!(
+        cycles < 3000,
+        "read latency is not overlapped: {cycles} cycles"
+    );
 }
 
 #[test]
 fn memcpy_rust_hdl_stressed_shell() {
     for seed in 3..6 {
-        let config = ShellConfig { read_bytes_per_cycle: 3, write_bytes_per_cycle: 5, ..ShellConfig::stressed(seed) };
+        let config = ShellConfig {
+            read_bytes_per_cycle: 3,
+            write_bytes_per_cycle: 5,
+            ..ShellConfig::stressed(seed)
+        };
         memcpy_scenario(&mut bench(), config, seed, 25, 200);
     }
 }
@@ -259,7 +340,10 @@ fn memcpy_rust_hdl_stressed_shell() {
 /// The port and the shell are width-generic: the 512-bit profile copies the same way.
 #[test]
 fn memcpy_512_bit_profile() {
-    let mut h: StepperHarness<_, 512, 64> = StepperHarness(Bench::new(DmaMemcpy::<512, 64>::default(), |u| &mut u.clock));
+    let mut h: StepperHarness<_, 512, 64> =
+        StepperHarness(Bench::new(DmaMemcpy::<512, 64>::default(), |u| {
+            &mut u.clock
+        }));
     memcpy_scenario(&mut h, ShellConfig::stressed(12), 12, 12, 700);
     if ferroce_hdl::verilog::require_tool("verilator") {
         let mut h = VerilatedHarness::new::<512, 64>();
@@ -288,7 +372,11 @@ fn memcpy_cosim_rust_hdl_equals_verilog() {
     let mut h = StepperHarness(cs);
     let cycles = memcpy_scenario(&mut h, ShellConfig::stressed(9), 9, 40, 100);
     // every output port compared at the settle and both clock phases of every cycle
-    assert!(h.0.compares >= 3 * cycles, "{} comparisons in {cycles} cycles", h.0.compares);
+    assert!(
+        h.0.compares >= 3 * cycles,
+        "{} comparisons in {cycles} cycles",
+        h.0.compares
+    );
 }
 
 #[test]
@@ -305,13 +393,34 @@ fn memcpy_reports_iommu_faults() {
     let mut rng = Rng::new(1);
     // 1: the write runs past the destination mapping: dropped whole, completion with error
     // 2: the read runs past the source mapping: zeros are written, read error reported
-    let copies = [Copy { src, dst: dst + 200, len: 100, tag: 1 }, Copy { src: src + 200, dst, len: 100, tag: 2 }];
+    let copies = [
+        Copy {
+            src,
+            dst: dst + 200,
+            len: 100,
+            tag: 1,
+        },
+        Copy {
+            src: src + 200,
+            dst,
+            len: 100,
+            tag: 2,
+        },
+    ];
     let ran = run_copies(&mut h, &mut shell, &copies, &mut rng, 0);
     assert_eq!(ran.dones, vec![(1, true), (2, false)]);
     assert!(ran.read_error);
     let m = memory.lock().unwrap();
-    assert_eq!(m.read_vec(dst + 200, 56), vec![0xcd; 56], "a faulting write changes nothing");
-    assert_eq!(m.read_vec(dst, 100), vec![0; 100], "a failed read delivers zeros");
+    assert_eq!(
+        m.read_vec(dst + 200, 56),
+        vec![0xcd; 56],
+        "a faulting write changes nothing"
+    );
+    assert_eq!(
+        m.read_vec(dst, 100),
+        vec![0; 100],
+        "a failed read delivers zeros"
+    );
     assert_eq!(m.faults().len(), 2);
     assert_eq!(shell.stats().read_errors, 1);
     assert_eq!(shell.stats().write_errors, 1);
@@ -384,9 +493,21 @@ fn read_latency_bandwidth_and_byte_order() {
         let a = memory.lock().unwrap().alloc(8192, 4096).unwrap();
         let data: Vec<u8> = (0..4096u32).map(|i| (i * 7 + 3) as u8).collect();
         memory.lock().unwrap().write(a + 5, &data);
-        let config = ShellConfig { read_latency: 40, read_bytes_per_cycle: bpc, ..ShellConfig::ideal() };
+        let config = ShellConfig {
+            read_latency: 40,
+            read_bytes_per_cycle: bpc,
+            ..ShellConfig::ideal()
+        };
         let mut shell = DmaShell::new(memory, config);
-        let mut p = ScriptPort { rd_req: Some(DmaRequest { addr: a + 5, len: 4096, tag: 0x5a }), rsp_ready: true, ..Default::default() };
+        let mut p = ScriptPort {
+            rd_req: Some(DmaRequest {
+                addr: a + 5,
+                len: 4096,
+                tag: 0x5a,
+            }),
+            rsp_ready: true,
+            ..Default::default()
+        };
         let mut got = vec![];
         let (mut first, mut last_cycle) = (None, 0);
         for cycle in 0..10_000u64 {
@@ -408,9 +529,16 @@ fn read_latency_bandwidth_and_byte_order() {
             p.rd_req = None;
         }
         assert_eq!(got, data);
-        assert_eq!(first, Some(41), "first beat read_latency + 1 cycles after acceptance");
+        assert_eq!(
+            first,
+            Some(41),
+            "first beat read_latency + 1 cycles after acceptance"
+        );
         let span = last_cycle - first.unwrap() + 1;
-        assert!((min_cycles..=max_cycles).contains(&span), "bandwidth {bpc}: {span} cycles for 4096 bytes");
+        assert!(
+            (min_cycles..=max_cycles).contains(&span),
+            "bandwidth {bpc}: {span} cycles for 4096 bytes"
+        );
         assert!(shell.idle());
     }
 }
@@ -421,12 +549,26 @@ fn read_latency_bandwidth_and_byte_order() {
 fn write_completions_in_order_after_visibility() {
     let memory = HostMemory::shared();
     let base = memory.lock().unwrap().alloc(4096, 4096).unwrap();
-    let config = ShellConfig { write_latency: 2, write_jitter: 30, seed: 11, ..ShellConfig::ideal() };
+    let config = ShellConfig {
+        write_latency: 2,
+        write_jitter: 30,
+        seed: 11,
+        ..ShellConfig::ideal()
+    };
     let mut shell = DmaShell::new(memory.clone(), config);
     let mut p = ScriptPort::default();
     // 20 single-beat writes of 8 bytes, back to back; request and data presented together
     let mut pending: VecDeque<(DmaRequest, RawBeat)> = (0..20u8)
-        .map(|i| (DmaRequest { addr: base + 64 * i as u64, len: 8, tag: i }, beat(&[i + 1; 8], true)))
+        .map(|i| {
+            (
+                DmaRequest {
+                    addr: base + 64 * i as u64,
+                    len: 8,
+                    tag: i,
+                },
+                beat(&[i + 1; 8], true),
+            )
+        })
         .collect();
     let mut data_q: VecDeque<RawBeat> = VecDeque::new();
     let mut dones = vec![];
@@ -438,7 +580,12 @@ fn write_completions_in_order_after_visibility() {
         if let Some(d) = p.done {
             let m = memory.lock().unwrap();
             for j in 0..=d.tag {
-                assert_eq!(m.read_vec(base + 64 * j as u64, 8), vec![j + 1; 8], "completion {} before write {j} is visible", d.tag);
+                assert_eq!(
+                    m.read_vec(base + 64 * j as u64, 8),
+                    vec![j + 1; 8],
+                    "completion {} before write {j} is visible",
+                    d.tag
+                );
             }
             assert!(!d.error);
             dones.push(d.tag);
@@ -456,7 +603,10 @@ fn write_completions_in_order_after_visibility() {
         out_of_order_seen |= log.windows(2).any(|w| w[1].addr < w[0].addr);
     }
     assert_eq!(dones, (0..20).collect::<Vec<u8>>());
-    assert!(out_of_order_seen, "jitter should make some writes visible out of request order");
+    assert!(
+        out_of_order_seen,
+        "jitter should make some writes visible out of request order"
+    );
     assert!(shell.idle());
 }
 
@@ -470,13 +620,32 @@ fn cycle(shell: &mut DmaShell, p: &mut ScriptPort) {
 #[should_panic(expected = "changed or withdrawn before it was accepted")]
 fn withdrawn_request_is_a_violation() {
     let memory = HostMemory::shared();
-    let config = ShellConfig { max_reads: 1, read_latency: 100, ..ShellConfig::ideal() };
+    let config = ShellConfig {
+        max_reads: 1,
+        read_latency: 100,
+        ..ShellConfig::ideal()
+    };
     let mut shell = DmaShell::new(memory, config);
-    let mut p = ScriptPort { rd_req: Some(DmaRequest { addr: 0, len: 8, tag: 0 }), ..Default::default() };
+    let mut p = ScriptPort {
+        rd_req: Some(DmaRequest {
+            addr: 0,
+            len: 8,
+            tag: 0,
+        }),
+        ..Default::default()
+    };
     cycle(&mut shell, &mut p); // accepted (faulting read, irrelevant here)
-    p.rd_req = Some(DmaRequest { addr: 64, len: 8, tag: 1 });
+    p.rd_req = Some(DmaRequest {
+        addr: 64,
+        len: 8,
+        tag: 1,
+    });
     cycle(&mut shell, &mut p); // not accepted: one read outstanding at most
-    p.rd_req = Some(DmaRequest { addr: 128, len: 8, tag: 1 }); // changed while waiting
+    p.rd_req = Some(DmaRequest {
+        addr: 128,
+        len: 8,
+        tag: 1,
+    }); // changed while waiting
     cycle(&mut shell, &mut p);
 }
 
@@ -485,7 +654,14 @@ fn withdrawn_request_is_a_violation() {
 fn write_data_longer_than_the_request_is_a_violation() {
     let memory = HostMemory::shared();
     let mut shell = DmaShell::new(memory, ShellConfig::ideal());
-    let mut p = ScriptPort { wr_req: Some(DmaRequest { addr: 0, len: 12, tag: 0 }), ..Default::default() };
+    let mut p = ScriptPort {
+        wr_req: Some(DmaRequest {
+            addr: 0,
+            len: 12,
+            tag: 0,
+        }),
+        ..Default::default()
+    };
     cycle(&mut shell, &mut p);
     p.wr_req = None;
     p.wr_data = Some(beat(&[1; 8], false));
@@ -499,10 +675,21 @@ fn write_data_longer_than_the_request_is_a_violation() {
 fn holey_keep_is_a_violation() {
     let memory = HostMemory::shared();
     let mut shell = DmaShell::new(memory, ShellConfig::ideal());
-    let mut p = ScriptPort { wr_req: Some(DmaRequest { addr: 0, len: 8, tag: 0 }), ..Default::default() };
+    let mut p = ScriptPort {
+        wr_req: Some(DmaRequest {
+            addr: 0,
+            len: 8,
+            tag: 0,
+        }),
+        ..Default::default()
+    };
     cycle(&mut shell, &mut p);
     p.wr_req = None;
-    p.wr_data = Some(RawBeat { data: vec![1; 8], keep: 0xf7, last: true });
+    p.wr_data = Some(RawBeat {
+        data: vec![1; 8],
+        keep: 0xf7,
+        last: true,
+    });
     cycle(&mut shell, &mut p);
 }
 
@@ -511,7 +698,14 @@ fn holey_keep_is_a_violation() {
 fn zero_length_request_is_a_violation() {
     let memory = HostMemory::shared();
     let mut shell = DmaShell::new(memory, ShellConfig::ideal());
-    let mut p = ScriptPort { rd_req: Some(DmaRequest { addr: 0x1000, len: 0, tag: 0 }), ..Default::default() };
+    let mut p = ScriptPort {
+        rd_req: Some(DmaRequest {
+            addr: 0x1000,
+            len: 0,
+            tag: 0,
+        }),
+        ..Default::default()
+    };
     cycle(&mut shell, &mut p);
 }
 
@@ -521,7 +715,12 @@ fn zero_length_request_is_a_violation() {
 fn port_adapter_packs_first_byte_msb() {
     use ferroce_hdl::dma::DmaMaster64;
     let mut port = DmaMaster64::default();
-    port.drive_read_response(Some(&ResponseBeat { bytes: vec![1, 2, 3], last: true, tag: 9, error: true }));
+    port.drive_read_response(Some(&ResponseBeat {
+        bytes: vec![1, 2, 3],
+        last: true,
+        tag: 9,
+        error: true,
+    }));
     assert_eq!(port.rd.rsp.data.next.to_u64(), 0x0102_0300_0000_0000);
     assert_eq!(port.rd.rsp.keep.next.to_u64(), 0xe0);
     assert!(port.rd.rsp.valid.next && port.rd.rsp.last.next && port.rd.rsp_error.next);

@@ -28,7 +28,15 @@ impl<B: Block> CoSim<B> {
             o += p.words();
         }
         let n = total_words(&ports);
-        let mut cs = CoSim { bench, model, ports, offs, rbuf: vec![0; n], vbuf: vec![0; n], compares: 0 };
+        let mut cs = CoSim {
+            bench,
+            model,
+            ports,
+            offs,
+            rbuf: vec![0; n],
+            vbuf: vec![0; n],
+            compares: 0,
+        };
         cs.compare("initial");
         cs
     }
@@ -73,7 +81,13 @@ impl<B: Block> CoSim<B> {
                 .iter()
                 .enumerate()
                 .filter(|(_, p)| p.input)
-                .map(|(i, p)| format!("{}={}", p.name, hex_words(&self.rbuf[self.offs[i]..self.offs[i] + p.words()])))
+                .map(|(i, p)| {
+                    format!(
+                        "{}={}",
+                        p.name,
+                        hex_words(&self.rbuf[self.offs[i]..self.offs[i] + p.words()])
+                    )
+                })
                 .collect();
             panic!(
                 "co-simulation mismatch at cycle {} ({phase}):\n{}\n  inputs: {}",

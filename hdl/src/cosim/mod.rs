@@ -172,7 +172,11 @@ impl Probe for ValueReader<'_> {
             }
             VCDValue::String(s) => {
                 let labels = port.labels.as_ref().expect("enum port");
-                dst[0] = labels.iter().position(|l| *l == s || l.ends_with(&format!("::{s}"))).unwrap_or_else(|| panic!("enum label {s} of {}", port.name)) as u64;
+                dst[0] = labels
+                    .iter()
+                    .position(|l| *l == s || l.ends_with(&format!("::{s}")))
+                    .unwrap_or_else(|| panic!("enum label {s} of {}", port.name))
+                    as u64;
             }
             VCDValue::Composite(_) => panic!("cosim: struct-typed port {}", port.name),
         }
@@ -186,7 +190,13 @@ impl Probe for ValueReader<'_> {
 /// Read the current (`val()`) value of every top-level port into `out`: port `i` occupies
 /// `ports[i].words()` little-endian 64-bit words, ports packed in order.
 pub fn read_ports<B: Block>(uut: &B, ports: &[Port], out: &mut [u64]) {
-    let mut r = ValueReader { depth: 0, ports, idx: 0, out, one: VCDValue::from(true) };
+    let mut r = ValueReader {
+        depth: 0,
+        ports,
+        idx: 0,
+        out,
+        one: VCDValue::from(true),
+    };
     uut.accept("top", &mut r);
     assert_eq!(r.idx, ports.len(), "cosim: port list changed");
 }

@@ -44,11 +44,18 @@ pub struct AxilTiming {
 }
 
 impl AxilTiming {
-    pub const FAST: AxilTiming = AxilTiming { max_delay: 0, ready_stall: 0 };
-    pub const RANDOM: AxilTiming = AxilTiming { max_delay: 3, ready_stall: 30 };
+    pub const FAST: AxilTiming = AxilTiming {
+        max_delay: 0,
+        ready_stall: 0,
+    };
+    pub const RANDOM: AxilTiming = AxilTiming {
+        max_delay: 3,
+        ready_stall: 30,
+    };
 }
 
-pub type Hook<const QA: usize, const CA: usize, const MA: usize> = Box<dyn FnMut(&mut CsrBlock<QA, CA, MA>, u64)>;
+pub type Hook<const QA: usize, const CA: usize, const MA: usize> =
+    Box<dyn FnMut(&mut CsrBlock<QA, CA, MA>, u64)>;
 
 /// The CSR block under test with its bus master and environment.
 pub struct Csr<S, const QA: usize, const CA: usize, const MA: usize> {
@@ -76,7 +83,9 @@ pub struct Csr<S, const QA: usize, const CA: usize, const MA: usize> {
     pub held_cycles: u64,
 }
 
-impl<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize> Csr<S, QA, CA, MA> {
+impl<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>
+    Csr<S, QA, CA, MA>
+{
     pub fn new(s: S, seed: u64, timing: AxilTiming) -> Self {
         Csr {
             s,
@@ -153,11 +162,18 @@ impl<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const M
         // zero-latency responders answer within the cycle
         let (req, cq, idx) = {
             let u = self.s.uut();
-            (u.rtq_req.val(), u.rtq_cq.val(), u.rtq_index.val().to_u64() as u32)
+            (
+                u.rtq_req.val(),
+                u.rtq_cq.val(),
+                u.rtq_index.val().to_u64() as u32,
+            )
         };
         let mut resettle = false;
         if req {
-            assert!(self.rtq_wait.is_none() || rtq_now.is_some(), "rtq_req while a query is pending");
+            assert!(
+                self.rtq_wait.is_none() || rtq_now.is_some(),
+                "rtq_req while a query is pending"
+            );
             self.rtq_log.push((cq, idx));
             if self.rtq_latency == 0 {
                 let w = *self.rtq_data.get(&(cq, idx)).unwrap_or(&[0; 3]);
@@ -210,7 +226,11 @@ impl<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const M
             if p != 0 {
                 self.irq.push((cyc, p));
             }
-            if u.s_axil_awvalid.val() && u.s_axil_wvalid.val() && !u.s_axil_awready.val() && !u.s_axil_wready.val() {
+            if u.s_axil_awvalid.val()
+                && u.s_axil_wvalid.val()
+                && !u.s_axil_awready.val()
+                && !u.s_axil_wready.val()
+            {
                 self.held_cycles += 1;
             }
             sample(u)
@@ -300,7 +320,10 @@ impl<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const M
                 b_n += 1;
                 assert!(b_n <= aw_i && b_n <= w_i, "B before its AW and W");
             }
-            assert!(self.s.cycles() - t0 < 100_000 + 1000 * n as u64, "write burst stuck");
+            assert!(
+                self.s.cycles() - t0 < 100_000 + 1000 * n as u64,
+                "write burst stuck"
+            );
         }
         self.s.cycles() - t0
     }
@@ -351,7 +374,10 @@ impl<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const M
                 assert!(out.len() < ar_i, "R before its AR");
                 out.push(v);
             }
-            assert!(self.s.cycles() - t0 < 100_000 + 1000 * n as u64, "read burst stuck");
+            assert!(
+                self.s.cycles() - t0 < 100_000 + 1000 * n as u64,
+                "read burst stuck"
+            );
         }
         out
     }
@@ -402,7 +428,10 @@ impl<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const M
 }
 
 /// AXI master idle: no valids, junk on the payload lines, readies high.
-pub fn idle_axi<const QA: usize, const CA: usize, const MA: usize>(u: &mut CsrBlock<QA, CA, MA>, rng: &mut Rng) {
+pub fn idle_axi<const QA: usize, const CA: usize, const MA: usize>(
+    u: &mut CsrBlock<QA, CA, MA>,
+    rng: &mut Rng,
+) {
     u.s_axil_awvalid.next = false;
     u.s_axil_wvalid.next = false;
     u.s_axil_arvalid.next = false;

@@ -381,7 +381,10 @@ impl<const QA: usize, const CA: usize, const MA: usize> Default for CsrBlock<QA,
 impl<const QA: usize, const CA: usize, const MA: usize> Logic for CsrBlock<QA, CA, MA> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, aw_full, aw_addr, w_full, w_data, w_strb, b_valid, ar_full, ar_addr, r_valid, r_data);
+        dff_setup!(
+            self, clock, aw_full, aw_addr, w_full, w_data, w_strb, b_valid, ar_full, ar_addr,
+            r_valid, r_data
+        );
         self.glob.clock.next = self.clock.val();
         self.cnt.clock.next = self.clock.val();
         self.db.clock.next = self.clock.val();
@@ -396,7 +399,8 @@ impl<const QA: usize, const CA: usize, const MA: usize> Logic for CsrBlock<QA, C
             & (!self.b_valid.q.val() | self.s_axil_bready.val())
             & self.db.wr_ok.val();
         self.bus_wr.next = self.do_write.val() & (self.w_strb.q.val() == self.c_strb_all.val());
-        self.do_read.next = self.ar_full.q.val() & (!self.r_valid.q.val() | self.s_axil_rready.val());
+        self.do_read.next =
+            self.ar_full.q.val() & (!self.r_valid.q.val() | self.s_axil_rready.val());
         if self.s_axil_awvalid.val() & !self.aw_full.q.val() {
             self.aw_full.d.next = true;
             self.aw_addr.d.next = self.s_axil_awaddr.val() & self.c_word_mask.val();
@@ -466,7 +470,8 @@ impl<const QA: usize, const CA: usize, const MA: usize> Logic for CsrBlock<QA, C
         self.cnt.clear.next = self.glob.reset_req.val();
         self.db.flush.next = self.glob.reset_req.val();
         self.glob.resetting.next = self.ctx.clearing.val() | self.mrw.clearing.val();
-        self.dp_reset.next = self.glob.reset_req.val() | self.ctx.clearing.val() | self.mrw.clearing.val();
+        self.dp_reset.next =
+            self.glob.reset_req.val() | self.ctx.clearing.val() | self.mrw.clearing.val();
         self.glob.cmd_done.next = self.ctx.cmd_done.val() | self.mrw.cmd_done.val();
 
         // ---------------- notifications into the doorbell FIFOs ----------------

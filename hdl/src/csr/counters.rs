@@ -19,7 +19,9 @@ pub const HI_BITS: usize = COUNTER_BITS - 32;
 
 /// Index (bit of `inc`) of the counter whose LO register is at `lo_offset`.
 pub fn counter_index(lo_offset: u32) -> usize {
-    let i = regs::counters().position(|(_, off)| off == lo_offset).expect("not a counter LO register");
+    let i = regs::counters()
+        .position(|(_, off)| off == lo_offset)
+        .expect("not a counter LO register");
     assert_eq!(lo_offset, regs::CNT_BASE + 8 * i as u32);
     i
 }

@@ -230,8 +230,16 @@ impl<const CA: usize> Logic for CqConfigTable<CA> {
             self.o_exists.d.next = self.m_exists.read_data.val();
             self.o_base.d.next = (bit_cast::<64, 32>(self.m_base_hi.read_data.val()) << 32)
                 | bit_cast::<64, 32>(self.m_base_lo.read_data.val());
-            self.o_log2.d.next = self.m_cfg.read_data.val().get_bits::<LOG2_W>(self.c_log2_lsb.val().index());
-            self.o_vector.d.next = self.m_cfg.read_data.val().get_bits::<VEC_W>(self.c_vec_lsb.val().index());
+            self.o_log2.d.next = self
+                .m_cfg
+                .read_data
+                .val()
+                .get_bits::<LOG2_W>(self.c_log2_lsb.val().index());
+            self.o_vector.d.next = self
+                .m_cfg
+                .read_data
+                .val()
+                .get_bits::<VEC_W>(self.c_vec_lsb.val().index());
         }
         self.cqc_valid.next = self.o_valid.q.val();
         self.cqc_exists.next = self.o_exists.q.val();

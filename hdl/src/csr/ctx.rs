@@ -35,14 +35,16 @@
 //! command register is written until its command finished; writes to a busy window are
 //! ignored. `qerr_*` (an engine moves a QP to ERR, recording QP_ERR_INFO) is accepted only
 //! while no command runs.
-use super::cq_config::{CqConfigTable, CFG_W as CQ_CFG_W, LOG2_W as CQ_LOG2_W, REF_W, VEC_W as CQ_VEC_W};
+use super::cq_config::{
+    CqConfigTable, CFG_W as CQ_CFG_W, LOG2_W as CQ_LOG2_W, REF_W, VEC_W as CQ_VEC_W,
+};
 use super::qp_config::*;
 use super::{addr_const, konst, lsb_const, Addr, CsrParams, CEV_CREATE, CEV_DESTROY};
 use crate::csr::doorbell::DB_NUM_BITS;
 use ferroce_proto::host::qp::{transition_attrs, QpAttrMask, QpState};
 use ferroce_proto::host::regs::{
-    self, cmd_status, cq_cfg, cq_cmd, qp_cmd, qp_cqn, qp_mtu_rd, qp_ring_cfg, qp_state, qp_timers, qp_av_path,
-    CmdResult,
+    self, cmd_status, cq_cfg, cq_cmd, qp_av_path, qp_cmd, qp_cqn, qp_mtu_rd, qp_ring_cfg, qp_state,
+    qp_timers, CmdResult,
 };
 use ferroce_proto::host::ring;
 use rust_hdl::prelude::*;
@@ -432,7 +434,10 @@ impl<const QA: usize, const CA: usize> CtxWindows<QA, CA> {
         let f = |x: ferroce_proto::host::Field| konst::<32>(x.mask() as u64);
         let trans: Vec<(bool, u32, u32)> = (0..NT)
             .map(|i| {
-                match (QpState::from_u8((i >> 3) as u8), QpState::from_u8((i & 7) as u8)) {
+                match (
+                    QpState::from_u8((i >> 3) as u8),
+                    QpState::from_u8((i & 7) as u8),
+                ) {
                     (Some(a), Some(b)) => match transition_attrs(a, b) {
                         Some(t) => (true, t.required.0, t.optional.0),
                         None => (false, 0, 0),
@@ -779,11 +784,12 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, s_qpn, s_mask, s_state, s_access, s_pd, s_dqpn, s_mtu, s_tmr, s_spsn, s_rpsn,
-            s_dmac_lo, s_dmac_hi, s_dgid0, s_dgid1, s_dgid2, s_dgid3, s_path, s_flow, s_sport, s_sqb_lo,
-            s_sqb_hi, s_rqb_lo, s_rqb_hi, s_ring, s_cqn, s_sqi, s_rqi, s_err, q_busy, q_cmd, q_result,
-            c_cqn, c_base_lo, c_base_hi, c_cfg, c_ci, c_pi, c_cst, c_busy, c_cmd, c_result, st, on_cq,
-            res, clr_pend, done_q, o_cur, o_to, o_created, o_notify, o_mtu, o_tmr, ref_a, ref_b, ref_inc
+            self, clock, s_qpn, s_mask, s_state, s_access, s_pd, s_dqpn, s_mtu, s_tmr, s_spsn,
+            s_rpsn, s_dmac_lo, s_dmac_hi, s_dgid0, s_dgid1, s_dgid2, s_dgid3, s_path, s_flow,
+            s_sport, s_sqb_lo, s_sqb_hi, s_rqb_lo, s_rqb_hi, s_ring, s_cqn, s_sqi, s_rqi, s_err,
+            q_busy, q_cmd, q_result, c_cqn, c_base_lo, c_base_hi, c_cfg, c_ci, c_pi, c_cst, c_busy,
+            c_cmd, c_result, st, on_cq, res, clr_pend, done_q, o_cur, o_to, o_created, o_notify,
+            o_mtu, o_tmr, ref_a, ref_b, ref_inc
         );
         self.qpt.clock.next = self.clock.val();
         self.cqt.clock.next = self.clock.val();
@@ -850,7 +856,10 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
         self.has_spsn.next = (self.s_mask.q.val() & self.k_m_sq_psn.val()) != self.k_zero32.val();
         self.has_rpsn.next = (self.s_mask.q.val() & self.k_m_rq_psn.val()) != self.k_zero32.val();
         self.has_tmr.next = (self.s_mask.q.val()
-            & (self.k_m_timeout.val() | self.k_m_retry.val() | self.k_m_rnr_retry.val() | self.k_m_min_rnr.val()))
+            & (self.k_m_timeout.val()
+                | self.k_m_retry.val()
+                | self.k_m_rnr_retry.val()
+                | self.k_m_min_rnr.val()))
             != self.k_zero32.val();
         self.has_create.next = (self.s_mask.q.val() & self.k_m_create.val()) != self.k_zero32.val();
         self.given.next = self.s_mask.q.val() & !self.k_m_state.val();
@@ -858,9 +867,14 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
         self.cur.next = self.qpt.rq_st.val();
         self.to.next = self.qpt.rq_st.val();
         if self.has_state.val() {
-            self.to.next = self.s_state.q.val().get_bits::<ST_W>(self.k_st_lsb.val().index());
+            self.to.next = self
+                .s_state
+                .q
+                .val()
+                .get_bits::<ST_W>(self.k_st_lsb.val().index());
         }
-        self.t_idx.next = (bit_cast::<6, ST_W>(self.cur.val()) << 3) | bit_cast::<6, ST_W>(self.to.val());
+        self.t_idx.next =
+            (bit_cast::<6, ST_W>(self.cur.val()) << 3) | bit_cast::<6, ST_W>(self.to.val());
         self.t_ok.next = false;
         self.t_req.next = self.k_zero32.val();
         self.t_opt.next = self.k_zero32.val();
@@ -874,23 +888,65 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
             }
         }
         self.cur_mismatch.next = self.has_cur.val()
-            & (self.s_state.q.val().get_bits::<ST_W>(self.k_cur_lsb.val().index()) != self.cur.val());
+            & (self
+                .s_state
+                .q
+                .val()
+                .get_bits::<ST_W>(self.k_cur_lsb.val().index())
+                != self.cur.val());
         self.missing.next = (self.t_req.val() & !self.given.val()) != self.k_zero32.val();
-        self.extra.next = (self.given.val() & !(self.t_req.val() | self.t_opt.val())) != self.k_zero32.val();
+        self.extra.next =
+            (self.given.val() & !(self.t_req.val() | self.t_opt.val())) != self.k_zero32.val();
         // values
-        self.pmtu.next = self.s_mtu.q.val().get_bits::<PMTU_W>(self.k_pmtu_lsb.val().index());
+        self.pmtu.next = self
+            .s_mtu
+            .q
+            .val()
+            .get_bits::<PMTU_W>(self.k_pmtu_lsb.val().index());
         self.bad_mtu.next = (self.has_pmtu.val()
-            & ((self.pmtu.val() == self.k_pmtu_zero.val()) | (self.pmtu.val() > self.k_pmtu_max.val())))
+            & ((self.pmtu.val() == self.k_pmtu_zero.val())
+                | (self.pmtu.val() > self.k_pmtu_max.val())))
             | (self.has_rd.val()
-                & (self.s_mtu.q.val().get_bits::<RD_W>(self.k_rd_lsb.val().index()) > self.k_rd_max.val()))
+                & (self
+                    .s_mtu
+                    .q
+                    .val()
+                    .get_bits::<RD_W>(self.k_rd_lsb.val().index())
+                    > self.k_rd_max.val()))
             | (self.has_drd.val()
-                & (self.s_mtu.q.val().get_bits::<RD_W>(self.k_drd_lsb.val().index()) > self.k_drd_max.val()));
+                & (self
+                    .s_mtu
+                    .q
+                    .val()
+                    .get_bits::<RD_W>(self.k_drd_lsb.val().index())
+                    > self.k_drd_max.val()));
         self.bad_sgid.next = self.has_av.val()
-            & (self.s_path.q.val().get_bits::<SGID_W>(self.k_sgid_lsb.val().index()) >= self.k_gid_entries.val());
-        self.sqe.next = self.s_ring.q.val().get_bits::<LOG2E_W>(self.k_sqe_lsb.val().index());
-        self.sqs.next = self.s_ring.q.val().get_bits::<LOG2S_W>(self.k_sqs_lsb.val().index());
-        self.rqe.next = self.s_ring.q.val().get_bits::<LOG2E_W>(self.k_rqe_lsb.val().index());
-        self.rqs.next = self.s_ring.q.val().get_bits::<LOG2S_W>(self.k_rqs_lsb.val().index());
+            & (self
+                .s_path
+                .q
+                .val()
+                .get_bits::<SGID_W>(self.k_sgid_lsb.val().index())
+                >= self.k_gid_entries.val());
+        self.sqe.next = self
+            .s_ring
+            .q
+            .val()
+            .get_bits::<LOG2E_W>(self.k_sqe_lsb.val().index());
+        self.sqs.next = self
+            .s_ring
+            .q
+            .val()
+            .get_bits::<LOG2S_W>(self.k_sqs_lsb.val().index());
+        self.rqe.next = self
+            .s_ring
+            .q
+            .val()
+            .get_bits::<LOG2E_W>(self.k_rqe_lsb.val().index());
+        self.rqs.next = self
+            .s_ring
+            .q
+            .val()
+            .get_bits::<LOG2S_W>(self.k_rqs_lsb.val().index());
         self.sq_al.next = self.sqs.val();
         if self.sqs.val() < self.k_align_log2.val() {
             self.sq_al.next = self.k_align_log2.val();
@@ -899,8 +955,16 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
         if self.rqs.val() < self.k_align_log2.val() {
             self.rq_al.next = self.k_align_log2.val();
         }
-        self.scqn16.next = self.s_cqn.q.val().get_bits::<16>(self.k_scqn_lsb.val().index());
-        self.rcqn16.next = self.s_cqn.q.val().get_bits::<16>(self.k_rcqn_lsb.val().index());
+        self.scqn16.next = self
+            .s_cqn
+            .q
+            .val()
+            .get_bits::<16>(self.k_scqn_lsb.val().index());
+        self.rcqn16.next = self
+            .s_cqn
+            .q
+            .val()
+            .get_bits::<16>(self.k_rcqn_lsb.val().index());
         self.bad_create.next = self.has_create.val()
             & ((self.sqe.val() < self.k_log2e_min.val())
                 | (self.sqe.val() > self.k_sqe_max.val())
@@ -910,8 +974,10 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
                 | (self.rqe.val() > self.k_rqe_max.val())
                 | (self.rqs.val() < self.k_rqs_min.val())
                 | (self.rqs.val() > self.k_stride_max.val())
-                | ((self.s_sqb_lo.q.val() & !(self.k_ones32.val() << self.sq_al.val())) != self.k_zero32.val())
-                | ((self.s_rqb_lo.q.val() & !(self.k_ones32.val() << self.rq_al.val())) != self.k_zero32.val())
+                | ((self.s_sqb_lo.q.val() & !(self.k_ones32.val() << self.sq_al.val()))
+                    != self.k_zero32.val())
+                | ((self.s_rqb_lo.q.val() & !(self.k_ones32.val() << self.rq_al.val()))
+                    != self.k_zero32.val())
                 | ((self.scqn16.val() & self.k_cqn_oob.val()) != self.k_zero16.val())
                 | ((self.rcqn16.val() & self.k_cqn_oob.val()) != self.k_zero16.val()));
         self.badval.next = self.bad_mtu.val() | self.bad_sgid.val() | self.bad_create.val();
@@ -946,7 +1012,8 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
             self.sel_mr.next = self.k_f_min_rnr.val();
         }
         self.sel_mtu.next = self.sel_pm.val() | self.sel_rd.val() | self.sel_drd.val();
-        self.sel_tmr.next = self.sel_to.val() | self.sel_rt.val() | self.sel_rr.val() | self.sel_mr.val();
+        self.sel_tmr.next =
+            self.sel_to.val() | self.sel_rt.val() | self.sel_rr.val() | self.sel_mr.val();
         self.new_mtu.next = (bit_cast::<32, MTU_W>(self.o_mtu.q.val()) & !self.sel_mtu.val())
             | (self.s_mtu.q.val() & self.sel_mtu.val());
         self.new_tmr.next = (bit_cast::<32, TMR_W>(self.o_tmr.q.val()) & !self.sel_tmr.val())
@@ -954,21 +1021,31 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
         self.new_created.next = self.o_created.q.val() | self.has_create.val();
         self.new_notify.next = self.o_notify.q.val();
         if self.has_notify.val() {
-            self.new_notify.next = (self.s_state.q.val() & self.k_f_notify.val()) != self.k_zero32.val();
+            self.new_notify.next =
+                (self.s_state.q.val() & self.k_f_notify.val()) != self.k_zero32.val();
         }
         self.notify_word.next = self.k_zero32.val();
         if self.qpt.rq_flags.val().get_bit(1) {
             self.notify_word.next = self.k_f_notify.val();
         }
         // CQ command values
-        self.cq_log2.next = self.c_cfg.q.val().get_bits::<CQ_LOG2_W>(self.k_cq_log2_lsb.val().index());
-        self.cq_vec.next = self.c_cfg.q.val().get_bits::<CQ_VEC_W>(self.k_cq_vec_lsb.val().index());
+        self.cq_log2.next = self
+            .c_cfg
+            .q
+            .val()
+            .get_bits::<CQ_LOG2_W>(self.k_cq_log2_lsb.val().index());
+        self.cq_vec.next = self
+            .c_cfg
+            .q
+            .val()
+            .get_bits::<CQ_VEC_W>(self.k_cq_vec_lsb.val().index());
         self.cq_badval.next = (self.cq_log2.val() < self.k_cq_log2_min.val())
             | (self.cq_log2.val() > self.k_cq_log2_max.val())
             | (self.cq_vec.val() > self.k_cq_vec_max.val())
             | ((self.c_base_lo.q.val() & self.k_cq_align_mask.val()) != self.k_zero32.val());
         self.cq_is_create.next = self.c_cmd.q.val() == self.k_create.val();
-        self.ref_cnt_nz.next = (self.cqt.rq_ref.val() & self.k_ref_cnt_mask.val()) != self.k_ref_zero.val();
+        self.ref_cnt_nz.next =
+            (self.cqt.rq_ref.val() & self.k_ref_cnt_mask.val()) != self.k_ref_zero.val();
 
         // ================= table ports: defaults =================
         self.qpt.fsm_rd.next = false;
@@ -1017,7 +1094,8 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
         self.qpt.wd_rqb_hi.next = self.s_rqb_hi.q.val();
         self.qpt.wd_ring.next = self.s_ring.q.val().get_bits::<RING_W>(0);
         self.qpt.wd_cqn.next = self.s_cqn.q.val();
-        self.qpt.wd_err.next = bit_cast::<ERR_W, 8>(self.qerr_vendor.val()) | (bit_cast::<ERR_W, 8>(self.qerr_status.val()) << 8);
+        self.qpt.wd_err.next = bit_cast::<ERR_W, 8>(self.qerr_vendor.val())
+            | (bit_cast::<ERR_W, 8>(self.qerr_status.val()) << 8);
         if self.reset_all.val() {
             self.qpt.wd_st.next = self.k_st_reset.val();
             self.qpt.wd_flags.next = 0.into();
@@ -1061,9 +1139,11 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
         }
         self.cqt.ref_cqn.next = self.ref_a.q.val();
         self.cqt.ref_we.next = false;
-        self.cqt.ref_wd.next = (self.cqt.rq_ref.val() + self.k_ref_one.val()) | self.k_ref_exists.val();
+        self.cqt.ref_wd.next =
+            (self.cqt.rq_ref.val() + self.k_ref_one.val()) | self.k_ref_exists.val();
         if !self.ref_inc.q.val() {
-            self.cqt.ref_wd.next = (self.cqt.rq_ref.val() - self.k_ref_one.val()) | self.k_ref_exists.val();
+            self.cqt.ref_wd.next =
+                (self.cqt.rq_ref.val() - self.k_ref_one.val()) | self.k_ref_exists.val();
         }
         self.cqt.clear.next = false;
 
@@ -1189,7 +1269,8 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
             }
             if self.waddr.val() == self.a_ccfg.val() {
                 // VALID (bit 31) is read-only: kept
-                self.c_cfg.d.next = (self.wdata.val() & !self.k_cq_valid.val()) | (self.c_cfg.q.val() & self.k_cq_valid.val());
+                self.c_cfg.d.next = (self.wdata.val() & !self.k_cq_valid.val())
+                    | (self.c_cfg.q.val() & self.k_cq_valid.val());
             }
             if self.waddr.val() == self.a_cci.val() {
                 self.c_ci.d.next = self.wdata.val();
@@ -1235,7 +1316,9 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
             // ---------------- QP ----------------
             CtxState::QpStart => {
                 self.st.d.next = CtxState::QpRead;
-                if (self.q_cmd.q.val() != self.k_modify.val()) & (self.q_cmd.q.val() != self.k_query.val()) {
+                if (self.q_cmd.q.val() != self.k_modify.val())
+                    & (self.q_cmd.q.val() != self.k_query.val())
+                {
                     self.res.d.next = self.k_r_unsup.val();
                     self.st.d.next = CtxState::Finish;
                 } else if self.qpn_bad.val() {
@@ -1262,14 +1345,23 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
                 self.o_mtu.d.next = self.qpt.rq_mtu.val();
                 self.o_tmr.d.next = self.qpt.rq_tmr.val();
                 self.ref_inc.d.next = self.has_create.val();
-                self.ref_a.d.next = self.qpt.rq_cqn.val().get_bits::<CA>(self.k_scqn_lsb.val().index());
-                self.ref_b.d.next = self.qpt.rq_cqn.val().get_bits::<CA>(self.k_rcqn_lsb.val().index());
+                self.ref_a.d.next = self
+                    .qpt
+                    .rq_cqn
+                    .val()
+                    .get_bits::<CA>(self.k_scqn_lsb.val().index());
+                self.ref_b.d.next = self
+                    .qpt
+                    .rq_cqn
+                    .val()
+                    .get_bits::<CA>(self.k_rcqn_lsb.val().index());
                 if self.has_create.val() {
                     self.ref_a.d.next = self.scqn16.val().get_bits::<CA>(0);
                     self.ref_b.d.next = self.rcqn16.val().get_bits::<CA>(0);
                 }
                 if self.q_cmd.q.val() == self.k_query.val() {
-                    self.s_state.d.next = (bit_cast::<32, ST_W>(self.cur.val()) << self.k_st_lsb.val())
+                    self.s_state.d.next = (bit_cast::<32, ST_W>(self.cur.val())
+                        << self.k_st_lsb.val())
                         | (bit_cast::<32, ST_W>(self.cur.val()) << self.k_cur_lsb.val())
                         | self.notify_word.val();
                     self.s_access.d.next = bit_cast::<32, ACC_W>(self.qpt.rq_acc.val());
@@ -1341,7 +1433,10 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
                 self.qpt.we_acc.next = self.reset_all.val() | self.has_access.val();
                 self.qpt.we_create.next = self.reset_all.val() | self.has_create.val();
                 self.qpt.we_dqpn.next = self.reset_all.val() | self.has_dqpn.val();
-                self.qpt.we_mtu.next = self.reset_all.val() | self.has_pmtu.val() | self.has_rd.val() | self.has_drd.val();
+                self.qpt.we_mtu.next = self.reset_all.val()
+                    | self.has_pmtu.val()
+                    | self.has_rd.val()
+                    | self.has_drd.val();
                 self.qpt.we_tmr.next = self.reset_all.val() | self.has_tmr.val();
                 self.qpt.we_spsn.next = self.reset_all.val() | self.has_spsn.val();
                 self.qpt.we_rpsn.next = self.reset_all.val() | self.has_rpsn.val();
@@ -1456,7 +1551,8 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
                 self.c_base_hi.d.next = self.cqt.rq_base_hi.val();
                 self.c_cfg.d.next = bit_cast::<32, CQ_CFG_W>(self.cqt.rq_cfg.val());
                 if self.cqt.rq_exists.val() {
-                    self.c_cfg.d.next = bit_cast::<32, CQ_CFG_W>(self.cqt.rq_cfg.val()) | self.k_cq_valid.val();
+                    self.c_cfg.d.next =
+                        bit_cast::<32, CQ_CFG_W>(self.cqt.rq_cfg.val()) | self.k_cq_valid.val();
                 }
                 self.st.d.next = CtxState::CqRtq;
             }
@@ -1500,9 +1596,11 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
                 self.rdata.next = self.s_qpn.q.val();
             }
             if self.raddr.val() == self.a_qstatus.val() {
-                self.rdata.next = bit_cast::<32, 8>(self.q_result.q.val()) << self.k_result_lsb.val();
+                self.rdata.next =
+                    bit_cast::<32, 8>(self.q_result.q.val()) << self.k_result_lsb.val();
                 if self.q_busy.q.val() {
-                    self.rdata.next = (bit_cast::<32, 8>(self.q_result.q.val()) << self.k_result_lsb.val())
+                    self.rdata.next = (bit_cast::<32, 8>(self.q_result.q.val())
+                        << self.k_result_lsb.val())
                         | self.k_busy_mask.val();
                 }
             }
@@ -1591,9 +1689,11 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
                 self.rdata.next = self.c_cqn.q.val();
             }
             if self.raddr.val() == self.a_cstatus.val() {
-                self.rdata.next = bit_cast::<32, 8>(self.c_result.q.val()) << self.k_result_lsb.val();
+                self.rdata.next =
+                    bit_cast::<32, 8>(self.c_result.q.val()) << self.k_result_lsb.val();
                 if self.c_busy.q.val() {
-                    self.rdata.next = (bit_cast::<32, 8>(self.c_result.q.val()) << self.k_result_lsb.val())
+                    self.rdata.next = (bit_cast::<32, 8>(self.c_result.q.val())
+                        << self.k_result_lsb.val())
                         | self.k_busy_mask.val();
                 }
             }

@@ -20,7 +20,9 @@
 //! priority over the context notifications (`qmod_*`, `cnote_*`), which wait (`*_ready` low)
 //! in a cycle in which the bus pushes into the same FIFO.
 use super::fifo::RegFifo;
-use super::{addr_const, konst, lsb_const, Addr, CEV_ARM, CEV_CI, DB_FIFO_DEPTH, QEV_MODIFY, QEV_RQ, QEV_SQ};
+use super::{
+    addr_const, konst, lsb_const, Addr, CEV_ARM, CEV_CI, DB_FIFO_DEPTH, QEV_MODIFY, QEV_RQ, QEV_SQ,
+};
 use ferroce_proto::host::regs::{self, db};
 use rust_hdl::prelude::*;
 
@@ -177,8 +179,14 @@ impl<const QA: usize, const CA: usize> Logic for CsrDoorbells<QA, CA> {
         // ---------------- decode (defaults first) ----------------
         self.qrel.next = self.waddr.val() - self.c_qp_base.val();
         self.crel.next = self.waddr.val() - self.c_cq_base.val();
-        self.qpn.next = self.qrel.val().get_bits::<DB_NUM_BITS>(self.c_qp_sh.val().index());
-        self.cqn.next = self.crel.val().get_bits::<DB_NUM_BITS>(self.c_cq_sh.val().index());
+        self.qpn.next = self
+            .qrel
+            .val()
+            .get_bits::<DB_NUM_BITS>(self.c_qp_sh.val().index());
+        self.cqn.next = self
+            .crel
+            .val()
+            .get_bits::<DB_NUM_BITS>(self.c_cq_sh.val().index());
         self.is_rq.next = (self.qrel.val() & self.c_qp_word.val()) == self.c_rq_off.val();
         self.is_arm.next = (self.crel.val() & self.c_cq_word.val()) == self.c_arm_off.val();
         self.qhit.next = (self.waddr.val() >= self.c_qp_base.val())
@@ -194,7 +202,8 @@ impl<const QA: usize, const CA: usize> Logic for CsrDoorbells<QA, CA> {
         if self.is_arm.val() {
             self.ckind.next = self.c_k_arm.val();
         }
-        self.wr_ok.next = !(self.qhit.val() & self.qfifo.full.val()) & !(self.chit.val() & self.cfifo.full.val());
+        self.wr_ok.next =
+            !(self.qhit.val() & self.qfifo.full.val()) & !(self.chit.val() & self.cfifo.full.val());
         self.bus_q.next = self.wr.val() & self.qhit.val();
         self.bus_c.next = self.wr.val() & self.chit.val();
 
@@ -207,7 +216,11 @@ impl<const QA: usize, const CA: usize> Logic for CsrDoorbells<QA, CA> {
         if self.bus_q.val() {
             self.qfifo.din.next = bit_cast::<QEV_W, 2>(self.qkind.val())
                 | (bit_cast::<QEV_W, DB_NUM_BITS>(self.qpn.val()) << 2)
-                | (bit_cast::<QEV_W, PI_BITS>(self.wdata.val().get_bits::<PI_BITS>(self.c_pi_lsb.val().index())) << 18);
+                | (bit_cast::<QEV_W, PI_BITS>(
+                    self.wdata
+                        .val()
+                        .get_bits::<PI_BITS>(self.c_pi_lsb.val().index()),
+                ) << 18);
         }
         self.qfifo.pop.next = self.qev_ready.val();
         self.qfifo.flush.next = self.flush.val();

@@ -33,7 +33,10 @@ pub struct RegFifo<const W: usize, const D: usize, const CW: usize> {
 
 impl<const W: usize, const D: usize, const CW: usize> Default for RegFifo<W, D, CW> {
     fn default() -> Self {
-        assert!(D >= 2 && (D as u64) < (1u64 << CW), "RegFifo: depth {D} needs a wider count than {CW} bits");
+        assert!(
+            D >= 2 && (D as u64) < (1u64 << CW),
+            "RegFifo: depth {D} needs a wider count than {CW} bits"
+        );
         RegFifo {
             clock: Default::default(),
             push: Default::default(),

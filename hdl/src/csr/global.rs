@@ -12,8 +12,13 @@
 //! `128n+127..128n`, GID byte 0 in the entry's top byte) and `gid_type` (entry n's
 //! `GID_ATTR.TYPE` in bits `2n+1..2n`).
 use super::fifo::RegFifo;
-use super::{addr_const, konst, lsb_const, rw_reset, Addr, CsrParams, EVENT_FIFO_DEPTH, GID_ENTRIES, GID_TABLE_BITS};
-use ferroce_proto::host::regs::{self, async_event, async_event_info, cfg_status, gid_attr, irq_status};
+use super::{
+    addr_const, konst, lsb_const, rw_reset, Addr, CsrParams, EVENT_FIFO_DEPTH, GID_ENTRIES,
+    GID_TABLE_BITS,
+};
+use ferroce_proto::host::regs::{
+    self, async_event, async_event_info, cfg_status, gid_attr, irq_status,
+};
 use rust_hdl::prelude::*;
 
 /// Plain RW registers of this block, in the order of the `rw` array (the `cc_*` outputs and
@@ -202,13 +207,19 @@ impl CsrGlobal {
         // in the list, and only those
         let expect: Vec<u32> = regs::REGISTERS
             .iter()
-            .filter(|r| r.access == regs::Access::RW && r.count == 1 && r.offset < regs::QP_WIN_BASE)
+            .filter(|r| {
+                r.access == regs::Access::RW && r.count == 1 && r.offset < regs::QP_WIN_BASE
+            })
             .map(|r| r.offset)
             .collect();
         let mut got = rwl.to_vec();
         got.sort();
-        assert_eq!(got, expect, "CsrGlobal::plain_rw does not match regs::REGISTERS");
-        let gid_addr: [u32; NGW] = core::array::from_fn(|w| regs::gid_data((w / 4) as u32, (w % 4) as u32));
+        assert_eq!(
+            got, expect,
+            "CsrGlobal::plain_rw does not match regs::REGISTERS"
+        );
+        let gid_addr: [u32; NGW] =
+            core::array::from_fn(|w| regs::gid_data((w / 4) as u32, (w % 4) as u32));
         let mut word_ones = Bits::<GID_TABLE_BITS>::default();
         for b in 0..32 {
             word_ones = word_ones.replace_bit(b, true);
@@ -383,11 +394,13 @@ impl Logic for CsrGlobal {
         self.ev_info.next = self.c_zero32.val();
         if self.evq.valid.val() {
             self.ev_word.next = bit_cast::<32, 24>(self.evq.dout.val().get_bits::<24>(0))
-                | (bit_cast::<32, 5>(self.evq.dout.val().get_bits::<5>(24)) << self.c_ev_type_lsb.val())
+                | (bit_cast::<32, 5>(self.evq.dout.val().get_bits::<5>(24))
+                    << self.c_ev_type_lsb.val())
                 | self.c_ev_valid.val();
             self.ev_info.next = (bit_cast::<32, 8>(self.evq.dout.val().get_bits::<8>(37))
                 << self.c_info_vendor_lsb.val())
-                | (bit_cast::<32, 8>(self.evq.dout.val().get_bits::<8>(29)) << self.c_info_status_lsb.val());
+                | (bit_cast::<32, 8>(self.evq.dout.val().get_bits::<8>(29))
+                    << self.c_info_status_lsb.val());
         }
         self.s_ready.next = self.c_zero32.val();
         if !(self.resetting.val() | self.rst.q.val()) {
@@ -454,16 +467,20 @@ impl Logic for CsrGlobal {
             }
             for w in 0..NGW {
                 if self.waddr.val() == self.c_gid_addr[w].val() {
-                    self.gid.d.next = (self.gid.q.val() & !(self.c_word_ones.val() << self.c_gid_sh[w].val()))
+                    self.gid.d.next = (self.gid.q.val()
+                        & !(self.c_word_ones.val() << self.c_gid_sh[w].val()))
                         | (self.wbs_wide.val() << self.c_gid_sh[w].val());
                 }
             }
             for n in 0..GID_ENTRIES {
                 if self.waddr.val() == self.c_attr_addr[n].val() {
                     self.gattr[n].d.next = self.wdata.val();
-                    self.gtype.d.next = (self.gtype.q.val() & !(self.c_type_ones.val() << self.c_type_sh[n].val()))
+                    self.gtype.d.next = (self.gtype.q.val()
+                        & !(self.c_type_ones.val() << self.c_type_sh[n].val()))
                         | (bit_cast::<32, GID_TYPE_W>(
-                            self.wdata.val().get_bits::<GID_TYPE_W>(self.c_type_lsb.val().index()),
+                            self.wdata
+                                .val()
+                                .get_bits::<GID_TYPE_W>(self.c_type_lsb.val().index()),
                         ) << self.c_type_sh[n].val());
                 }
             }
@@ -508,7 +525,11 @@ impl Logic for CsrGlobal {
             for w in 0..NGW {
                 if self.raddr.val() == self.c_gid_addr[w].val() {
                     self.rd_gid.next = true;
-                    self.gsel.next = self.gid.q.val().get_bits::<32>(self.c_gid_sh[w].val().index());
+                    self.gsel.next = self
+                        .gid
+                        .q
+                        .val()
+                        .get_bits::<32>(self.c_gid_sh[w].val().index());
                 }
             }
             if self.rd_gid.val() {

@@ -66,8 +66,8 @@
 //! * **Counters** are 48 bits (the HI register reads bits 47:32, upper bits 0). Reading a LO
 //!   latches its HI into one shared shadow register; a HI read returns the shadow if the last LO
 //!   read was of the same counter, else the live HI.
-pub mod block;
 pub mod bfm;
+pub mod block;
 pub mod counters;
 pub mod cq_config;
 pub mod ctx;
@@ -225,7 +225,9 @@ impl CsrParams {
 
 /// The register table row at `offset` (panics if there is none: a typo in the HDL).
 pub fn reg_info(offset: u32) -> &'static regs::RegisterInfo {
-    regs::decode(offset).unwrap_or_else(|| panic!("no register at {offset:#x}")).0
+    regs::decode(offset)
+        .unwrap_or_else(|| panic!("no register at {offset:#x}"))
+        .0
 }
 
 /// Reset value of the RW register at `offset`, from `regs::REGISTERS`.
@@ -243,7 +245,10 @@ pub fn addr_const(offset: u32) -> Constant<Addr> {
 
 /// A `Constant<Bits<N>>` from a u64.
 pub fn konst<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    assert!(N >= 64 || v >> N == 0, "constant {v:#x} does not fit {N} bits");
+    assert!(
+        N >= 64 || v >> N == 0,
+        "constant {v:#x} does not fit {N} bits"
+    );
     Constant::new(v.into())
 }
 

@@ -230,8 +230,8 @@ impl<const MA: usize> Logic for MrWindow<MA> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, s_index, s_key, s_pd, s_access, s_va_lo, s_va_hi, s_len_lo, s_len_hi, s_dma_lo,
-            s_dma_hi, busy, cmd, result, res, st, clr_pend, done_q
+            self, clock, s_index, s_key, s_pd, s_access, s_va_lo, s_va_hi, s_len_lo, s_len_hi,
+            s_dma_lo, s_dma_hi, busy, cmd, result, res, st, clr_pend, done_q
         );
         self.mr.clock.next = self.clock.val();
         self.mr.req_valid.next = self.req_valid.val();
@@ -252,7 +252,11 @@ impl<const MA: usize> Logic for MrWindow<MA> {
         self.resp_tag.next = self.mr.resp_tag.val();
         // ---------------- checks (defaults first) ----------------
         self.idx_bad.next = (self.s_index.q.val() & self.k_idx_oob.val()) != self.k_zero32.val();
-        self.acc8.next = self.s_access.q.val().get_bits::<8>(self.k_flags_lsb.val().index());
+        self.acc8.next = self
+            .s_access
+            .q
+            .val()
+            .get_bits::<8>(self.k_flags_lsb.val().index());
         // 64-bit a + b overflows iff a_hi > ~b_hi, or a_hi == ~b_hi and the low halves carry
         self.len_hi_n.next = !self.s_len_hi.q.val();
         self.va_sum.next = self.s_va_lo.q.val() + self.s_len_lo.q.val();
@@ -263,7 +267,8 @@ impl<const MA: usize> Logic for MrWindow<MA> {
             | ((self.s_va_hi.q.val() == self.len_hi_n.val()) & self.va_c.val());
         self.dma_ovf.next = (self.s_dma_hi.q.val() > self.len_hi_n.val())
             | ((self.s_dma_hi.q.val() == self.len_hi_n.val()) & self.dma_c.val());
-        self.bad_value.next = ((self.s_key.q.val() >> 8) != (self.s_index.q.val() & self.k_idx24.val()))
+        self.bad_value.next = ((self.s_key.q.val() >> 8)
+            != (self.s_index.q.val() & self.k_idx24.val()))
             | ((self.acc8.val() & self.k_acc_unsup.val()) != self.k_zero8.val())
             | (((self.acc8.val() & self.k_acc_needs_lw.val()) != self.k_zero8.val())
                 & ((self.acc8.val() & self.k_acc_lw.val()) == self.k_zero8.val()))
@@ -279,9 +284,12 @@ impl<const MA: usize> Logic for MrWindow<MA> {
         self.mr.wr_key8.next = self.s_key.q.val().get_bits::<8>(0);
         self.mr.wr_pd.next = self.s_pd.q.val().get_bits::<24>(0);
         self.mr.wr_access.next = self.acc8.val().get_bits::<4>(0);
-        self.mr.wr_va.next = (bit_cast::<64, 32>(self.s_va_hi.q.val()) << 32) | bit_cast::<64, 32>(self.s_va_lo.q.val());
-        self.mr.wr_len.next = (bit_cast::<64, 32>(self.s_len_hi.q.val()) << 32) | bit_cast::<64, 32>(self.s_len_lo.q.val());
-        self.mr.wr_dma.next = (bit_cast::<64, 32>(self.s_dma_hi.q.val()) << 32) | bit_cast::<64, 32>(self.s_dma_lo.q.val());
+        self.mr.wr_va.next = (bit_cast::<64, 32>(self.s_va_hi.q.val()) << 32)
+            | bit_cast::<64, 32>(self.s_va_lo.q.val());
+        self.mr.wr_len.next = (bit_cast::<64, 32>(self.s_len_hi.q.val()) << 32)
+            | bit_cast::<64, 32>(self.s_len_lo.q.val());
+        self.mr.wr_dma.next = (bit_cast::<64, 32>(self.s_dma_hi.q.val()) << 32)
+            | bit_cast::<64, 32>(self.s_dma_lo.q.val());
         self.drain_req.next = false;
         self.done_q.d.next = false;
         if self.clear.val() {
@@ -305,7 +313,8 @@ impl<const MA: usize> Logic for MrWindow<MA> {
             }
             if self.waddr.val() == self.a_access.val() {
                 // VALID (bit 31) is read-only: kept
-                self.s_access.d.next = (self.wdata.val() & !self.k_valid.val()) | (self.s_access.q.val() & self.k_valid.val());
+                self.s_access.d.next = (self.wdata.val() & !self.k_valid.val())
+                    | (self.s_access.q.val() & self.k_valid.val());
             }
             if self.waddr.val() == self.a_va_lo.val() {
                 self.s_va_lo.d.next = self.wdata.val();
@@ -382,10 +391,12 @@ impl<const MA: usize> Logic for MrWindow<MA> {
                         self.s_key.d.next = ((self.s_index.q.val() & self.k_idx24.val()) << 8)
                             | bit_cast::<32, 8>(self.mr.q_key8.val());
                         self.s_pd.d.next = bit_cast::<32, 24>(self.mr.q_pd.val());
-                        self.s_access.d.next = bit_cast::<32, 4>(self.mr.q_access.val()) << self.k_flags_lsb.val();
+                        self.s_access.d.next =
+                            bit_cast::<32, 4>(self.mr.q_access.val()) << self.k_flags_lsb.val();
                         if self.mr.q_valid.val() {
-                            self.s_access.d.next =
-                                (bit_cast::<32, 4>(self.mr.q_access.val()) << self.k_flags_lsb.val()) | self.k_valid.val();
+                            self.s_access.d.next = (bit_cast::<32, 4>(self.mr.q_access.val())
+                                << self.k_flags_lsb.val())
+                                | self.k_valid.val();
                         }
                         self.s_va_lo.d.next = self.mr.q_va.val().get_bits::<32>(0);
                         self.s_va_hi.d.next = self.mr.q_va.val().get_bits::<32>(32);
@@ -421,7 +432,9 @@ impl<const MA: usize> Logic for MrWindow<MA> {
                 self.rdata.next = self.s_index.q.val();
             }
             if self.raddr.val() == self.a_status.val() {
-                self.rdata.next = (bit_cast::<32, 8>(self.result.q.val()) << self.k_result_lsb.val()) | self.busy_word.val();
+                self.rdata.next = (bit_cast::<32, 8>(self.result.q.val())
+                    << self.k_result_lsb.val())
+                    | self.busy_word.val();
             }
             if self.raddr.val() == self.a_key.val() {
                 self.rdata.next = self.s_key.q.val();

@@ -30,7 +30,9 @@
 //! * write: `wr_qpn` and per-group enables (`we_*`) with data `wd_*`, committed at the edge.
 use super::{konst, lsb_const};
 use ferroce_proto::host::qp::AccessFlags;
-use ferroce_proto::host::regs::{qp_av_path, qp_cqn, qp_err_info, qp_mtu_rd, qp_ring_cfg, qp_state, qp_timers};
+use ferroce_proto::host::regs::{
+    qp_av_path, qp_cqn, qp_err_info, qp_mtu_rd, qp_ring_cfg, qp_state, qp_timers,
+};
 use rust_hdl::prelude::*;
 
 /// Stored widths (each the register's highest defined bit + 1).
@@ -39,14 +41,16 @@ pub const FLAGS_W: usize = 2;
 pub const ACC_W: usize = (AccessFlags::HW_MASK.0 + 1).trailing_zeros() as usize;
 /// PD, remote QPN and PSNs are 24 bits (IBA).
 pub const W24: usize = 24;
-pub const MTU_W: usize = (qp_mtu_rd::MAX_DEST_RD_ATOMIC.lsb + qp_mtu_rd::MAX_DEST_RD_ATOMIC.width) as usize;
+pub const MTU_W: usize =
+    (qp_mtu_rd::MAX_DEST_RD_ATOMIC.lsb + qp_mtu_rd::MAX_DEST_RD_ATOMIC.width) as usize;
 pub const TMR_W: usize = (qp_timers::MIN_RNR_TIMER.lsb + qp_timers::MIN_RNR_TIMER.width) as usize;
 pub const DMACHI_W: usize = 16;
 pub const PATH_W: usize = (qp_av_path::DEFAULT_DSCP.lsb + qp_av_path::DEFAULT_DSCP.width) as usize;
 /// IPv6 flow label.
 pub const FLOW_W: usize = 20;
 pub const SPORT_W: usize = 16;
-pub const RING_W: usize = (qp_ring_cfg::LOG2_RQ_STRIDE.lsb + qp_ring_cfg::LOG2_RQ_STRIDE.width) as usize;
+pub const RING_W: usize =
+    (qp_ring_cfg::LOG2_RQ_STRIDE.lsb + qp_ring_cfg::LOG2_RQ_STRIDE.width) as usize;
 pub const ERR_W: usize = (qp_err_info::STATUS.lsb + qp_err_info::STATUS.width) as usize;
 /// Field widths of the engine outputs.
 pub const PMTU_W: usize = qp_mtu_rd::PATH_MTU.width as usize;
@@ -470,9 +474,41 @@ impl<const QA: usize> Logic for QpConfigTable<QA> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, v1, o_valid, o_state, o_notify, o_access, o_pd, o_dqpn, o_pmtu, o_rd, o_drd,
-            o_timeout, o_retry, o_rnr_retry, o_min_rnr, o_spsn, o_rpsn, o_dmac, o_dgid, o_sgid, o_tclass,
-            o_hop, o_dscp, o_flow, o_sport, o_sqb, o_rqb, o_sqe, o_sqs, o_rqe, o_rqs, o_scqn, o_rcqn, clr,
+            self,
+            clock,
+            v1,
+            o_valid,
+            o_state,
+            o_notify,
+            o_access,
+            o_pd,
+            o_dqpn,
+            o_pmtu,
+            o_rd,
+            o_drd,
+            o_timeout,
+            o_retry,
+            o_rnr_retry,
+            o_min_rnr,
+            o_spsn,
+            o_rpsn,
+            o_dmac,
+            o_dgid,
+            o_sgid,
+            o_tclass,
+            o_hop,
+            o_dscp,
+            o_flow,
+            o_sport,
+            o_sqb,
+            o_rqb,
+            o_sqe,
+            o_sqs,
+            o_rqe,
+            o_rqs,
+            o_scqn,
+            o_rcqn,
+            clr,
             clr_idx
         );
         // ---------------- RAM clocks ----------------
@@ -758,13 +794,41 @@ impl<const QA: usize> Logic for QpConfigTable<QA> {
             self.o_access.d.next = self.m_acc.read_data.val();
             self.o_pd.d.next = self.m_pd.read_data.val();
             self.o_dqpn.d.next = self.m_dqpn.read_data.val();
-            self.o_pmtu.d.next = self.m_mtu.read_data.val().get_bits::<PMTU_W>(self.c_pmtu_lsb.val().index());
-            self.o_rd.d.next = self.m_mtu.read_data.val().get_bits::<RD_W>(self.c_rd_lsb.val().index());
-            self.o_drd.d.next = self.m_mtu.read_data.val().get_bits::<RD_W>(self.c_drd_lsb.val().index());
-            self.o_timeout.d.next = self.m_tmr.read_data.val().get_bits::<TIMEOUT_W>(self.c_timeout_lsb.val().index());
-            self.o_retry.d.next = self.m_tmr.read_data.val().get_bits::<RETRY_W>(self.c_retry_lsb.val().index());
-            self.o_rnr_retry.d.next = self.m_tmr.read_data.val().get_bits::<RETRY_W>(self.c_rnr_retry_lsb.val().index());
-            self.o_min_rnr.d.next = self.m_tmr.read_data.val().get_bits::<RNR_W>(self.c_min_rnr_lsb.val().index());
+            self.o_pmtu.d.next = self
+                .m_mtu
+                .read_data
+                .val()
+                .get_bits::<PMTU_W>(self.c_pmtu_lsb.val().index());
+            self.o_rd.d.next = self
+                .m_mtu
+                .read_data
+                .val()
+                .get_bits::<RD_W>(self.c_rd_lsb.val().index());
+            self.o_drd.d.next = self
+                .m_mtu
+                .read_data
+                .val()
+                .get_bits::<RD_W>(self.c_drd_lsb.val().index());
+            self.o_timeout.d.next = self
+                .m_tmr
+                .read_data
+                .val()
+                .get_bits::<TIMEOUT_W>(self.c_timeout_lsb.val().index());
+            self.o_retry.d.next = self
+                .m_tmr
+                .read_data
+                .val()
+                .get_bits::<RETRY_W>(self.c_retry_lsb.val().index());
+            self.o_rnr_retry.d.next = self
+                .m_tmr
+                .read_data
+                .val()
+                .get_bits::<RETRY_W>(self.c_rnr_retry_lsb.val().index());
+            self.o_min_rnr.d.next = self
+                .m_tmr
+                .read_data
+                .val()
+                .get_bits::<RNR_W>(self.c_min_rnr_lsb.val().index());
             self.o_spsn.d.next = self.m_spsn.read_data.val();
             self.o_rpsn.d.next = self.m_rpsn.read_data.val();
             self.o_dmac.d.next = (bit_cast::<48, 32>(self.bsm.val()) << 16)
@@ -774,22 +838,62 @@ impl<const QA: usize> Logic for QpConfigTable<QA> {
                 | (bit_cast::<128, 32>(self.bs1.val()) << 64)
                 | (bit_cast::<128, 32>(self.bs2.val()) << 32)
                 | bit_cast::<128, 32>(self.bs3.val());
-            self.o_sgid.d.next = self.m_path.read_data.val().get_bits::<SGID_W>(self.c_sgid_lsb.val().index());
-            self.o_tclass.d.next = self.m_path.read_data.val().get_bits::<8>(self.c_tclass_lsb.val().index());
-            self.o_hop.d.next = self.m_path.read_data.val().get_bits::<8>(self.c_hop_lsb.val().index());
-            self.o_dscp.d.next = self.m_path.read_data.val().get_bit(self.c_dscp_lsb.val().index());
+            self.o_sgid.d.next = self
+                .m_path
+                .read_data
+                .val()
+                .get_bits::<SGID_W>(self.c_sgid_lsb.val().index());
+            self.o_tclass.d.next = self
+                .m_path
+                .read_data
+                .val()
+                .get_bits::<8>(self.c_tclass_lsb.val().index());
+            self.o_hop.d.next = self
+                .m_path
+                .read_data
+                .val()
+                .get_bits::<8>(self.c_hop_lsb.val().index());
+            self.o_dscp.d.next = self
+                .m_path
+                .read_data
+                .val()
+                .get_bit(self.c_dscp_lsb.val().index());
             self.o_flow.d.next = self.m_flow.read_data.val();
             self.o_sport.d.next = self.m_sport.read_data.val();
             self.o_sqb.d.next = (bit_cast::<64, 32>(self.m_sqb_hi.read_data.val()) << 32)
                 | bit_cast::<64, 32>(self.m_sqb_lo.read_data.val());
             self.o_rqb.d.next = (bit_cast::<64, 32>(self.m_rqb_hi.read_data.val()) << 32)
                 | bit_cast::<64, 32>(self.m_rqb_lo.read_data.val());
-            self.o_sqe.d.next = self.m_ring.read_data.val().get_bits::<LOG2E_W>(self.c_sqe_lsb.val().index());
-            self.o_sqs.d.next = self.m_ring.read_data.val().get_bits::<LOG2S_W>(self.c_sqs_lsb.val().index());
-            self.o_rqe.d.next = self.m_ring.read_data.val().get_bits::<LOG2E_W>(self.c_rqe_lsb.val().index());
-            self.o_rqs.d.next = self.m_ring.read_data.val().get_bits::<LOG2S_W>(self.c_rqs_lsb.val().index());
-            self.o_scqn.d.next = self.m_cqn.read_data.val().get_bits::<CQN_W>(self.c_scqn_lsb.val().index());
-            self.o_rcqn.d.next = self.m_cqn.read_data.val().get_bits::<CQN_W>(self.c_rcqn_lsb.val().index());
+            self.o_sqe.d.next = self
+                .m_ring
+                .read_data
+                .val()
+                .get_bits::<LOG2E_W>(self.c_sqe_lsb.val().index());
+            self.o_sqs.d.next = self
+                .m_ring
+                .read_data
+                .val()
+                .get_bits::<LOG2S_W>(self.c_sqs_lsb.val().index());
+            self.o_rqe.d.next = self
+                .m_ring
+                .read_data
+                .val()
+                .get_bits::<LOG2E_W>(self.c_rqe_lsb.val().index());
+            self.o_rqs.d.next = self
+                .m_ring
+                .read_data
+                .val()
+                .get_bits::<LOG2S_W>(self.c_rqs_lsb.val().index());
+            self.o_scqn.d.next = self
+                .m_cqn
+                .read_data
+                .val()
+                .get_bits::<CQN_W>(self.c_scqn_lsb.val().index());
+            self.o_rcqn.d.next = self
+                .m_cqn
+                .read_data
+                .val()
+                .get_bits::<CQN_W>(self.c_rcqn_lsb.val().index());
         }
         self.qpc_valid.next = self.o_valid.q.val();
         self.qpc_state.next = self.o_state.q.val();
@@ -838,8 +942,22 @@ mod tests {
         assert_eq!(PATH_W, 25);
         assert_eq!(RING_W, 28);
         assert_eq!(ERR_W, 16);
-        let total = ST_W + FLAGS_W + ACC_W + 4 * W24 + MTU_W + TMR_W + 32 + DMACHI_W + 128 + PATH_W + FLOW_W
-            + SPORT_W + 128 + RING_W + 32 + ERR_W;
+        let total = ST_W
+            + FLAGS_W
+            + ACC_W
+            + 4 * W24
+            + MTU_W
+            + TMR_W
+            + 32
+            + DMACHI_W
+            + 128
+            + PATH_W
+            + FLOW_W
+            + SPORT_W
+            + 128
+            + RING_W
+            + 32
+            + ERR_W;
         assert_eq!(total, 591);
     }
 

@@ -6,14 +6,21 @@
 use super::bfm::*;
 use super::block::CsrBlock;
 use super::counters::counter_index;
-use super::{CsrParams, CEV_ARM, CEV_CI, CEV_CREATE, CEV_DESTROY, DB_FIFO_DEPTH, EVENT_FIFO_DEPTH, NUM_COUNTERS, QEV_MODIFY, QEV_RQ, QEV_SQ};
+use super::{
+    CsrParams, CEV_ARM, CEV_CI, CEV_CREATE, CEV_DESTROY, DB_FIFO_DEPTH, EVENT_FIFO_DEPTH,
+    NUM_COUNTERS, QEV_MODIFY, QEV_RQ, QEV_SQ,
+};
 use crate::testbench::{Rng, Stepper};
 use ferroce_proto::host::config::{mac_writes, Gid, GidEntry, GidType};
 use ferroce_proto::host::cq::{self, ArmMode, CqConfig, CqQuery};
 use ferroce_proto::host::event::{AsyncEvent, AsyncEventType};
 use ferroce_proto::host::mr::{make_key, MrEntry};
-use ferroce_proto::host::qp::{check_modify, AccessFlags, AddressVector, Pmtu, QpAttr, QpAttrMask, QpCreate, QpQuery, QpState};
-use ferroce_proto::host::regs::{self, cfg_status, cmd_status, irq_status, Access, CmdResult, CmdStatus};
+use ferroce_proto::host::qp::{
+    check_modify, AccessFlags, AddressVector, Pmtu, QpAttr, QpAttrMask, QpCreate, QpQuery, QpState,
+};
+use ferroce_proto::host::regs::{
+    self, cfg_status, cmd_status, irq_status, Access, CmdResult, CmdStatus,
+};
 use ferroce_proto::host::ring::{Ring, RingKind};
 use ferroce_proto::host::{ring, RegWrite};
 use std::collections::HashMap;
@@ -30,12 +37,24 @@ const OK: Result = Ok(CmdResult::Ok);
 pub fn connect_masks() -> [(QpState, QpAttrMask); 3] {
     use QpAttrMask as M;
     [
-        (QpState::Init, M::STATE | M::PKEY_INDEX | M::PORT | M::ACCESS_FLAGS | M::CREATE),
+        (
+            QpState::Init,
+            M::STATE | M::PKEY_INDEX | M::PORT | M::ACCESS_FLAGS | M::CREATE,
+        ),
         (
             QpState::Rtr,
-            M::STATE | M::AV | M::PATH_MTU | M::DEST_QPN | M::RQ_PSN | M::MAX_DEST_RD_ATOMIC | M::MIN_RNR_TIMER,
+            M::STATE
+                | M::AV
+                | M::PATH_MTU
+                | M::DEST_QPN
+                | M::RQ_PSN
+                | M::MAX_DEST_RD_ATOMIC
+                | M::MIN_RNR_TIMER,
         ),
-        (QpState::Rts, M::STATE | M::SQ_PSN | M::TIMEOUT | M::RETRY_CNT | M::RNR_RETRY | M::MAX_QP_RD_ATOMIC),
+        (
+            QpState::Rts,
+            M::STATE | M::SQ_PSN | M::TIMEOUT | M::RETRY_CNT | M::RNR_RETRY | M::MAX_QP_RD_ATOMIC,
+        ),
     ]
 }
 
@@ -49,8 +68,14 @@ pub fn random_attr(rng: &mut Rng, p: &CsrParams, send_cqn: u16, recv_cqn: u16) -
     g.copy_from_slice(&rng.bytes(16));
     let mut mac = [0u8; 6];
     mac.copy_from_slice(&rng.bytes(6));
-    let sqs = rng.range(ring::MIN_LOG2_SQ_STRIDE as usize, p.max_log2_stride as usize) as u8;
-    let rqs = rng.range(ring::MIN_LOG2_RQ_STRIDE as usize, p.max_log2_stride as usize) as u8;
+    let sqs = rng.range(
+        ring::MIN_LOG2_SQ_STRIDE as usize,
+        p.max_log2_stride as usize,
+    ) as u8;
+    let rqs = rng.range(
+        ring::MIN_LOG2_RQ_STRIDE as usize,
+        p.max_log2_stride as usize,
+    ) as u8;
     let sq = Ring::new(RingKind::Send, 1, sqs).unwrap();
     let rq = Ring::new(RingKind::Recv, 1, rqs).unwrap();
     QpAttr {
@@ -83,10 +108,16 @@ pub fn random_attr(rng: &mut Rng, p: &CsrParams, send_cqn: u16, recv_cqn: u16) -
         create: QpCreate {
             pd: rng.below(1 << 24) as u32,
             sq_base: aligned(rng, sq.align()),
-            sq_log2_entries: rng.range(ring::MIN_LOG2_ENTRIES as usize, p.max_log2_sq_entries as usize) as u8,
+            sq_log2_entries: rng.range(
+                ring::MIN_LOG2_ENTRIES as usize,
+                p.max_log2_sq_entries as usize,
+            ) as u8,
             sq_log2_stride: sqs,
             rq_base: aligned(rng, rq.align()),
-            rq_log2_entries: rng.range(ring::MIN_LOG2_ENTRIES as usize, p.max_log2_rq_entries as usize) as u8,
+            rq_log2_entries: rng.range(
+                ring::MIN_LOG2_ENTRIES as usize,
+                p.max_log2_rq_entries as usize,
+            ) as u8,
             rq_log2_stride: rqs,
             send_cqn,
             recv_cqn,
@@ -98,19 +129,31 @@ pub fn random_attr(rng: &mut Rng, p: &CsrParams, send_cqn: u16, recv_cqn: u16) -
 pub fn random_cq(rng: &mut Rng, p: &CsrParams) -> CqConfig {
     CqConfig {
         base: aligned(rng, 64),
-        log2_entries: rng.range(ring::MIN_LOG2_ENTRIES as usize, p.max_log2_cq_entries as usize) as u8,
+        log2_entries: rng.range(
+            ring::MIN_LOG2_ENTRIES as usize,
+            p.max_log2_cq_entries as usize,
+        ) as u8,
         vector: rng.below(regs::MAX_VECTORS as u64) as u8,
         ci: rng.below(1 << 24) as u32,
     }
 }
 
 /// The QP window registers (for `*::from_window`).
-pub fn window<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn window<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
     lo: u32,
     hi: u32,
 ) -> HashMap<u32, u32> {
-    let offs: Vec<u32> = regs::REGISTERS.iter().filter(|r| r.offset >= lo && r.offset < hi).map(|r| r.offset).collect();
+    let offs: Vec<u32> = regs::REGISTERS
+        .iter()
+        .filter(|r| r.offset >= lo && r.offset < hi)
+        .map(|r| r.offset)
+        .collect();
     let v = c.read_burst(&offs);
     offs.into_iter().zip(v).collect()
 }
@@ -189,7 +232,9 @@ impl QpcOut {
         }
     }
 
-    fn sample<const QA: usize, const CA: usize, const MA: usize>(u: &CsrBlock<QA, CA, MA>) -> Option<QpcOut> {
+    fn sample<const QA: usize, const CA: usize, const MA: usize>(
+        u: &CsrBlock<QA, CA, MA>,
+    ) -> Option<QpcOut> {
         if !u.qpc_valid.val() {
             return None;
         }
@@ -230,7 +275,12 @@ impl QpcOut {
 
 /// Read the QP config read port for `qpns`, one request per cycle (or with random gaps), and
 /// check the fixed latency of 2; returns the outputs in request order.
-pub fn qpc_read<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn qpc_read<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
     qpns: &[u32],
     gaps: u32,
@@ -240,7 +290,11 @@ pub fn qpc_read<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usi
     let mut i = 0;
     while out.len() < qpns.len() {
         let cyc = c.s.cycles();
-        let req = if i < qpns.len() && !c.rng.percent(gaps) { Some(qpns[i]) } else { None };
+        let req = if i < qpns.len() && !c.rng.percent(gaps) {
+            Some(qpns[i])
+        } else {
+            None
+        };
         let o = c.cycle(
             |u, rng| {
                 idle_axi(u, rng);
@@ -260,7 +314,10 @@ pub fn qpc_read<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usi
             out.push((cyc, o));
         }
         assert!(i >= out.len(), "qpc_valid without a read");
-        assert!(out.len() + 4 > issued.len() || i < qpns.len(), "read port stuck");
+        assert!(
+            out.len() + 4 > issued.len() || i < qpns.len(),
+            "read port stuck"
+        );
     }
     for (k, (cyc, _)) in out.iter().enumerate() {
         assert_eq!(*cyc, issued[k] + 2, "QP config read port latency");
@@ -273,7 +330,12 @@ pub fn qpc_read<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usi
 // =====================================================================================
 
 /// Identity registers: the build parameters and the proto constants.
-pub fn identity<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn identity<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
     p: &CsrParams,
 ) {
@@ -303,7 +365,12 @@ pub fn ro_bits(offset: u32) -> u32 {
 /// The register table as the oracle: every non-doorbell register element. RW: the reset value,
 /// then random values read back; RO: writes ignored; WO: reads 0; W1C: writing ones clears;
 /// reserved offsets read 0 and ignore writes. Leaves the block with random staging values.
-pub fn register_map<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn register_map<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
 ) {
     let elems: Vec<(&'static regs::RegisterInfo, u32)> = regs::REGISTERS
@@ -330,29 +397,50 @@ pub fn register_map<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA:
     c.write_burst(&ro);
     for ((r, off), v) in elems.iter().zip(&first) {
         if matches!(r.access, Access::RO | Access::W1C) {
-            assert_eq!(c.read(*off), *v, "{} at {off:#x}: write must be ignored", r.name);
+            assert_eq!(
+                c.read(*off),
+                *v,
+                "{} at {off:#x}: write must be ignored",
+                r.name
+            );
         }
     }
     // 3. RW: random values read back (twice, different values)
     for _ in 0..2 {
-        let rw: Vec<(u32, u32)> =
-            elems.iter().filter(|e| e.0.access == Access::RW).map(|e| (e.1, c.rng.next_u64() as u32)).collect();
+        let rw: Vec<(u32, u32)> = elems
+            .iter()
+            .filter(|e| e.0.access == Access::RW)
+            .map(|e| (e.1, c.rng.next_u64() as u32))
+            .collect();
         let before: Vec<u32> = c.read_burst(&rw.iter().map(|x| x.0).collect::<Vec<_>>());
         c.write_burst(&rw);
         let after = c.read_burst(&rw.iter().map(|x| x.0).collect::<Vec<_>>());
         for (k, (off, v)) in rw.iter().enumerate() {
             let m = ro_bits(*off);
-            assert_eq!(after[k], (v & !m) | (before[k] & m), "{} at {off:#x}", super::reg_info(*off).name);
+            assert_eq!(
+                after[k],
+                (v & !m) | (before[k] & m),
+                "{} at {off:#x}",
+                super::reg_info(*off).name
+            );
         }
     }
     // 4. WO: reads 0 (commands get an unknown code: Unsupported)
     for (r, off) in elems.iter().filter(|e| e.0.access == Access::WO) {
-        let v = if *off == regs::CFG_RESET { 1 } else { 0xDEAD_0000 | (c.rng.next_u64() as u32 & 0xFF00) };
+        let v = if *off == regs::CFG_RESET {
+            1
+        } else {
+            0xDEAD_0000 | (c.rng.next_u64() as u32 & 0xFF00)
+        };
         c.write(*off, v);
         if *off == regs::CFG_RESET {
             wait_ready(c);
         }
-        for st in [regs::QP_CMD_STATUS, regs::MR_CMD_STATUS, regs::CQ_CMD_STATUS] {
+        for st in [
+            regs::QP_CMD_STATUS,
+            regs::MR_CMD_STATUS,
+            regs::CQ_CMD_STATUS,
+        ] {
             let s = c.wait_cmd(st);
             if (*off == regs::QP_CMD && st == regs::QP_CMD_STATUS)
                 || (*off == regs::MR_CMD && st == regs::MR_CMD_STATUS)
@@ -373,23 +461,45 @@ pub fn register_map<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA:
         off += 4;
     }
     gaps.extend([0x2000, 0x8_0000, regs::BAR0_SIZE / 2 - 4]);
-    let pick: Vec<u32> = (0..40).map(|_| gaps[c.rng.below(gaps.len() as u64) as usize]).collect();
+    let pick: Vec<u32> = (0..40)
+        .map(|_| gaps[c.rng.below(gaps.len() as u64) as usize])
+        .collect();
     let before = c.read_burst(&elems.iter().map(|e| e.1).collect::<Vec<_>>());
     let junk: Vec<(u32, u32)> = pick.iter().map(|a| (*a, c.rng.next_u64() as u32)).collect();
     c.write_burst(&junk);
-    assert!(c.read_burst(&pick).iter().all(|v| *v == 0), "reserved offsets read 0");
-    let db = [regs::sq_doorbell(2), regs::rq_doorbell(3), regs::cq_ci_doorbell(1), regs::cq_arm_doorbell(1)];
-    assert!(c.read_burst(&db).iter().all(|v| *v == 0), "doorbells read 0");
+    assert!(
+        c.read_burst(&pick).iter().all(|v| *v == 0),
+        "reserved offsets read 0"
+    );
+    let db = [
+        regs::sq_doorbell(2),
+        regs::rq_doorbell(3),
+        regs::cq_ci_doorbell(1),
+        regs::cq_arm_doorbell(1),
+    ];
+    assert!(
+        c.read_burst(&db).iter().all(|v| *v == 0),
+        "doorbells read 0"
+    );
     let after = c.read_burst(&elems.iter().map(|e| e.1).collect::<Vec<_>>());
     for (k, (r, off)) in elems.iter().enumerate() {
         if !matches!(r.access, Access::W1C) && *off != regs::CFG_STATUS {
-            assert_eq!(after[k], before[k], "{} at {off:#x} changed by a write to a reserved offset", r.name);
+            assert_eq!(
+                after[k], before[k],
+                "{} at {off:#x} changed by a write to a reserved offset",
+                r.name
+            );
         }
     }
 }
 
 /// Wait for CFG_STATUS.READY.
-pub fn wait_ready<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn wait_ready<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
 ) {
     for _ in 0..100_000 {
@@ -402,7 +512,12 @@ pub fn wait_ready<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: u
 
 /// Create the CQs `cqns` (random configs) unless they exist already (an earlier scenario on
 /// the same block); returns their configurations.
-pub fn create_cqs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn create_cqs<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
     p: &CsrParams,
     cqns: &[u32],
@@ -417,25 +532,53 @@ pub fn create_cqs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: u
             }
             let cfg = random_cq(&mut c.rng, p);
             let n_ev = c.cev.len();
-            assert_eq!(res(c.command(&cfg.create_writes(n).unwrap())), OK, "CQ {n} CREATE");
+            assert_eq!(
+                res(c.command(&cfg.create_writes(n).unwrap())),
+                OK,
+                "CQ {n} CREATE"
+            );
             c.idle(4);
-            assert_eq!(c.cev[n_ev..].last(), Some(&CEv { kind: CEV_CREATE, cqn: n, value: cfg.ci }));
+            assert_eq!(
+                c.cev[n_ev..].last(),
+                Some(&CEv {
+                    kind: CEV_CREATE,
+                    cqn: n,
+                    value: cfg.ci
+                })
+            );
             cfg
         })
         .collect()
 }
 
 /// MODIFY `qpn` to RESET (allowed from any state) so a scenario starts from a clean QP.
-pub fn reset_qp<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn reset_qp<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
     qpn: u32,
 ) {
-    let a = QpAttr { state: QpState::Reset, ..QpAttr::default() };
-    assert_eq!(res(c.command(&a.modify_writes(qpn, QpAttrMask::STATE).unwrap())), OK, "QP {qpn} to RESET");
+    let a = QpAttr {
+        state: QpState::Reset,
+        ..QpAttr::default()
+    };
+    assert_eq!(
+        res(c.command(&a.modify_writes(qpn, QpAttrMask::STATE).unwrap())),
+        OK,
+        "QP {qpn} to RESET"
+    );
 }
 
 /// The current state of `qpn` (QUERY).
-pub fn qp_state_of<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn qp_state_of<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
     qpn: u32,
 ) -> QpState {
@@ -446,7 +589,12 @@ pub fn qp_state_of<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: 
 /// QP programming exactly as `QpAttr::modify_writes` produces it (RESET->INIT->RTR->RTS for
 /// `nqp` random QPNs, including the largest), then the read port and QUERY against the
 /// attributes.
-pub fn qp_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn qp_programming<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
     p: &CsrParams,
     nqp: usize,
@@ -464,7 +612,10 @@ pub fn qp_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
     let mut attrs = vec![];
     for &q in &qpns {
         reset_qp(c, q);
-        let (s, r) = (cqns[c.rng.below(3) as usize] as u16, cqns[c.rng.below(3) as usize] as u16);
+        let (s, r) = (
+            cqns[c.rng.below(3) as usize] as u16,
+            cqns[c.rng.below(3) as usize] as u16,
+        );
         let mut a = random_attr(&mut c.rng, p, s, r);
         let mut from = QpState::Reset;
         for (to, mask) in connect_masks() {
@@ -473,15 +624,22 @@ pub fn qp_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
             let w = a.modify_writes(q, mask).unwrap();
             assert_eq!(res(c.command(&w)), OK, "QP {q} {from:?}->{to:?}");
             c.idle(3);
-            let ev = QEv { kind: QEV_MODIFY, qpn: q, value: (to as u32) | ((from as u32) << 4) };
+            let ev = QEv {
+                kind: QEV_MODIFY,
+                qpn: q,
+                value: (to as u32) | ((from as u32) << 4),
+            };
             assert_eq!(c.qev[n_ev..], [ev], "MODIFY notification");
             from = to;
         }
         attrs.push(a);
     }
     // the read port: back to back, then with gaps, in random order
-    let exp: HashMap<u32, QpcOut> =
-        qpns.iter().zip(&attrs).map(|(q, a)| (*q, QpcOut::expect(a, QpState::Rts, false))).collect();
+    let exp: HashMap<u32, QpcOut> = qpns
+        .iter()
+        .zip(&attrs)
+        .map(|(q, a)| (*q, QpcOut::expect(a, QpState::Rts, false)))
+        .collect();
     for gaps in [0, 40] {
         let mut order = qpns.clone();
         for k in (1..order.len()).rev() {
@@ -494,7 +652,11 @@ pub fn qp_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
     }
     // QUERY through the window
     for (&q, a) in qpns.iter().zip(&attrs) {
-        let rt = [c.rng.next_u64() as u32, c.rng.next_u64() as u32, c.rng.below(2) as u32];
+        let rt = [
+            c.rng.next_u64() as u32,
+            c.rng.next_u64() as u32,
+            c.rng.below(2) as u32,
+        ];
         c.rtq_data.insert((false, q), rt);
         let n_log = c.rtq_log.len();
         assert_eq!(res(c.command(&QpQuery::writes(q))), OK);
@@ -506,8 +668,14 @@ pub fn qp_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
         want.cur_state = QpState::Rts;
         want.en_sqd_async_notify = false;
         assert_eq!(got.attr, want, "QUERY of QP {q}");
-        assert_eq!((got.sq_producer as u32, got.sq_consumer as u32), (rt[0] & 0xFFFF, rt[0] >> 16));
-        assert_eq!((got.rq_producer as u32, got.rq_consumer as u32), (rt[1] & 0xFFFF, rt[1] >> 16));
+        assert_eq!(
+            (got.sq_producer as u32, got.sq_consumer as u32),
+            (rt[0] & 0xFFFF, rt[0] >> 16)
+        );
+        assert_eq!(
+            (got.rq_producer as u32, got.rq_consumer as u32),
+            (rt[1] & 0xFFFF, rt[1] >> 16)
+        );
         assert_eq!(got.sq_drained, rt[2] & 1 == 1);
         assert_eq!((got.err_status, got.err_vendor), (0, 0));
     }
@@ -537,7 +705,10 @@ pub fn expected_modify(
     match check_modify(current, mask, attr.state) {
         Err(e) => e.result(),
         Ok(_) if bad_value => CmdResult::BadValue,
-        Ok(_) if mask.contains(QpAttrMask::CREATE) && !(cq_exists(attr.create.send_cqn) && cq_exists(attr.create.recv_cqn)) => {
+        Ok(_)
+            if mask.contains(QpAttrMask::CREATE)
+                && !(cq_exists(attr.create.send_cqn) && cq_exists(attr.create.recv_cqn)) =>
+        {
             CmdResult::BadValue
         }
         Ok(_) => CmdResult::Ok,
@@ -547,7 +718,12 @@ pub fn expected_modify(
 /// Random MODIFY commands (legal and illegal transitions, missing and extra attributes,
 /// unsupported mask bits, CUR_STATE, bad values, bad QPNs) against a model of the QP states;
 /// every result code must be the one `expected_modify` gives.
-pub fn qp_transitions<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn qp_transitions<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
     p: &CsrParams,
     ncmd: usize,
@@ -574,11 +750,32 @@ pub fn qp_transitions<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
         model.insert(q, st);
     }
     let optional_pool = [
-        M::CUR_STATE, M::EN_SQD_ASYNC_NOTIFY, M::ACCESS_FLAGS, M::PKEY_INDEX, M::PORT, M::AV, M::PATH_MTU,
-        M::TIMEOUT, M::RETRY_CNT, M::RNR_RETRY, M::RQ_PSN, M::MAX_QP_RD_ATOMIC, M::MIN_RNR_TIMER, M::SQ_PSN,
-        M::MAX_DEST_RD_ATOMIC, M::DEST_QPN, M::CREATE,
+        M::CUR_STATE,
+        M::EN_SQD_ASYNC_NOTIFY,
+        M::ACCESS_FLAGS,
+        M::PKEY_INDEX,
+        M::PORT,
+        M::AV,
+        M::PATH_MTU,
+        M::TIMEOUT,
+        M::RETRY_CNT,
+        M::RNR_RETRY,
+        M::RQ_PSN,
+        M::MAX_QP_RD_ATOMIC,
+        M::MIN_RNR_TIMER,
+        M::SQ_PSN,
+        M::MAX_DEST_RD_ATOMIC,
+        M::DEST_QPN,
+        M::CREATE,
     ];
-    let unsupported = [M::QKEY, M::ALT_PATH, M::PATH_MIG_STATE, M::CAP, QpAttrMask(1 << 21), QpAttrMask(1 << 30)];
+    let unsupported = [
+        M::QKEY,
+        M::ALT_PATH,
+        M::PATH_MIG_STATE,
+        M::CAP,
+        QpAttrMask(1 << 21),
+        QpAttrMask(1 << 30),
+    ];
     let mut seen: HashMap<CmdResult, usize> = HashMap::new();
     for i in 0..ncmd {
         let r = c.rng.below(100);
@@ -590,16 +787,32 @@ pub fn qp_transitions<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
         let cur = *model.get(&qpn).unwrap_or(&QpState::Reset);
         // target: mostly a legal next state, sometimes anything
         let to = if c.rng.percent(70) {
-            let legal: Vec<QpState> = QpState::ALL.iter().copied().filter(|t| ferroce_proto::host::qp::transition_allowed(cur, *t)).collect();
+            let legal: Vec<QpState> = QpState::ALL
+                .iter()
+                .copied()
+                .filter(|t| ferroce_proto::host::qp::transition_allowed(cur, *t))
+                .collect();
             legal[c.rng.below(legal.len() as u64) as usize]
         } else {
             QpState::ALL[c.rng.below(7) as usize]
         };
-        let scq = if c.rng.percent(85) { existing[c.rng.below(2) as usize] } else { others[c.rng.below(3) as usize] };
-        let rcq = if c.rng.percent(85) { existing[c.rng.below(2) as usize] } else { others[c.rng.below(3) as usize] };
+        let scq = if c.rng.percent(85) {
+            existing[c.rng.below(2) as usize]
+        } else {
+            others[c.rng.below(3) as usize]
+        };
+        let rcq = if c.rng.percent(85) {
+            existing[c.rng.below(2) as usize]
+        } else {
+            others[c.rng.below(3) as usize]
+        };
         let mut a = random_attr(&mut c.rng, p, scq as u16, rcq as u16);
         a.state = to;
-        a.cur_state = if c.rng.percent(80) { cur } else { QpState::ALL[c.rng.below(7) as usize] };
+        a.cur_state = if c.rng.percent(80) {
+            cur
+        } else {
+            QpState::ALL[c.rng.below(7) as usize]
+        };
         let mut mask = if c.rng.percent(90) { M::STATE } else { M::NONE };
         if let Some(t) = ferroce_proto::host::qp::transition_attrs(cur, to) {
             // required, each dropped with a small probability
@@ -624,9 +837,21 @@ pub fn qp_transitions<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
         let mut bad_value = false;
         if c.rng.percent(12) {
             let choices: Vec<(QpAttrMask, u32, u32)> = vec![
-                (M::PATH_MTU, regs::QP_MTU_RD, [0u32, 6, 7][c.rng.below(3) as usize]),
-                (M::MAX_QP_RD_ATOMIC, regs::QP_MTU_RD, (p.max_rd_atomic as u32 + 1 + c.rng.below(50) as u32) << 8),
-                (M::MAX_DEST_RD_ATOMIC, regs::QP_MTU_RD, (p.max_dest_rd_atomic as u32 + 1) << 16 | 3),
+                (
+                    M::PATH_MTU,
+                    regs::QP_MTU_RD,
+                    [0u32, 6, 7][c.rng.below(3) as usize],
+                ),
+                (
+                    M::MAX_QP_RD_ATOMIC,
+                    regs::QP_MTU_RD,
+                    (p.max_rd_atomic as u32 + 1 + c.rng.below(50) as u32) << 8,
+                ),
+                (
+                    M::MAX_DEST_RD_ATOMIC,
+                    regs::QP_MTU_RD,
+                    (p.max_dest_rd_atomic as u32 + 1) << 16 | 3,
+                ),
                 (M::AV, regs::QP_AV_PATH, 16 + c.rng.below(200) as u32),
                 // RQ log2 entries 16, then SQ stride 5
                 (M::CREATE, regs::QP_RING_CFG, 0x0610_0606),
@@ -657,33 +882,64 @@ pub fn qp_transitions<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
         let want = expected_modify(qpn, nqps, cur, mask, &a, &cq_exists, bad_value);
         let n_ev = c.qev.len();
         let got = res(c.command(&w));
-        assert_eq!(got, Ok(want), "command {i}: QP {qpn} {cur:?}->{to:?} mask {:#x} (bad value {bad_value})", mask.0);
+        assert_eq!(
+            got,
+            Ok(want),
+            "command {i}: QP {qpn} {cur:?}->{to:?} mask {:#x} (bad value {bad_value})",
+            mask.0
+        );
         *seen.entry(want).or_default() += 1;
         c.idle(3);
         if want == CmdResult::Ok {
             let to = if mask.contains(M::STATE) { to } else { cur };
             model.insert(qpn, to);
-            assert_eq!(c.qev[n_ev..], [QEv { kind: QEV_MODIFY, qpn, value: (to as u32) | ((cur as u32) << 4) }]);
+            assert_eq!(
+                c.qev[n_ev..],
+                [QEv {
+                    kind: QEV_MODIFY,
+                    qpn,
+                    value: (to as u32) | ((cur as u32) << 4)
+                }]
+            );
         } else {
             assert_eq!(c.qev.len(), n_ev, "no notification for a refused MODIFY");
         }
     }
-    for r in [CmdResult::Ok, CmdResult::BadTransition, CmdResult::MissingAttr, CmdResult::BadValue, CmdResult::Unsupported, CmdResult::BadIndex] {
+    for r in [
+        CmdResult::Ok,
+        CmdResult::BadTransition,
+        CmdResult::MissingAttr,
+        CmdResult::BadValue,
+        CmdResult::Unsupported,
+        CmdResult::BadIndex,
+    ] {
         if ncmd >= 200 {
-            assert!(seen.get(&r).copied().unwrap_or(0) > 0, "no {r:?} in {seen:?}");
+            assert!(
+                seen.get(&r).copied().unwrap_or(0) > 0,
+                "no {r:?} in {seen:?}"
+            );
         }
     }
     // the states through QUERY
     for (&q, &s) in &model {
         assert_eq!(res(c.command(&QpQuery::writes(q))), OK);
         let st = c.read(regs::QP_STATE);
-        assert_eq!(regs::qp_state::STATE.get(st), s as u32, "QUERY state of QP {q}");
+        assert_eq!(
+            regs::qp_state::STATE.get(st),
+            s as u32,
+            "QUERY state of QP {q}"
+        );
     }
 }
 
 /// MR programming from `proto::host::mr` through the window into the MR table, QUERY read-back,
 /// lookups on the MR port, INVALIDATE with its drain handshake, and the refusals.
-pub fn mr_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn mr_programming<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
     n: usize,
 ) {
@@ -708,18 +964,32 @@ pub fn mr_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
             length,
             dma: c.rng.next_u64() >> 2,
         };
-        assert_eq!(res(c.command(&e.write_writes().unwrap())), OK, "MR WRITE {index}");
+        assert_eq!(
+            res(c.command(&e.write_writes().unwrap())),
+            OK,
+            "MR WRITE {index}"
+        );
         entries.retain(|x: &MrEntry| x.index() != index);
         entries.push(e);
     }
     for e in &entries {
         assert_eq!(res(c.command(&MrEntry::query_writes(e.index()))), OK);
         let w = window(c, regs::MR_WIN_BASE, regs::CQ_WIN_BASE);
-        assert_eq!(MrEntry::from_window(|o| w[&o]), (*e, true), "QUERY of MR {}", e.index());
+        assert_eq!(
+            MrEntry::from_window(|o| w[&o]),
+            (*e, true),
+            "QUERY of MR {}",
+            e.index()
+        );
         // a lookup that passes and one with a wrong PD
         let addr = e.va + c.rng.next_u64() % e.length;
         let r = mr_lookup(c, e.key, e.pd, 0, addr, 1);
-        assert!(r.0 && r.1 == e.check(true, e.key, e.pd, AccessFlags::NONE, addr, 1).unwrap(), "lookup {r:?}");
+        assert!(
+            r.0 && r.1
+                == e.check(true, e.key, e.pd, AccessFlags::NONE, addr, 1)
+                    .unwrap(),
+            "lookup {r:?}"
+        );
         let r = mr_lookup(c, e.key, e.pd ^ 1, 0, addr, 1);
         assert!(!r.0, "wrong PD must fail");
     }
@@ -727,7 +997,11 @@ pub fn mr_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
     let e = entries[0];
     let drains = c.drains;
     assert_eq!(res(c.command(&MrEntry::invalidate_writes(e.index()))), OK);
-    assert_eq!(c.drains, drains + 1, "INVALIDATE waits for the drain handshake");
+    assert_eq!(
+        c.drains,
+        drains + 1,
+        "INVALIDATE waits for the drain handshake"
+    );
     assert_eq!(res(c.command(&MrEntry::query_writes(e.index()))), OK);
     let w = window(c, regs::MR_WIN_BASE, regs::CQ_WIN_BASE);
     assert_eq!(MrEntry::from_window(|o| w[&o]), (e, false));
@@ -739,13 +1013,37 @@ pub fn mr_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
         f(&mut w);
         res(c.command(&w))
     };
-    let set = |w: &mut Vec<RegWrite>, off: u32, v: u32| w.iter_mut().find(|x| x.offset == off).unwrap().value = v;
-    assert_eq!(with(c, &|w| set(w, regs::MR_CMD_INDEX, nmr)), Ok(CmdResult::BadIndex));
-    assert_eq!(with(c, &|w| set(w, regs::MR_CMD_INDEX, 0xFFFF_FFFF)), Ok(CmdResult::BadIndex));
-    assert_eq!(with(c, &|w| set(w, regs::MR_KEY, good.key ^ 0x100)), Ok(CmdResult::BadValue));
-    assert_eq!(with(c, &|w| set(w, regs::MR_ACCESS, AccessFlags::REMOTE_WRITE.0)), Ok(CmdResult::BadValue));
-    assert_eq!(with(c, &|w| set(w, regs::MR_ACCESS, AccessFlags::REMOTE_ATOMIC.0 | 4)), Ok(CmdResult::BadValue));
-    assert_eq!(with(c, &|w| set(w, regs::MR_ACCESS, 0x10 | 1)), Ok(CmdResult::BadValue));
+    let set = |w: &mut Vec<RegWrite>, off: u32, v: u32| {
+        w.iter_mut().find(|x| x.offset == off).unwrap().value = v
+    };
+    assert_eq!(
+        with(c, &|w| set(w, regs::MR_CMD_INDEX, nmr)),
+        Ok(CmdResult::BadIndex)
+    );
+    assert_eq!(
+        with(c, &|w| set(w, regs::MR_CMD_INDEX, 0xFFFF_FFFF)),
+        Ok(CmdResult::BadIndex)
+    );
+    assert_eq!(
+        with(c, &|w| set(w, regs::MR_KEY, good.key ^ 0x100)),
+        Ok(CmdResult::BadValue)
+    );
+    assert_eq!(
+        with(c, &|w| set(w, regs::MR_ACCESS, AccessFlags::REMOTE_WRITE.0)),
+        Ok(CmdResult::BadValue)
+    );
+    assert_eq!(
+        with(c, &|w| set(
+            w,
+            regs::MR_ACCESS,
+            AccessFlags::REMOTE_ATOMIC.0 | 4
+        )),
+        Ok(CmdResult::BadValue)
+    );
+    assert_eq!(
+        with(c, &|w| set(w, regs::MR_ACCESS, 0x10 | 1)),
+        Ok(CmdResult::BadValue)
+    );
     assert_eq!(
         with(c, &|w| {
             set(w, regs::MR_VA_HI, 0xFFFF_FFFF);
@@ -772,12 +1070,23 @@ pub fn mr_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
         }),
         OK
     );
-    assert_eq!(with(c, &|w| set(w, regs::MR_CMD, 7)), Ok(CmdResult::Unsupported));
-    assert_eq!(res(c.command(&MrEntry::invalidate_writes(nmr + 3))), Ok(CmdResult::BadIndex));
+    assert_eq!(
+        with(c, &|w| set(w, regs::MR_CMD, 7)),
+        Ok(CmdResult::Unsupported)
+    );
+    assert_eq!(
+        res(c.command(&MrEntry::invalidate_writes(nmr + 3))),
+        Ok(CmdResult::BadIndex)
+    );
 }
 
 /// One lookup on the MR port: (ok, translated address).
-pub fn mr_lookup<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn mr_lookup<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
     key: u32,
     pd: u32,
@@ -823,7 +1132,12 @@ pub fn mr_lookup<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: us
 
 /// CQ commands: CREATE / QUERY / DESTROY with the notifications, the refusals (BadIndex,
 /// BadValue, InUse while a QP references the CQ, Unsupported), and the CQ doorbells.
-pub fn cq_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn cq_programming<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
     p: &CsrParams,
 ) {
@@ -831,7 +1145,11 @@ pub fn cq_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
     let cqns = [0, ncq - 1, 3];
     let cfgs = create_cqs(c, p, &cqns);
     for (&n, cfg) in cqns.iter().zip(&cfgs) {
-        let rt = [c.rng.below(1 << 24) as u32, c.rng.below(1 << 24) as u32, c.rng.below(8) as u32];
+        let rt = [
+            c.rng.below(1 << 24) as u32,
+            c.rng.below(1 << 24) as u32,
+            c.rng.below(8) as u32,
+        ];
         c.rtq_data.insert((true, n), rt);
         assert_eq!(res(c.command(&CqConfig::query_writes(n))), OK);
         let w = window(c, regs::CQ_WIN_BASE, regs::CNT_BASE);
@@ -841,7 +1159,10 @@ pub fn cq_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
         assert_eq!(q.config, want, "QUERY of CQ {n}");
         assert!(q.valid);
         assert_eq!(q.pi, rt[0]);
-        assert_eq!((q.armed, q.armed_solicited, q.overflow), (rt[2] & 1 != 0, rt[2] & 2 != 0, rt[2] & 4 != 0));
+        assert_eq!(
+            (q.armed, q.armed_solicited, q.overflow),
+            (rt[2] & 1 != 0, rt[2] & 2 != 0, rt[2] & 4 != 0)
+        );
     }
     // refusals
     let good = random_cq(&mut c.rng, p);
@@ -850,12 +1171,26 @@ pub fn cq_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
     assert_eq!(res(c.command(&w)), Ok(CmdResult::BadIndex));
     for cfgword in [0u32, (p.max_log2_cq_entries as u32 + 1), 4 | (32 << 8)] {
         let mut w = good.create_writes(5).unwrap();
-        w.iter_mut().find(|x| x.offset == regs::CQ_CFG).unwrap().value = cfgword;
-        assert_eq!(res(c.command(&w)), Ok(CmdResult::BadValue), "CQ_CFG {cfgword:#x}");
+        w.iter_mut()
+            .find(|x| x.offset == regs::CQ_CFG)
+            .unwrap()
+            .value = cfgword;
+        assert_eq!(
+            res(c.command(&w)),
+            Ok(CmdResult::BadValue),
+            "CQ_CFG {cfgword:#x}"
+        );
     }
     let mut w = good.create_writes(5).unwrap();
-    w.iter_mut().find(|x| x.offset == regs::CQ_BASE_LO).unwrap().value |= 0x20;
-    assert_eq!(res(c.command(&w)), Ok(CmdResult::BadValue), "misaligned CQ base");
+    w.iter_mut()
+        .find(|x| x.offset == regs::CQ_BASE_LO)
+        .unwrap()
+        .value |= 0x20;
+    assert_eq!(
+        res(c.command(&w)),
+        Ok(CmdResult::BadValue),
+        "misaligned CQ base"
+    );
     let mut w = good.create_writes(5).unwrap();
     w.last_mut().unwrap().value = 9;
     assert_eq!(res(c.command(&w)), Ok(CmdResult::Unsupported));
@@ -863,29 +1198,65 @@ pub fn cq_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
     reset_qp(c, 5);
     let mut a = random_attr(&mut c.rng, p, 3, 0);
     a.state = QpState::Init;
-    assert_eq!(res(c.command(&a.modify_writes(5, connect_masks()[0].1).unwrap())), OK);
-    assert_eq!(res(c.command(&CqConfig::destroy_writes(3))), Ok(CmdResult::InUse));
-    assert_eq!(res(c.command(&CqConfig::destroy_writes(0))), Ok(CmdResult::InUse));
-    assert_eq!(res(c.command(&cfgs[2].create_writes(3).unwrap())), Ok(CmdResult::InUse), "re-CREATE of a referenced CQ");
+    assert_eq!(
+        res(c.command(&a.modify_writes(5, connect_masks()[0].1).unwrap())),
+        OK
+    );
+    assert_eq!(
+        res(c.command(&CqConfig::destroy_writes(3))),
+        Ok(CmdResult::InUse)
+    );
+    assert_eq!(
+        res(c.command(&CqConfig::destroy_writes(0))),
+        Ok(CmdResult::InUse)
+    );
+    assert_eq!(
+        res(c.command(&cfgs[2].create_writes(3).unwrap())),
+        Ok(CmdResult::InUse),
+        "re-CREATE of a referenced CQ"
+    );
     // QP to ERR keeps the reference; to RESET drops it
     a.state = QpState::Error;
-    assert_eq!(res(c.command(&a.modify_writes(5, QpAttrMask::STATE).unwrap())), OK);
-    assert_eq!(res(c.command(&CqConfig::destroy_writes(3))), Ok(CmdResult::InUse));
+    assert_eq!(
+        res(c.command(&a.modify_writes(5, QpAttrMask::STATE).unwrap())),
+        OK
+    );
+    assert_eq!(
+        res(c.command(&CqConfig::destroy_writes(3))),
+        Ok(CmdResult::InUse)
+    );
     a.state = QpState::Reset;
-    assert_eq!(res(c.command(&a.modify_writes(5, QpAttrMask::STATE).unwrap())), OK);
+    assert_eq!(
+        res(c.command(&a.modify_writes(5, QpAttrMask::STATE).unwrap())),
+        OK
+    );
     let n_ev = c.cev.len();
     assert_eq!(res(c.command(&CqConfig::destroy_writes(3))), OK);
     assert_eq!(res(c.command(&CqConfig::destroy_writes(0))), OK);
     c.idle(4);
     assert_eq!(
         c.cev[n_ev..],
-        [CEv { kind: CEV_DESTROY, cqn: 3, value: 0 }, CEv { kind: CEV_DESTROY, cqn: 0, value: 0 }]
+        [
+            CEv {
+                kind: CEV_DESTROY,
+                cqn: 3,
+                value: 0
+            },
+            CEv {
+                kind: CEV_DESTROY,
+                cqn: 0,
+                value: 0
+            }
+        ]
     );
     assert_eq!(res(c.command(&CqConfig::query_writes(3))), OK);
     assert!(!CqQuery::from_window(|o| c_read(c, o)).valid);
     // a QP cannot be created on a destroyed CQ
     a.state = QpState::Init;
-    assert_eq!(res(c.command(&a.modify_writes(5, connect_masks()[0].1).unwrap())), Ok(CmdResult::BadValue));
+    assert_eq!(
+        res(c.command(&a.modify_writes(5, connect_masks()[0].1).unwrap())),
+        Ok(CmdResult::BadValue)
+    );
     // CQ doorbells
     let n_ev = c.cev.len();
     let ci = c.rng.below(1 << 24) as u32;
@@ -894,9 +1265,23 @@ pub fn cq_programming<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
     c.idle(6);
     assert_eq!(
         c.cev[n_ev..],
-        [CEv { kind: CEV_CI, cqn: ncq - 1, value: ci }, CEv { kind: CEV_ARM, cqn: ncq - 1, value: arm.value }]
+        [
+            CEv {
+                kind: CEV_CI,
+                cqn: ncq - 1,
+                value: ci
+            },
+            CEv {
+                kind: CEV_ARM,
+                cqn: ncq - 1,
+                value: arm.value
+            }
+        ]
     );
-    assert_eq!(cq::decode_arm(c.cev.last().unwrap().value).unwrap(), (ci, ArmMode::Solicited));
+    assert_eq!(
+        cq::decode_arm(c.cev.last().unwrap().value).unwrap(),
+        (ci, ArmMode::Solicited)
+    );
 }
 
 fn c_read<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
@@ -909,7 +1294,12 @@ fn c_read<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, co
 /// Doorbells for random QPNs and CQNs (including 0, the largest implemented and some beyond,
 /// which are dropped), as a burst with random consumer back-pressure; then a burst into a
 /// stalled consumer, which must hold the bus (awready/wready low) and lose nothing.
-pub fn doorbells<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn doorbells<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
     n: usize,
 ) {
@@ -956,10 +1346,18 @@ pub fn doorbells<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: us
         );
         writes.push((off, v));
         if kind < 2 && num < nq {
-            exp_q.push(QEv { kind: if kind == 0 { QEV_SQ } else { QEV_RQ }, qpn: num, value: regs::db::PRODUCER.get(v) });
+            exp_q.push(QEv {
+                kind: if kind == 0 { QEV_SQ } else { QEV_RQ },
+                qpn: num,
+                value: regs::db::PRODUCER.get(v),
+            });
         }
         if kind >= 2 && num < ncq {
-            exp_c.push(CEv { kind: if kind == 2 { CEV_CI } else { CEV_ARM }, cqn: num, value: v });
+            exp_c.push(CEv {
+                kind: if kind == 2 { CEV_CI } else { CEV_ARM },
+                cqn: num,
+                value: v,
+            });
         }
     }
     let (q0, c0) = (c.qev.len(), c.cev.len());
@@ -971,7 +1369,9 @@ pub fn doorbells<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: us
     assert_eq!(c.cev[c0..], exp_c[..], "CQ doorbell events");
     // a stalled consumer: the FIFO fills, the bus is held, nothing is lost
     let k = 3 * DB_FIFO_DEPTH;
-    let burst: Vec<(u32, u32)> = (0..k as u32).map(|i| (regs::sq_doorbell(2 + i % (nq - 2)), i)).collect();
+    let burst: Vec<(u32, u32)> = (0..k as u32)
+        .map(|i| (regs::sq_doorbell(2 + i % (nq - 2)), i))
+        .collect();
     let q0 = c.qev.len();
     let held0 = c.held_cycles;
     let start = c.s.cycles();
@@ -985,14 +1385,26 @@ pub fn doorbells<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: us
     c.idle(2 * k + 10);
     c.hook = None;
     c.cev_stall = 0;
-    assert!(c.held_cycles > held0 + 20, "a full FIFO must hold the bus ({} cycles)", c.held_cycles - held0);
+    assert!(
+        c.held_cycles > held0 + 20,
+        "a full FIFO must hold the bus ({} cycles)",
+        c.held_cycles - held0
+    );
     let got: Vec<(u32, u32)> = c.qev[q0..].iter().map(|e| (e.qpn, e.value)).collect();
-    let want: Vec<(u32, u32)> = burst.iter().map(|(o, v)| ((o - regs::DB_SQ) / regs::DB_QP_STRIDE, *v)).collect();
+    let want: Vec<(u32, u32)> = burst
+        .iter()
+        .map(|(o, v)| ((o - regs::DB_SQ) / regs::DB_QP_STRIDE, *v))
+        .collect();
     assert_eq!(got, want, "doorbells lost or reordered under back-pressure");
 }
 
 /// Async events, IRQ_STATUS / IRQ_ENABLE / vectors / masks, CQ interrupts, CMD_DONE, FATAL.
-pub fn events_and_irqs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn events_and_irqs<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
 ) {
     let push = |c: &mut Csr<S, QA, CA, MA>, e: AsyncEvent| {
@@ -1009,13 +1421,26 @@ pub fn events_and_irqs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const 
         )
     };
     let types = [
-        AsyncEventType::CqErr, AsyncEventType::QpFatal, AsyncEventType::QpReqErr, AsyncEventType::QpAccessErr,
-        AsyncEventType::CommEst, AsyncEventType::SqDrained, AsyncEventType::DeviceFatal,
+        AsyncEventType::CqErr,
+        AsyncEventType::QpFatal,
+        AsyncEventType::QpReqErr,
+        AsyncEventType::QpAccessErr,
+        AsyncEventType::CommEst,
+        AsyncEventType::SqDrained,
+        AsyncEventType::DeviceFatal,
     ];
     // clear pending state from earlier scenarios
-    c.write_burst(&[(regs::IRQ_ENABLE, 0), (regs::IRQ_VEC_MASK, 0), (regs::IRQ_STATUS, !0), (regs::IRQ_VEC_PENDING, !0)]);
+    c.write_burst(&[
+        (regs::IRQ_ENABLE, 0),
+        (regs::IRQ_VEC_MASK, 0),
+        (regs::IRQ_STATUS, !0),
+        (regs::IRQ_VEC_PENDING, !0),
+    ]);
     let n_irq0 = c.irq.len();
-    assert_eq!(AsyncEvent::decode(c.read(regs::ASYNC_EVENT), c.read(regs::ASYNC_EVENT_INFO)).unwrap(), None);
+    assert_eq!(
+        AsyncEvent::decode(c.read(regs::ASYNC_EVENT), c.read(regs::ASYNC_EVENT_INFO)).unwrap(),
+        None
+    );
     let lost0 = c.read(regs::ASYNC_EVENT_LOST);
     let evs: Vec<AsyncEvent> = (0..EVENT_FIFO_DEPTH + 3)
         .map(|_| AsyncEvent {
@@ -1028,7 +1453,11 @@ pub fn events_and_irqs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const 
     for e in &evs {
         push(c, *e);
     }
-    assert_eq!(c.read(regs::ASYNC_EVENT_LOST), lost0 + 3, "events beyond the FIFO depth are counted");
+    assert_eq!(
+        c.read(regs::ASYNC_EVENT_LOST),
+        lost0 + 3,
+        "events beyond the FIFO depth are counted"
+    );
     assert_ne!(c.read(regs::IRQ_STATUS) & irq_status::ASYNC, 0);
     for e in &evs[..EVENT_FIFO_DEPTH] {
         // reads have no side effects: read twice
@@ -1038,20 +1467,33 @@ pub fn events_and_irqs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const 
         }
         c.write(regs::ASYNC_EVENT_POP, 0);
     }
-    assert_eq!(c.read(regs::ASYNC_EVENT) & regs::async_event::VALID.mask(), 0, "FIFO empty");
+    assert_eq!(
+        c.read(regs::ASYNC_EVENT) & regs::async_event::VALID.mask(),
+        0,
+        "FIFO empty"
+    );
     c.write(regs::IRQ_STATUS, irq_status::ASYNC);
     assert_eq!(c.read(regs::IRQ_STATUS) & irq_status::ASYNC, 0, "W1C");
     assert_eq!(c.irq.len(), n_irq0, "no interrupt while nothing is enabled");
     // enabled cause -> control vector
-    c.write_burst(&[(regs::IRQ_CTRL_VECTOR, 5), (regs::IRQ_ENABLE, irq_status::ASYNC | irq_status::CMD_DONE)]);
+    c.write_burst(&[
+        (regs::IRQ_CTRL_VECTOR, 5),
+        (regs::IRQ_ENABLE, irq_status::ASYNC | irq_status::CMD_DONE),
+    ]);
     let n_irq = c.irq.len();
     push(c, evs[0]);
     c.idle(2);
-    assert_eq!(c.irq[n_irq..].iter().map(|x| x.1).collect::<Vec<_>>(), [1 << 5]);
+    assert_eq!(
+        c.irq[n_irq..].iter().map(|x| x.1).collect::<Vec<_>>(),
+        [1 << 5]
+    );
     assert_ne!(c.read(regs::IRQ_VEC_PENDING) & (1 << 5), 0);
     assert_ne!(c.uut().irq_level.val().to_u64() & (1 << 5), 0);
     // masked: pending set, no pulse, no level
-    c.write_burst(&[(regs::IRQ_VEC_PENDING, 1 << 5), (regs::IRQ_VEC_MASK, 1 << 5)]);
+    c.write_burst(&[
+        (regs::IRQ_VEC_PENDING, 1 << 5),
+        (regs::IRQ_VEC_MASK, 1 << 5),
+    ]);
     let n_irq = c.irq.len();
     push(c, evs[1]);
     c.idle(2);
@@ -1061,9 +1503,15 @@ pub fn events_and_irqs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const 
     c.write_burst(&[(regs::IRQ_VEC_MASK, 0), (regs::IRQ_VEC_PENDING, !0)]);
     // CMD_DONE on a command
     let n_irq = c.irq.len();
-    c.command(&[RegWrite::new(regs::QP_CMD_QPN, 0), RegWrite::new(regs::QP_CMD, regs::qp_cmd::QUERY)]);
+    c.command(&[
+        RegWrite::new(regs::QP_CMD_QPN, 0),
+        RegWrite::new(regs::QP_CMD, regs::qp_cmd::QUERY),
+    ]);
     c.idle(2);
-    assert_eq!(c.irq[n_irq..].iter().map(|x| x.1).collect::<Vec<_>>(), [1 << 5]);
+    assert_eq!(
+        c.irq[n_irq..].iter().map(|x| x.1).collect::<Vec<_>>(),
+        [1 << 5]
+    );
     assert_ne!(c.read(regs::IRQ_STATUS) & irq_status::CMD_DONE, 0);
     // CQ interrupt on its vector
     let n_irq = c.irq.len();
@@ -1076,7 +1524,10 @@ pub fn events_and_irqs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const 
         |_| (),
     );
     c.idle(2);
-    assert_eq!(c.irq[n_irq..].iter().map(|x| x.1).collect::<Vec<_>>(), [1 << 30]);
+    assert_eq!(
+        c.irq[n_irq..].iter().map(|x| x.1).collect::<Vec<_>>(),
+        [1 << 30]
+    );
     assert_ne!(c.read(regs::IRQ_VEC_PENDING) & (1 << 30), 0);
     // FATAL and link
     c.cycle(
@@ -1088,22 +1539,36 @@ pub fn events_and_irqs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const 
     );
     c.uut().link_up.next = true;
     let st = c.read(regs::CFG_STATUS);
-    assert_eq!(st & (cfg_status::FATAL | cfg_status::LINK_UP | cfg_status::READY), cfg_status::FATAL | cfg_status::LINK_UP | cfg_status::READY);
+    assert_eq!(
+        st & (cfg_status::FATAL | cfg_status::LINK_UP | cfg_status::READY),
+        cfg_status::FATAL | cfg_status::LINK_UP | cfg_status::READY
+    );
     assert_ne!(c.read(regs::IRQ_STATUS) & irq_status::FATAL, 0);
     c.uut().link_up.next = false;
-    c.write_burst(&[(regs::IRQ_ENABLE, 0), (regs::IRQ_STATUS, !0), (regs::IRQ_VEC_PENDING, !0)]);
+    c.write_burst(&[
+        (regs::IRQ_ENABLE, 0),
+        (regs::IRQ_STATUS, !0),
+        (regs::IRQ_VEC_PENDING, !0),
+    ]);
     let _ = cmd_status::BUSY;
 }
 
 /// Counters: random increments (bytes counters by random amounts) for `cycles` cycles, then
 /// every LO/HI pair read (LO first) against a model.
-pub fn counters<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn counters<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
     cycles: usize,
 ) {
     let offs: Vec<u32> = regs::counters().map(|(_, o)| o).collect();
     let base = c.read_burst(&offs.iter().flat_map(|o| [*o, o + 4]).collect::<Vec<_>>());
-    let mut model: Vec<u64> = (0..NUM_COUNTERS).map(|i| base[2 * i] as u64 | (base[2 * i + 1] as u64) << 32).collect();
+    let mut model: Vec<u64> = (0..NUM_COUNTERS)
+        .map(|i| base[2 * i] as u64 | (base[2 * i + 1] as u64) << 32)
+        .collect();
     let rxb = counter_index(regs::CNT_RX_BYTES_LO);
     let txb = counter_index(regs::CNT_TX_BYTES_LO);
     for _ in 0..cycles {
@@ -1120,19 +1585,34 @@ pub fn counters<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usi
         );
         for (i, m) in model.iter_mut().enumerate() {
             if inc >> i & 1 == 1 {
-                *m += if i == rxb { rb } else if i == txb { tb } else { 1 };
+                *m += if i == rxb {
+                    rb
+                } else if i == txb {
+                    tb
+                } else {
+                    1
+                };
             }
         }
     }
     let got = c.read_burst(&offs.iter().flat_map(|o| [*o, o + 4]).collect::<Vec<_>>());
     for (i, (name, _)) in regs::counters().enumerate() {
         let v = got[2 * i] as u64 | (got[2 * i + 1] as u64) << 32;
-        assert_eq!(v, model[i] & ((1 << super::COUNTER_BITS) - 1), "counter {name}");
+        assert_eq!(
+            v,
+            model[i] & ((1 << super::COUNTER_BITS) - 1),
+            "counter {name}"
+        );
     }
 }
 
 /// Configuration outputs: MAC (applied by the HI write), GID table, CFG words, CC parameters.
-pub fn config_outputs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn config_outputs<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
 ) {
     let mut mac = [0u8; 6];
@@ -1140,11 +1620,19 @@ pub fn config_outputs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
     let before = c.uut().cfg_mac.val().to_u64();
     let [lo, hi] = mac_writes(mac);
     c.write(lo.offset, lo.value);
-    assert_eq!(c.uut().cfg_mac.val().to_u64(), before, "the LO write alone does not apply");
+    assert_eq!(
+        c.uut().cfg_mac.val().to_u64(),
+        before,
+        "the LO write alone does not apply"
+    );
     c.write(hi.offset, hi.value);
     let mut m8 = [0u8; 8];
     m8[2..].copy_from_slice(&mac);
-    assert_eq!(c.uut().cfg_mac.val().to_u64(), u64::from_be_bytes(m8), "cfg_mac: first byte on top");
+    assert_eq!(
+        c.uut().cfg_mac.val().to_u64(),
+        u64::from_be_bytes(m8),
+        "cfg_mac: first byte on top"
+    );
     // GID entries
     let mut table: Vec<GidEntry> = vec![];
     for n in 0..regs::GID_MAX_ENTRIES {
@@ -1153,7 +1641,11 @@ pub fn config_outputs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
         } else {
             let mut g = [0u8; 16];
             g.copy_from_slice(&c.rng.bytes(16));
-            GidEntry { gid: Gid(g), ty: [GidType::RoceV2Ipv6, GidType::RoceV1, GidType::Invalid][c.rng.below(3) as usize] }
+            GidEntry {
+                gid: Gid(g),
+                ty: [GidType::RoceV2Ipv6, GidType::RoceV1, GidType::Invalid]
+                    [c.rng.below(3) as usize],
+            }
         };
         c.run(&e.writes(n).unwrap());
         table.push(e);
@@ -1164,15 +1656,34 @@ pub fn config_outputs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
         let got = data.get_bits::<128>(128 * n).to_u128();
         assert_eq!(got, u128::from_be_bytes(e.gid.0), "gid_data entry {n}");
         assert_eq!((ty >> (2 * n)) & 3, e.ty as u64, "gid_type entry {n}");
-        let words = c.read_burst(&[regs::gid_data(n as u32, 0), regs::gid_data(n as u32, 1), regs::gid_data(n as u32, 2), regs::gid_data(n as u32, 3), regs::gid_attr(n as u32)]);
-        assert_eq!(GidEntry::from_regs([words[0], words[1], words[2], words[3]], words[4]), *e);
+        let words = c.read_burst(&[
+            regs::gid_data(n as u32, 0),
+            regs::gid_data(n as u32, 1),
+            regs::gid_data(n as u32, 2),
+            regs::gid_data(n as u32, 3),
+            regs::gid_attr(n as u32),
+        ]);
+        assert_eq!(
+            GidEntry::from_regs([words[0], words[1], words[2], words[3]], words[4]),
+            *e
+        );
     }
     // CFG words and CC parameters on their ports
-    let vals: Vec<(u32, u32)> = [regs::CFG_CONTROL, regs::CFG_UDP_SPORT, regs::CFG_TRAFFIC, regs::CFG_PFC]
-        .into_iter()
-        .chain(regs::REGISTERS.iter().filter(|r| r.name.starts_with("CC_")).map(|r| r.offset))
-        .map(|o| (o, c.rng.next_u64() as u32))
-        .collect();
+    let vals: Vec<(u32, u32)> = [
+        regs::CFG_CONTROL,
+        regs::CFG_UDP_SPORT,
+        regs::CFG_TRAFFIC,
+        regs::CFG_PFC,
+    ]
+    .into_iter()
+    .chain(
+        regs::REGISTERS
+            .iter()
+            .filter(|r| r.name.starts_with("CC_"))
+            .map(|r| r.offset),
+    )
+    .map(|o| (o, c.rng.next_u64() as u32))
+    .collect();
     c.write_burst(&vals);
     let u = c.uut();
     let port = |o: u32| -> u64 {
@@ -1202,13 +1713,23 @@ pub fn config_outputs<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const C
         r.val().to_u64()
     };
     for (o, v) in &vals {
-        assert_eq!(port(*o), *v as u64, "output of {}", super::reg_info(*o).name);
+        assert_eq!(
+            port(*o),
+            *v as u64,
+            "output of {}",
+            super::reg_info(*o).name
+        );
     }
 }
 
 /// CFG_RESET: every context cleared (QP back to RESET with nothing kept, CQs gone, MRs invalid),
 /// counters zero, the doorbell FIFOs flushed; `dp_reset` high meanwhile; READY afterwards.
-pub fn cfg_reset<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn cfg_reset<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
     p: &CsrParams,
 ) {
@@ -1216,8 +1737,18 @@ pub fn cfg_reset<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: us
     reset_qp(c, 7);
     let mut a = random_attr(&mut c.rng, p, 2, 2);
     a.state = QpState::Init;
-    assert_eq!(res(c.command(&a.modify_writes(7, connect_masks()[0].1).unwrap())), OK);
-    let e = MrEntry { key: make_key(3, 9), pd: 1, access: AccessFlags::LOCAL_WRITE, va: 0x1000, length: 0x1000, dma: 0x2000 };
+    assert_eq!(
+        res(c.command(&a.modify_writes(7, connect_masks()[0].1).unwrap())),
+        OK
+    );
+    let e = MrEntry {
+        key: make_key(3, 9),
+        pd: 1,
+        access: AccessFlags::LOCAL_WRITE,
+        va: 0x1000,
+        length: 0x1000,
+        dma: 0x2000,
+    };
     assert_eq!(res(c.command(&e.write_writes().unwrap())), OK);
     c.cycle(
         |u, rng| {
@@ -1239,14 +1770,20 @@ pub fn cfg_reset<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: us
         }
     }
     c.qev_stall = 0;
-    assert!(saw_dp_reset as u64 + 8 >= 1 << QA.max(CA).max(MA), "dp_reset for the whole clear ({saw_dp_reset} cycles)");
+    assert!(
+        saw_dp_reset as u64 + 8 >= 1 << QA.max(CA).max(MA),
+        "dp_reset for the whole clear ({saw_dp_reset} cycles)"
+    );
     wait_ready(c);
     let n = c.qev.len();
     c.idle(5);
     assert_eq!(c.qev.len(), n, "doorbell FIFO flushed");
     assert_eq!(res(c.command(&QpQuery::writes(7))), OK);
     let w = window(c, regs::QP_WIN_BASE, regs::MR_WIN_BASE);
-    assert_eq!(regs::qp_state::STATE.get(w[&regs::QP_STATE]), QpState::Reset as u32);
+    assert_eq!(
+        regs::qp_state::STATE.get(w[&regs::QP_STATE]),
+        QpState::Reset as u32
+    );
     assert_eq!(w[&regs::QP_PD], 0);
     assert_eq!(w[&regs::QP_SQ_BASE_LO], 0);
     assert_eq!(res(c.command(&MrEntry::query_writes(3))), OK);
@@ -1260,7 +1797,12 @@ pub fn cfg_reset<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: us
 }
 
 /// The engines' ERR port: state ERR and QP_ERR_INFO on QUERY; RESET clears both.
-pub fn qp_err_port<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>(
+pub fn qp_err_port<
+    S: Stepper<CsrBlock<QA, CA, MA>>,
+    const QA: usize,
+    const CA: usize,
+    const MA: usize,
+>(
     c: &mut Csr<S, QA, CA, MA>,
     p: &CsrParams,
 ) {
@@ -1271,7 +1813,11 @@ pub fn qp_err_port<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: 
     let mut from = QpState::Reset;
     for (to, mask) in connect_masks() {
         a.state = to;
-        assert_eq!(res(c.command(&a.modify_writes(q, mask).unwrap())), OK, "{from:?}->{to:?}");
+        assert_eq!(
+            res(c.command(&a.modify_writes(q, mask).unwrap())),
+            OK,
+            "{from:?}->{to:?}"
+        );
         from = to;
     }
     let mut accepted = false;
@@ -1294,17 +1840,29 @@ pub fn qp_err_port<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: 
     assert_eq!(res(c.command(&QpQuery::writes(q))), OK);
     let w = window(c, regs::QP_WIN_BASE, regs::MR_WIN_BASE);
     let qq = QpQuery::from_window(|o| w[&o]).unwrap();
-    assert_eq!((qq.attr.state, qq.err_status, qq.err_vendor), (QpState::Error, 12, 10));
+    assert_eq!(
+        (qq.attr.state, qq.err_status, qq.err_vendor),
+        (QpState::Error, 12, 10)
+    );
     // RTS->RTS is now a bad transition; CUR_STATE = RTS mismatches
     a.state = QpState::Rts;
-    assert_eq!(res(c.command(&a.modify_writes(q, QpAttrMask::STATE).unwrap())), Ok(CmdResult::BadTransition));
+    assert_eq!(
+        res(c.command(&a.modify_writes(q, QpAttrMask::STATE).unwrap())),
+        Ok(CmdResult::BadTransition)
+    );
     a.cur_state = QpState::Rts;
     assert_eq!(
-        res(c.command(&a.modify_writes(q, QpAttrMask::STATE | QpAttrMask::CUR_STATE).unwrap())),
+        res(c.command(
+            &a.modify_writes(q, QpAttrMask::STATE | QpAttrMask::CUR_STATE)
+                .unwrap()
+        )),
         Ok(CmdResult::CurStateMismatch)
     );
     a.state = QpState::Reset;
-    assert_eq!(res(c.command(&a.modify_writes(q, QpAttrMask::STATE).unwrap())), OK);
+    assert_eq!(
+        res(c.command(&a.modify_writes(q, QpAttrMask::STATE).unwrap())),
+        OK
+    );
     assert_eq!(res(c.command(&QpQuery::writes(q))), OK);
     assert_eq!(c.read(regs::QP_ERR_INFO), 0);
 }

@@ -87,7 +87,8 @@ impl<const B: usize, const K: usize> Logic for DmaMemcpy<B, K> {
         self.dma.wr.data.keep.next = self.dma.rd.rsp.keep.val();
         self.dma.wr.data.last.next = self.dma.rd.rsp.last.val();
         self.dma.rd.rsp.ready.next = self.dma.wr.data.ready.val();
-        if self.dma.rd.rsp.valid.val() & self.dma.wr.data.ready.val() & self.dma.rd.rsp_error.val() {
+        if self.dma.rd.rsp.valid.val() & self.dma.wr.data.ready.val() & self.dma.rd.rsp_error.val()
+        {
             self.rd_err.d.next = true;
         }
         self.read_error.next = self.rd_err.q.val();
@@ -226,8 +227,14 @@ mod tests {
     }
 
     fn run(cmd: &mut Command) -> (bool, String) {
-        let out = cmd.output().unwrap_or_else(|e| panic!("running {cmd:?}: {e}"));
-        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let out = cmd
+            .output()
+            .unwrap_or_else(|e| panic!("running {cmd:?}: {e}"));
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
         (out.status.success(), text)
     }
 
@@ -244,11 +251,23 @@ mod tests {
         }
         let (m, p) = write_verilog("yosys");
         let log = p.with_extension("log");
-        let script = format!("read_verilog {}; synth_ecp5 -top {m}; check -assert", p.display());
-        let (ok, text) = run(Command::new("yosys").arg("-q").arg("-l").arg(&log).arg("-p").arg(&script));
+        let script = format!(
+            "read_verilog {}; synth_ecp5 -top {m}; check -assert",
+            p.display()
+        );
+        let (ok, text) = run(Command::new("yosys")
+            .arg("-q")
+            .arg("-l")
+            .arg(&log)
+            .arg("-p")
+            .arg(&script));
         let logtext = std::fs::read_to_string(&log).unwrap_or_default();
         assert!(ok, "yosys synth_ecp5 failed:\n{text}");
-        assert!(!logtext.contains("Latch inferred"), "latch in {m}: see {}", log.display());
+        assert!(
+            !logtext.contains("Latch inferred"),
+            "latch in {m}: see {}",
+            log.display()
+        );
     }
 
     /// Verilator lint with the project's documented waivers only, and Icarus compiles it.
@@ -257,15 +276,28 @@ mod tests {
         if crate::verilog::require_tool("verilator") {
             let (m, p) = write_verilog("verilator");
             let (ok, text) = run(Command::new("verilator")
-                .args(["--lint-only", "-Wall", "-Wno-WIDTH", "-Wno-DECLFILENAME", "-Wno-UNUSEDSIGNAL", "-Wno-UNOPTFLAT"])
+                .args([
+                    "--lint-only",
+                    "-Wall",
+                    "-Wno-WIDTH",
+                    "-Wno-DECLFILENAME",
+                    "-Wno-UNUSEDSIGNAL",
+                    "-Wno-UNOPTFLAT",
+                ])
                 .args(["--top-module", &m])
                 .arg(&p));
-            assert!(ok && !text.contains("%Warning") && !text.contains("%Error"), "verilator:\n{text}");
+            assert!(
+                ok && !text.contains("%Warning") && !text.contains("%Error"),
+                "verilator:\n{text}"
+            );
         }
         if crate::verilog::require_tool("iverilog") {
             let (m, p) = write_verilog("iverilog");
             let out = p.with_extension("vvp");
-            let (ok, text) = run(Command::new("iverilog").args(["-g2012", "-s", &m, "-o"]).arg(&out).arg(&p));
+            let (ok, text) = run(Command::new("iverilog")
+                .args(["-g2012", "-s", &m, "-o"])
+                .arg(&out)
+                .arg(&p));
             assert!(ok, "iverilog:\n{text}");
         }
     }

@@ -82,7 +82,10 @@ pub struct Crc32Step<const B: usize, const K: usize> {
 
 impl<const B: usize, const K: usize> Default for Crc32Step<B, K> {
     fn default() -> Self {
-        assert!(B == 8 * K && (4..=128).contains(&K), "Crc32Step: need B == 8*K, 4 <= K <= 128");
+        assert!(
+            B == 8 * K && (4..=128).contains(&K),
+            "Crc32Step: need B == 8*K, 4 <= K <= 128"
+        );
         Self {
             state: Default::default(),
             data: Default::default(),
@@ -145,7 +148,11 @@ impl<const B: usize, const K: usize> Logic for Crc32Step<B, K> {
         let rows = matrix_rows(B);
         let mut v = String::new();
         v.push_str(&format!("// CRC-32 step over the first `count` of {K} bytes (see ferroce-hdl icrc/crc32_step.rs)\n"));
-        v.push_str(&format!("reg [{}:0] x;\nreg [{}:0] y;\nreg [31:0] m;\nreg [31:0] corr;\n", B - 1, B - 1));
+        v.push_str(&format!(
+            "reg [{}:0] x;\nreg [{}:0] y;\nreg [31:0] m;\nreg [31:0] corr;\n",
+            B - 1,
+            B - 1
+        ));
         v.push_str("always @(*) begin\n");
         v.push_str("    x = data;\n");
         for i in 0..4 {
@@ -163,7 +170,12 @@ impl<const B: usize, const K: usize> Logic for Crc32Step<B, K> {
         v.push_str("    case (count)\n");
         v.push_str(&format!("        8'd0: y = {B}'d0;\n"));
         for n in 1..K {
-            v.push_str(&format!("        8'd{n}: y = {{{}'d0, x[{}:{}]}};\n", 8 * (K - n), B - 1, 8 * (K - n)));
+            v.push_str(&format!(
+                "        8'd{n}: y = {{{}'d0, x[{}:{}]}};\n",
+                8 * (K - n),
+                B - 1,
+                8 * (K - n)
+            ));
         }
         v.push_str("        default: y = x;\n");
         v.push_str("    endcase\n");
@@ -210,7 +222,13 @@ mod tests {
             let d = rng.bytes(8);
             let mut x = u64::from_be_bytes(d.clone().try_into().unwrap());
             x ^= (st.swap_bytes() as u64) << 32;
-            let y = if n == 0 { 0 } else if n == 8 { x } else { x >> (8 * (8 - n)) };
+            let y = if n == 0 {
+                0
+            } else if n == 8 {
+                x
+            } else {
+                x >> (8 * (8 - n))
+            };
             let mut c = 0u32;
             for (j, row) in rows.iter().enumerate() {
                 let p = (0..64).filter(|&i| row[i] && (y >> i) & 1 == 1).count() & 1;

@@ -120,7 +120,10 @@ fn k4(x: usize) -> Constant<Bits<4>> {
 impl<const B: usize, const K: usize> IcrcFront<B, K> {
     /// `exclude_icrc`: stop the CRC at `end - 4` (generator) instead of at `end` (checker).
     pub fn new(exclude_icrc: bool) -> Self {
-        assert!(B == 8 * K && (8..=64).contains(&K) && K.is_power_of_two(), "IcrcFront: B = 8*K, K in 8..=64");
+        assert!(
+            B == 8 * K && (8..=64).contains(&K) && K.is_power_of_two(),
+            "IcrcFront: B = 8*K, K in 8..=64"
+        );
         // Offset (in Bits<B> numbering) of the 16-bit field at frame byte `p` (p even).
         let off = |p: usize| B - 8 * (p % K) - 16;
         // the last table entry (NHB-1) is where the beat index saturates: it must be plain
@@ -129,12 +132,26 @@ impl<const B: usize, const K: usize> IcrcFront<B, K> {
             p / K
         };
         let and_t = |vlan: bool| -> [Constant<Bits<B>>; NHB] {
-            std::array::from_fn(|b| Constant::new(lanes::<B>(|j| if b * K + j < l3_start(vlan) { 0 } else { 0xFF })))
+            std::array::from_fn(|b| {
+                Constant::new(lanes::<B>(|j| {
+                    if b * K + j < l3_start(vlan) {
+                        0
+                    } else {
+                        0xFF
+                    }
+                }))
+            })
         };
         let lrh_t = |vlan: bool| -> [Constant<Bits<B>>; NHB] {
             let l3 = l3_start(vlan);
             std::array::from_fn(|b| {
-                Constant::new(lanes::<B>(|j| if (l3 - 4..l3).contains(&(b * K + j)) { 0xFF } else { 0 }))
+                Constant::new(lanes::<B>(|j| {
+                    if (l3 - 4..l3).contains(&(b * K + j)) {
+                        0xFF
+                    } else {
+                        0
+                    }
+                }))
             })
         };
         let var_t = |kind: u64, vlan: bool| -> [Constant<Bits<B>>; NHB] {
@@ -298,7 +315,10 @@ impl<const B: usize, const K: usize> Logic for IcrcFront<B, K> {
                 & (self.s_beat.val() == self.cc_len_beat[c].val())
             {
                 self.len_hit.next = true;
-                self.len_f.next = self.data.val().get_bits::<16>(self.cc_len_off[c].val().index());
+                self.len_f.next = self
+                    .data
+                    .val()
+                    .get_bits::<16>(self.cc_len_off[c].val().index());
                 self.len_add.next = self.cc_len_add[c].val();
             }
         }
@@ -411,7 +431,10 @@ mod tests {
         for mode in [false, true] {
             let mut uut = IcrcFront::<64, 8>::new(mode);
             uut.connect_all();
-            crate::verilog::yosys_check_if_present(&format!("icrc_front_{mode}"), &generate_verilog(&uut));
+            crate::verilog::yosys_check_if_present(
+                &format!("icrc_front_{mode}"),
+                &generate_verilog(&uut),
+            );
         }
     }
 }

@@ -69,22 +69,22 @@ pub const fn l3_start(vlan: bool) -> usize {
 pub fn variant_or(kind: u64, rel: usize) -> u8 {
     match kind {
         KIND_IPV4 => match rel {
-            1 | 8 | 10 | 11 => 0xFF,  // TOS, TTL, header checksum
-            26 | 27 => 0xFF,          // UDP checksum (20 + 6)
-            32 => 0xFF,               // BTH byte 4 (20 + 8 + 4)
+            1 | 8 | 10 | 11 => 0xFF, // TOS, TTL, header checksum
+            26 | 27 => 0xFF,         // UDP checksum (20 + 6)
+            32 => 0xFF,              // BTH byte 4 (20 + 8 + 4)
             _ => 0,
         },
         KIND_IPV6 => match rel {
-            0 => 0x0F,                // version kept, traffic class high nibble masked
-            1..=3 | 7 => 0xFF,        // TC low nibble + flow label; hop limit
-            46 | 47 => 0xFF,          // UDP checksum (40 + 6)
-            52 => 0xFF,               // BTH byte 4 (40 + 8 + 4)
+            0 => 0x0F,         // version kept, traffic class high nibble masked
+            1..=3 | 7 => 0xFF, // TC low nibble + flow label; hop limit
+            46 | 47 => 0xFF,   // UDP checksum (40 + 6)
+            52 => 0xFF,        // BTH byte 4 (40 + 8 + 4)
             _ => 0,
         },
         KIND_ROCEV1 => match rel {
             0 => 0x0F,
-            1..=3 | 7 => 0xFF,        // GRH masked like IPv6
-            44 => 0xFF,               // BTH byte 4 (40 + 4)
+            1..=3 | 7 => 0xFF, // GRH masked like IPv6
+            44 => 0xFF,        // BTH byte 4 (40 + 4)
             _ => 0,
         },
         _ => 0,

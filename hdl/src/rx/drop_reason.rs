@@ -90,8 +90,14 @@ pub enum RxKind {
 
 impl RxKind {
     /// Every kind, in numeric order.
-    pub const ALL: [RxKind; 6] =
-        [RxKind::Other, RxKind::RoceV2Ipv4, RxKind::RoceV2Ipv6, RxKind::Cnp, RxKind::RoceV1, RxKind::Pfc];
+    pub const ALL: [RxKind; 6] = [
+        RxKind::Other,
+        RxKind::RoceV2Ipv4,
+        RxKind::RoceV2Ipv6,
+        RxKind::Cnp,
+        RxKind::RoceV1,
+        RxKind::Pfc,
+    ];
 
     /// Numeric value.
     pub const fn code(self) -> u8 {
@@ -117,7 +123,10 @@ impl RxKind {
 
     /// Carries an ICRC (RoCEv2, RoCEv1, CNP).
     pub const fn is_roce(self) -> bool {
-        matches!(self, RxKind::RoceV2Ipv4 | RxKind::RoceV2Ipv6 | RxKind::Cnp | RxKind::RoceV1)
+        matches!(
+            self,
+            RxKind::RoceV2Ipv4 | RxKind::RoceV2Ipv6 | RxKind::Cnp | RxKind::RoceV1
+        )
     }
 }
 
@@ -140,7 +149,8 @@ mod tests {
         }
         assert_eq!(DropReason::BITS, 3);
         assert_eq!(RxKind::BITS, 3);
-        let names: std::collections::HashSet<_> = DropReason::ALL.iter().map(|r| r.name()).collect();
+        let names: std::collections::HashSet<_> =
+            DropReason::ALL.iter().map(|r| r.name()).collect();
         assert_eq!(names.len(), DropReason::COUNT);
     }
 }

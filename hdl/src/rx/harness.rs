@@ -28,7 +28,12 @@ pub struct Shaping {
 
 impl Shaping {
     /// Full rate in, always ready out.
-    pub const FULL_RATE: Shaping = Shaping { gap_percent: 0, hdr_stall_percent: 0, pay_stall_percent: 0, seed: 1 };
+    pub const FULL_RATE: Shaping = Shaping {
+        gap_percent: 0,
+        hdr_stall_percent: 0,
+        pay_stall_percent: 0,
+        seed: 1,
+    };
 }
 
 /// Everything a run observed.
@@ -89,7 +94,9 @@ impl<const B: usize, const K: usize, const A: usize> RxDut<B, K, A> for RxParser
     }
 }
 
-impl<const B: usize, const K: usize, const A: usize> RxDut<B, K, A> for super::RxParserFlat<B, K, A> {
+impl<const B: usize, const K: usize, const A: usize> RxDut<B, K, A>
+    for super::RxParserFlat<B, K, A>
+{
     fn core(&self) -> &RxParser<B, K, A> {
         &self.core
     }
@@ -138,7 +145,12 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
     // expected numbers of releases, to know when the outputs are drained
     let want_releases = frames
         .iter()
-        .filter(|f| !matches!(expect(f, cfg, RxParser::<B, K, A>::hard_max_frame()).release, RxRelease::Nothing))
+        .filter(|f| {
+            !matches!(
+                expect(f, cfg, RxParser::<B, K, A>::hard_max_frame()).release,
+                RxRelease::Nothing
+            )
+        })
         .count();
     loop {
         {
@@ -179,7 +191,10 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
                     icrc_ok: u.vd_icrc_ok.val(),
                     flen: u.vd_flen.val().index(),
                 });
-                assert!(out.verdicts.len() <= frames.len(), "more verdicts than frames");
+                assert!(
+                    out.verdicts.len() <= frames.len(),
+                    "more verdicts than frames"
+                );
             }
             if u.pfc_valid.val() {
                 progress = true;
@@ -189,15 +204,24 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
                 for (n, x) in times.iter_mut().enumerate() {
                     *x = t.get_bits::<16>(112 - 16 * n).to_u64() as u16;
                 }
-                out.releases.push(RxRelease::Pfc { enable: u.pfc_enable.val().to_u8(), times });
+                out.releases.push(RxRelease::Pfc {
+                    enable: u.pfc_enable.val().to_u8(),
+                    times,
+                });
             }
             if u.hdr_valid.val() && u.hdr_ready.val() {
                 progress = true;
                 out.hdr_cycles.push(now);
-                assert!(pending_hdr.is_none(), "descriptor released before the previous payload ended");
+                assert!(
+                    pending_hdr.is_none(),
+                    "descriptor released before the previous payload ended"
+                );
                 let h = u.hdr.val();
                 if h.payload_len.index() == 0 {
-                    out.releases.push(RxRelease::Roce { hdr: h, payload: vec![] });
+                    out.releases.push(RxRelease::Roce {
+                        hdr: h,
+                        payload: vec![],
+                    });
                     out.release_cycles.push(now);
                 } else {
                     pending_hdr = Some(h);
@@ -208,10 +232,20 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
                 let b: Beat = u.pay.peek().unwrap();
                 let h = pending_hdr.expect("payload beat without a descriptor");
                 pay_acc.extend_from_slice(&b.bytes);
-                assert!(pay_acc.len() <= h.payload_len.index(), "payload longer than the descriptor says");
+                assert!(
+                    pay_acc.len() <= h.payload_len.index(),
+                    "payload longer than the descriptor says"
+                );
                 if b.last {
-                    assert_eq!(pay_acc.len(), h.payload_len.index(), "payload shorter than the descriptor says");
-                    out.releases.push(RxRelease::Roce { hdr: h, payload: std::mem::take(&mut pay_acc) });
+                    assert_eq!(
+                        pay_acc.len(),
+                        h.payload_len.index(),
+                        "payload shorter than the descriptor says"
+                    );
+                    out.releases.push(RxRelease::Roce {
+                        hdr: h,
+                        payload: std::mem::take(&mut pay_acc),
+                    });
                     out.release_cycles.push(now);
                     pending_hdr = None;
                 }
@@ -261,10 +295,19 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
 }
 
 /// Compare a run with the model, frame by frame; returns a description of the first mismatch.
-pub fn check(frames: &[Vec<u8>], cfg: &RxConfig, hard_max: usize, got: &RxRun) -> Result<(), String> {
+pub fn check(
+    frames: &[Vec<u8>],
+    cfg: &RxConfig,
+    hard_max: usize,
+    got: &RxRun,
+) -> Result<(), String> {
     let want: Vec<RxExpect> = frames.iter().map(|f| expect(f, cfg, hard_max)).collect();
     if got.verdicts.len() != want.len() {
-        return Err(format!("{} verdicts for {} frames", got.verdicts.len(), want.len()));
+        return Err(format!(
+            "{} verdicts for {} frames",
+            got.verdicts.len(),
+            want.len()
+        ));
     }
     for (i, (g, w)) in got.verdicts.iter().zip(&want).enumerate() {
         if *g != w.verdict {
@@ -293,11 +336,17 @@ pub fn check(frames: &[Vec<u8>], cfg: &RxConfig, hard_max: usize, got: &RxRun) -
         let got_rel: Vec<&RxRelease> = got.releases.iter().filter(sel).collect();
         let what = if pfc { "PFC" } else { "RoCE" };
         if got_rel.len() != want_rel.len() {
-            return Err(format!("{} {what} releases, model {}", got_rel.len(), want_rel.len()));
+            return Err(format!(
+                "{} {what} releases, model {}",
+                got_rel.len(),
+                want_rel.len()
+            ));
         }
         for (i, (g, w)) in got_rel.iter().zip(want_rel).enumerate() {
             if *g != w {
-                return Err(format!("{what} release {i} differs:\n got   {g:?}\n model {w:?}"));
+                return Err(format!(
+                    "{what} release {i} differs:\n got   {g:?}\n model {w:?}"
+                ));
             }
         }
     }
@@ -319,7 +368,10 @@ pub fn hex(b: &[u8]) -> String {
 /// Bytes from hex (whitespace ignored).
 pub fn unhex(s: &str) -> Vec<u8> {
     let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
 }
 
 /// Convenience for tests: is this verdict an accepted frame of `kind`.
@@ -329,7 +381,9 @@ pub fn accepted(v: &RxVerdict, kind: RxKind) -> bool {
 
 /// Every opcode the NIC knows (RC, UC, UD, CNP).
 pub fn known_opcodes() -> Vec<u8> {
-    (0u8..=255).filter(|&op| super::model::opcode_class(op).is_some()).collect()
+    (0u8..=255)
+        .filter(|&op| super::model::opcode_class(op).is_some())
+        .collect()
 }
 
 /// Options of [`random_roce_frame`].
@@ -345,7 +399,11 @@ pub struct FrameOpts {
 
 impl Default for FrameOpts {
     fn default() -> Self {
-        FrameOpts { dst_mac: RxConfig::default().mac, max_payload: 4096, vlan_percent: 30 }
+        FrameOpts {
+            dst_mac: RxConfig::default().mac,
+            max_payload: 4096,
+            vlan_percent: 30,
+        }
     }
 }
 
@@ -391,7 +449,11 @@ pub fn random_roce_frame(rng: &mut Rng, op: u8, l3: u64, opts: &FrameOpts) -> Ve
         tclass: rbits(rng),
         hop_limit: rbits(rng),
         ip_id: rbits(rng),
-        ip_frag: if rng.percent(50) { 0x4000.into() } else { 0.into() },
+        ip_frag: if rng.percent(50) {
+            0x4000.into()
+        } else {
+            0.into()
+        },
         ip4_src: rbits(rng),
         ip4_dst: rbits(rng),
         flow_label: rbits(rng),

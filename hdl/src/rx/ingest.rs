@@ -125,9 +125,15 @@ impl<const B: usize, const K: usize> RxIngest<B, K> {
 
     /// `addr_bits`: the frame buffer holds `2^addr_bits` words of `K` bytes.
     pub fn new(addr_bits: usize) -> Self {
-        assert!(B == 8 * K && (8..=64).contains(&K) && K.is_power_of_two(), "RxIngest: B = 8*K, K in 8..=64");
+        assert!(
+            B == 8 * K && (8..=64).contains(&K) && K.is_power_of_two(),
+            "RxIngest: B = 8*K, K in 8..=64"
+        );
         assert!(WIN_BYTES % K == 0 && Self::SLOTS <= 32);
-        assert!((4..=15).contains(&addr_bits), "RxIngest: 4 <= addr_bits <= 15");
+        assert!(
+            (4..=15).contains(&addr_bits),
+            "RxIngest: 4 <= addr_bits <= 15"
+        );
         Self {
             clock: Default::default(),
             inp: Default::default(),
@@ -171,11 +177,15 @@ impl<const B: usize, const K: usize> RxIngest<B, K> {
             r_wend: Default::default(),
             r_crc_ok: Default::default(),
             r_oversize: Default::default(),
-            c_slot_sh: (0..Self::SLOTS).map(|i| Constant::new(((WIN_BITS - B * (i + 1)) as u64).into())).collect(),
+            c_slot_sh: (0..Self::SLOTS)
+                .map(|i| Constant::new(((WIN_BITS - B * (i + 1)) as u64).into()))
+                .collect(),
             c_k: Constant::new((K as u64).into()),
             c_k16: Constant::new((K as u64).into()),
             c_ktop: Constant::new(Bits::<K>::default().replace_bit(K - 1, true)),
-            c_cnt: (0..K).map(|j| Constant::new(((j + 1) as u64).into())).collect(),
+            c_cnt: (0..K)
+                .map(|j| Constant::new(((j + 1) as u64).into()))
+                .collect(),
             c_cap: Constant::new((1u64 << addr_bits).into()),
             c_resid: Constant::new((RESIDUE as u64).into()),
             fire: Default::default(),
@@ -204,8 +214,8 @@ impl<const B: usize, const K: usize> Logic for RxIngest<B, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, win, slot, mid, bpos, big, huge, wptr, fstart, r_used, r_valid, r_eth_dst, r_eth_src, r_vlan, r_tci,
-            r_et, r_l3w, r_flen, r_start, r_wend, r_crc_ok, r_oversize
+            self, clock, win, slot, mid, bpos, big, huge, wptr, fstart, r_used, r_valid, r_eth_dst,
+            r_eth_src, r_vlan, r_tci, r_et, r_l3w, r_flen, r_start, r_wend, r_crc_ok, r_oversize
         );
         clock!(self, clock, front);
         // ---- defaults --------------------------------------------------------------------
@@ -267,12 +277,14 @@ impl<const B: usize, const K: usize> Logic for RxIngest<B, K> {
         self.wnext.next = self.win.q.val();
         if self.fire.val() {
             if self.first.val() {
-                self.wnext.next = bit_cast::<WIN_BITS, B>(self.wdata.val()) << self.c_slot_sh[0].val();
+                self.wnext.next =
+                    bit_cast::<WIN_BITS, B>(self.wdata.val()) << self.c_slot_sh[0].val();
             } else {
                 for i in 1..(WIN_BYTES / K) {
                     if self.s_slot.val().get_bit(i) {
-                        self.wnext.next =
-                            self.win.q.val() | (bit_cast::<WIN_BITS, B>(self.wdata.val()) << self.c_slot_sh[i].val());
+                        self.wnext.next = self.win.q.val()
+                            | (bit_cast::<WIN_BITS, B>(self.wdata.val())
+                                << self.c_slot_sh[i].val());
                     }
                 }
             }

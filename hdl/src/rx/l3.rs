@@ -209,9 +209,32 @@ impl Logic for RxL3 {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, r_valid, r_hdr, r_tw, r_opcode, r_pad, r_class, r_l2_short, r_l3_short, r_not_roce, r_mac_ok,
-            r_macctl_short, r_pfc_op, r_pfc_mac_ok, r_pfc_short, r_pfc_enable, r_pfc_times, r_consistent, r_lib,
-            r_bth_off, r_flen, r_start, r_wend, r_crc_ok, r_oversize
+            self,
+            clock,
+            r_valid,
+            r_hdr,
+            r_tw,
+            r_opcode,
+            r_pad,
+            r_class,
+            r_l2_short,
+            r_l3_short,
+            r_not_roce,
+            r_mac_ok,
+            r_macctl_short,
+            r_pfc_op,
+            r_pfc_mac_ok,
+            r_pfc_short,
+            r_pfc_enable,
+            r_pfc_times,
+            r_consistent,
+            r_lib,
+            r_bth_off,
+            r_flen,
+            r_start,
+            r_wend,
+            r_crc_ok,
+            r_oversize
         );
         // ---- handshake -------------------------------------------------------------------
         self.i_ready.next = !self.r_valid.q.val() | self.o_ready.val();
@@ -284,7 +307,8 @@ impl Logic for RxL3 {
             self.r_l2_short.d.next = self.flen.val() < self.l2len.val();
             self.r_bth_off.d.next = self.l2len.val() + self.l3len.val();
             self.r_l3_short.d.next = self.flen.val() < (self.l2len.val() + self.l3len.val());
-            self.r_mac_ok.d.next = self.cfg_promisc.val() | (self.i_eth_dst.val() == self.cfg_mac.val());
+            self.r_mac_ok.d.next =
+                self.cfg_promisc.val() | (self.i_eth_dst.val() == self.cfg_mac.val());
             // PFC (MAC control opcode 0x0101)
             self.r_macctl_short.d.next = self.flen.val() < (self.l2len.val() + 2);
             self.r_pfc_op.d.next = self.i_l3w.val().get_bits::<16>(688) == 0x0101;
@@ -317,7 +341,8 @@ impl Logic for RxL3 {
                     | ((self.i_l3w.val().get_bits::<16>(640) & 0x3FFF) != 0)
                     | (self.i_l3w.val().get_bits::<8>(624) != 17)
                     | (self.i_l3w.val().get_bits::<16>(512) != 4791);
-                self.r_consistent.d.next = (self.tot4.val() == (self.ulen4.val() + 20)) & (self.ulen4.val() >= 8);
+                self.r_consistent.d.next =
+                    (self.tot4.val() == (self.ulen4.val() + 20)) & (self.ulen4.val() >= 8);
                 self.r_lib.d.next = self.ulen4.val() - 8;
                 self.r_tw.d.next = self.i_l3w.val().get_bits::<TW_BITS>(160);
                 self.r_opcode.d.next = self.i_l3w.val().get_bits::<8>(472);
@@ -346,7 +371,8 @@ impl Logic for RxL3 {
                 self.r_not_roce.d.next = (self.i_l3w.val().get_bits::<4>(700) != 6)
                     | (self.i_l3w.val().get_bits::<8>(648) != 17)
                     | (self.i_l3w.val().get_bits::<16>(352) != 4791);
-                self.r_consistent.d.next = (self.plen6.val() == self.ulen6.val()) & (self.ulen6.val() >= 8);
+                self.r_consistent.d.next =
+                    (self.plen6.val() == self.ulen6.val()) & (self.ulen6.val() >= 8);
                 self.r_lib.d.next = self.ulen6.val() - 8;
                 self.r_tw.d.next = self.i_l3w.val().get_bits::<TW_BITS>(0);
                 self.r_opcode.d.next = self.i_l3w.val().get_bits::<8>(312);

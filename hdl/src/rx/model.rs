@@ -59,7 +59,11 @@ impl Default for RxConfig {
     /// MAC 02:00:00:00:00:02 (the ROCE.md vectors' destination), not promiscuous, PMTU 4096
     /// plus the largest header set with VLAN and IPv6 (18 + 48 + 12 + 28 + 3 pad + 4 ICRC).
     fn default() -> Self {
-        RxConfig { mac: 0x0200_0000_0002, promisc: false, max_frame: 4096 + 113 }
+        RxConfig {
+            mac: 0x0200_0000_0002,
+            promisc: false,
+            max_frame: 4096 + 113,
+        }
     }
 }
 
@@ -141,7 +145,10 @@ pub fn expect(frame: &[u8], cfg: &RxConfig, hard_max: usize) -> RxExpect {
         icrc_ok: icrc_match && kind.is_roce(),
         flen: flen.min(0xFFFF),
     };
-    let drop = |kind: RxKind, reason: DropReason| RxExpect { verdict: verdict(kind, reason), release: RxRelease::Nothing };
+    let drop = |kind: RxKind, reason: DropReason| RxExpect {
+        verdict: verdict(kind, reason),
+        release: RxRelease::Nothing,
+    };
     let oversize = flen > cfg.max_frame.min(hard_max);
 
     // ---- kind
@@ -227,7 +234,10 @@ pub fn expect(frame: &[u8], cfg: &RxConfig, hard_max: usize) -> RxExpect {
             }
             return RxExpect {
                 verdict: verdict(kind, DropReason::Accepted),
-                release: RxRelease::Pfc { enable: b(l2 + 3) as u8, times },
+                release: RxRelease::Pfc {
+                    enable: b(l2 + 3) as u8,
+                    times,
+                },
             };
         }
         _ => {}
@@ -254,11 +264,17 @@ pub fn expect(frame: &[u8], cfg: &RxConfig, hard_max: usize) -> RxExpect {
     let (lib, consistent) = match class {
         Class::V4 => {
             let ulen = g16(l3 + 24);
-            (ulen.wrapping_sub(8) as isize, g16(l3 + 2) == 20 + ulen && ulen >= 8)
+            (
+                ulen.wrapping_sub(8) as isize,
+                g16(l3 + 2) == 20 + ulen && ulen >= 8,
+            )
         }
         Class::V6 => {
             let ulen = g16(l3 + 44);
-            (ulen.wrapping_sub(8) as isize, g16(l3 + 4) == ulen && ulen >= 8)
+            (
+                ulen.wrapping_sub(8) as isize,
+                g16(l3 + 4) == ulen && ulen >= 8,
+            )
         }
         _ => (g16(l3 + 4) as isize, true),
     };
@@ -291,6 +307,13 @@ pub fn expect(frame: &[u8], cfg: &RxConfig, hard_max: usize) -> RxExpect {
         return drop(kind, DropReason::BadIcrc);
     }
     let (hdr, data) = RoceHeader::parse_frame(frame).expect("model: accepted frame must parse");
-    assert_eq!(data.len(), payload, "model and RoceHeader::parse_frame disagree on the payload");
-    RxExpect { verdict: verdict(kind, DropReason::Accepted), release: RxRelease::Roce { hdr, payload: data } }
+    assert_eq!(
+        data.len(),
+        payload,
+        "model and RoceHeader::parse_frame disagree on the payload"
+    );
+    RxExpect {
+        verdict: verdict(kind, DropReason::Accepted),
+        release: RxRelease::Roce { hdr, payload: data },
+    }
 }

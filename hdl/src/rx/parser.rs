@@ -192,7 +192,15 @@ impl<const B: usize, const K: usize, const A: usize> Logic for RxParser<B, K, A>
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, r_vd_valid, r_vd_kind, r_vd_reason, r_vd_icrc_ok, r_vd_flen, r_pfc_valid, r_pfc_enable,
+            self,
+            clock,
+            r_vd_valid,
+            r_vd_kind,
+            r_vd_reason,
+            r_vd_icrc_ok,
+            r_vd_flen,
+            r_pfc_valid,
+            r_pfc_enable,
             r_pfc_times
         );
         clock!(self, clock, in_skid, ingest, l3, tp, recq, descq, readout, out_skid, counters);

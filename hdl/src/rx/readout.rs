@@ -170,9 +170,10 @@ impl<const B: usize, const K: usize> Logic for RxReadout<B, K> {
                             } else {
                                 self.ra_next.next = self.m_rec.val().pay_word;
                                 self.remain.d.next = self.m_rec.val().pay_len;
-                                self.sh_hold.d.next = bit_cast::<16, 8>(self.m_rec.val().pay_lane) << 3;
-                                self.sh_cur.d.next =
-                                    self.c_b.val() - (bit_cast::<16, 8>(self.m_rec.val().pay_lane) << 3);
+                                self.sh_hold.d.next =
+                                    bit_cast::<16, 8>(self.m_rec.val().pay_lane) << 3;
+                                self.sh_cur.d.next = self.c_b.val()
+                                    - (bit_cast::<16, 8>(self.m_rec.val().pay_lane) << 3);
                                 self.wend.d.next = self.m_rec.val().wend;
                                 self.state.d.next = ReadoutState::Load;
                             }

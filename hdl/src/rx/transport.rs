@@ -188,8 +188,22 @@ impl<const K: usize> Logic for RxTransport<K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, r_valid, r_hdr, r_kind, r_reason, r_icrc_ok, r_flen, r_has_desc, r_is_pfc, r_pfc_enable,
-            r_pfc_times, r_pay_word, r_pay_lane, r_pay_len, r_wend
+            self,
+            clock,
+            r_valid,
+            r_hdr,
+            r_kind,
+            r_reason,
+            r_icrc_ok,
+            r_flen,
+            r_has_desc,
+            r_is_pfc,
+            r_pfc_enable,
+            r_pfc_times,
+            r_pay_word,
+            r_pay_lane,
+            r_pay_len,
+            r_wend
         );
         // ---- handshake and outputs --------------------------------------------------------
         self.i_ready.next = !self.r_valid.q.val() | self.o_ready.val();
@@ -255,7 +269,8 @@ impl<const K: usize> Logic for RxTransport<K> {
                 if (self.i_class.val() == 4) & self.i_pfc_op.val() & !self.i_macctl_short.val() {
                     self.kind.next = RxKind::Pfc;
                 }
-                if (self.i_class.val() == 1) | (self.i_class.val() == 2) | (self.i_class.val() == 3) {
+                if (self.i_class.val() == 1) | (self.i_class.val() == 2) | (self.i_class.val() == 3)
+                {
                     if !self.i_l3_short.val() & !self.i_not_roce.val() {
                         self.roce.next = true;
                         if self.opcode.val() == 0x81 {
@@ -321,10 +336,12 @@ impl<const K: usize> Logic for RxTransport<K> {
             self.r_icrc_ok.d.next = self.i_crc_ok.val() & self.roce.val();
             self.r_flen.d.next = self.i_flen.val();
             self.r_has_desc.d.next = self.roce.val() & (self.reason.val() == DropReason::Accepted);
-            self.r_is_pfc.d.next = (self.kind.val() == RxKind::Pfc) & (self.reason.val() == DropReason::Accepted);
+            self.r_is_pfc.d.next =
+                (self.kind.val() == RxKind::Pfc) & (self.reason.val() == DropReason::Accepted);
             self.r_pfc_enable.d.next = self.i_pfc_enable.val();
             self.r_pfc_times.d.next = self.i_pfc_times.val();
-            self.r_pay_word.d.next = self.i_start.val() + bit_cast::<16, 17>(self.hlen.val() >> self.c_logk.val());
+            self.r_pay_word.d.next =
+                self.i_start.val() + bit_cast::<16, 17>(self.hlen.val() >> self.c_logk.val());
             self.r_pay_lane.d.next = bit_cast::<8, 17>(self.hlen.val() & self.c_kmask.val());
             self.r_pay_len.d.next = bit_cast::<16, 17>(self.payload.val());
             self.r_wend.d.next = self.i_wend.val();

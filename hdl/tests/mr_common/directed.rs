@@ -2,10 +2,10 @@
 //! through the co-simulation harness (`mr_cosim`), with the model (`super::Model`, verdicts from
 //! `MrEntry::check`) checking every output of every cycle and hand-written expectations on top.
 use super::*;
-use ferroce_proto::host::mr::make_key;
 use ferroce_hdl::mr::drive::*;
 use ferroce_hdl::mr::*;
 use ferroce_hdl::testbench::Stepper;
+use ferroce_proto::host::mr::make_key;
 
 pub type Table = MrTable1k;
 

@@ -7,11 +7,11 @@
 
 pub mod directed;
 
-use ferroce_proto::host::mr::{make_key, MrEntry, MrViolation};
-use ferroce_proto::host::qp::AccessFlags;
 use ferroce_hdl::mr::drive::*;
 use ferroce_hdl::mr::*;
 use ferroce_hdl::testbench::{Rng, Stepper};
+use ferroce_proto::host::mr::{make_key, MrEntry, MrViolation};
+use ferroce_proto::host::qp::AccessFlags;
 
 /// The one adaptation between the hardware request and `MrEntry::check`: a *remote* request
 /// whose `need` names no REMOTE_* right is refused with `Access` by the hardware. Expressed by

@@ -28,11 +28,17 @@ fn mac(m: &[u8; 6]) -> Bits<48> {
 /// `Roce` (descriptor + payload), `Pfc`, or `Nothing` for frames proto does not parse as RoCE
 /// or PFC.
 pub fn proto_release(frame: &[u8]) -> RxRelease {
-    let Ok(fr) = FrameRepr::parse(frame) else { return RxRelease::Nothing };
+    let Ok(fr) = FrameRepr::parse(frame) else {
+        return RxRelease::Nothing;
+    };
     match &fr.body {
-        FrameBody::Pfc(PfcRepr::Pfc { class_enable, times }) => {
-            RxRelease::Pfc { enable: *class_enable as u8, times: *times }
-        }
+        FrameBody::Pfc(PfcRepr::Pfc {
+            class_enable,
+            times,
+        }) => RxRelease::Pfc {
+            enable: *class_enable as u8,
+            times: *times,
+        },
         FrameBody::Roce(r) => {
             let mut h = RoceHeader {
                 eth_dst: mac(&fr.eth.dst),
@@ -122,7 +128,10 @@ pub fn proto_release(frame: &[u8]) -> RxRelease {
                 h.ieth_rkey = b(x.rkey as u64);
             }
             h.payload_len = b(r.payload.len() as u64);
-            RxRelease::Roce { hdr: h, payload: r.payload.clone() }
+            RxRelease::Roce {
+                hdr: h,
+                payload: r.payload.clone(),
+            }
         }
         _ => RxRelease::Nothing,
     }
@@ -156,9 +165,17 @@ pub fn pcap_frames(bytes: &[u8]) -> Vec<Vec<u8>> {
 /// A random valid frame built by ferroce_proto (`FrameRepr::new_roce`, finalized: lengths,
 /// PadCnt, IPv4 checksum, ICRC, padding), independent of the hardware's own TX model.
 /// `l3`: 0 IPv4, 1 IPv6, 2 RoCEv1.
-pub fn proto_random_frame(rng: &mut ferroce_hdl::testbench::Rng, op: u8, l3: u64, vlan: bool, plen: usize, dst: u64) -> Vec<u8> {
+pub fn proto_random_frame(
+    rng: &mut ferroce_hdl::testbench::Rng,
+    op: u8,
+    l3: u64,
+    vlan: bool,
+    plen: usize,
+    dst: u64,
+) -> Vec<u8> {
     use ferroce_proto::wire::*;
-    let mut r = |n: u32| -> u64 { rng.next_u64() & if n >= 64 { u64::MAX } else { (1u64 << n) - 1 } };
+    let mut r =
+        |n: u32| -> u64 { rng.next_u64() & if n >= 64 { u64::MAX } else { (1u64 << n) - 1 } };
     let arr16 = |a: u64, b: u64| -> [u8; 16] {
         let mut x = [0u8; 16];
         x[..8].copy_from_slice(&a.to_be_bytes());
@@ -170,12 +187,20 @@ pub fn proto_random_frame(rng: &mut ferroce_hdl::testbench::Rng, op: u8, l3: u64
     let eth = EthernetRepr {
         dst: dst.to_be_bytes()[2..].try_into().unwrap(),
         src: r(48).to_be_bytes()[2..].try_into().unwrap(),
-        vlan: if vlan { Some(VlanTag::from_tci(r(16) as u16)) } else { None },
+        vlan: if vlan {
+            Some(VlanTag::from_tci(r(16) as u16))
+        } else {
+            None
+        },
         ethertype: 0,
     };
     let net = match l3 {
         0 => {
-            let mut n = RoceNet::ipv4((r(32) as u32).to_be_bytes(), (r(32) as u32).to_be_bytes(), r(16) as u16);
+            let mut n = RoceNet::ipv4(
+                (r(32) as u32).to_be_bytes(),
+                (r(32) as u32).to_be_bytes(),
+                r(16) as u16,
+            );
             if let RoceNet::Ipv4 { ip, udp } = &mut n {
                 ip.tos = r(8) as u8;
                 ip.ttl = r(8) as u8;
@@ -213,10 +238,26 @@ pub fn proto_random_frame(rng: &mut ferroce_hdl::testbench::Rng, op: u8, l3: u64
     bth.ack_req = r(1) == 1;
     bth.resv7 = r(7) as u8;
     let ext = ExtHeaders {
-        deth: Some(DethRepr { qkey: r(32) as u32, src_qp: r(24) as u32, reserved: 0 }),
-        reth: Some(RethRepr { va: r(64), rkey: r(32) as u32, dma_len: r(32) as u32 }),
-        atomic_eth: Some(AtomicEthRepr { va: r(64), rkey: r(32) as u32, swap_add: r(64), compare: r(64) }),
-        aeth: Some(AethRepr { syndrome: r(8) as u8, msn: r(24) as u32 }),
+        deth: Some(DethRepr {
+            qkey: r(32) as u32,
+            src_qp: r(24) as u32,
+            reserved: 0,
+        }),
+        reth: Some(RethRepr {
+            va: r(64),
+            rkey: r(32) as u32,
+            dma_len: r(32) as u32,
+        }),
+        atomic_eth: Some(AtomicEthRepr {
+            va: r(64),
+            rkey: r(32) as u32,
+            swap_add: r(64),
+            compare: r(64),
+        }),
+        aeth: Some(AethRepr {
+            syndrome: r(8) as u8,
+            msn: r(24) as u32,
+        }),
         atomic_ack_eth: Some(AtomicAckEthRepr { orig: r(64) }),
         imm_dt: Some(ImmDtRepr { imm: r(32) as u32 }),
         ieth: Some(IethRepr { rkey: r(32) as u32 }),

@@ -75,11 +75,25 @@ pub fn run(quick: bool, json_out: bool, verilator: bool) -> Result<ExitCode, Cli
     let (rusthdl_frames, verilator_frames) = if quick { (4, 50) } else { (16, 1000) };
     let mut rng = Rng::new(2026);
     let mut rows = Vec::new();
-    let mut vtx = if verilator { Some(VerilatedTx::new().map_err(CliError)?) } else { None };
-    let rx_cfg = RxConfig { promisc: true, ..RxConfig::default() };
-    let mut vrx = if verilator { Some(VerilatedRx::new(&rx_cfg).map_err(CliError)?) } else { None };
+    let mut vtx = if verilator {
+        Some(VerilatedTx::new().map_err(CliError)?)
+    } else {
+        None
+    };
+    let rx_cfg = RxConfig {
+        promisc: true,
+        ..RxConfig::default()
+    };
+    let mut vrx = if verilator {
+        Some(VerilatedRx::new(&rx_cfg).map_err(CliError)?)
+    } else {
+        None
+    };
     for size in SIZES {
-        for (engine, count) in [("rust-hdl", rusthdl_frames), ("verilator", verilator_frames)] {
+        for (engine, count) in [
+            ("rust-hdl", rusthdl_frames),
+            ("verilator", verilator_frames),
+        ] {
             if engine == "verilator" && !verilator {
                 continue;
             }
@@ -95,7 +109,10 @@ pub fn run(quick: bool, json_out: bool, verilator: bool) -> Result<ExitCode, Cli
             // Transmit.
             let start = Instant::now();
             let (built, cycles, simulated) = if engine == "rust-hdl" {
-                let mut bench = Bench::new(TxHeaderBuilder::default(), |u: &mut TxHeaderBuilder| &mut u.clock);
+                let mut bench =
+                    Bench::new(TxHeaderBuilder::default(), |u: &mut TxHeaderBuilder| {
+                        &mut u.clock
+                    });
                 let r = run_builder(&mut bench, &jobs, Timing::default(), &mut HdlRng::new(1));
                 // Steady state: from the first frame's end to the last one's, so the pipeline
                 // fill is not charged to the frames.
@@ -108,31 +125,69 @@ pub fn run(quick: bool, json_out: bool, verilator: bool) -> Result<ExitCode, Cli
             };
             let seconds = start.elapsed().as_secs_f64();
             if built != bytes {
-                return Err(CliError(format!("{engine} transmit engine built wrong frames at size {size}")));
+                return Err(CliError(format!(
+                    "{engine} transmit engine built wrong frames at size {size}"
+                )));
             }
-            rows.push(Row { engine, path: "tx", frame_bytes, frames: count, cycles, simulated, seconds });
+            rows.push(Row {
+                engine,
+                path: "tx",
+                frame_bytes,
+                frames: count,
+                cycles,
+                simulated,
+                seconds,
+            });
 
             // Receive.
             let start = Instant::now();
             let (accepted, cycles, simulated) = if engine == "rust-hdl" {
-                let mut bench = Bench::new(RxParser64::default(), |u: &mut RxParser64| &mut u.clock);
+                let mut bench =
+                    Bench::new(RxParser64::default(), |u: &mut RxParser64| &mut u.clock);
                 let r = harness::run(&mut bench, &bytes, &rx_cfg, Shaping::FULL_RATE);
                 // Steady state: the cycle the last input beat was taken (the frames arrive
                 // back to back from cycle 0), so draining the last frame is not charged.
-                (r.verdicts.iter().filter(|v| v.reason == DropReason::Accepted).count(), r.last_in_cycle + 1, r.cycles)
+                (
+                    r.verdicts
+                        .iter()
+                        .filter(|v| v.reason == DropReason::Accepted)
+                        .count(),
+                    r.last_in_cycle + 1,
+                    r.cycles,
+                )
             } else {
                 let r = vrx.as_mut().unwrap().run(&bytes);
-                (r.verdicts.iter().filter(|v| v.reason == DropReason::Accepted).count(), r.cycles, r.cycles)
+                (
+                    r.verdicts
+                        .iter()
+                        .filter(|v| v.reason == DropReason::Accepted)
+                        .count(),
+                    r.cycles,
+                    r.cycles,
+                )
             };
             let seconds = start.elapsed().as_secs_f64();
             if accepted != count {
-                return Err(CliError(format!("{engine} receive engine accepted {accepted} of {count} frames at size {size}")));
+                return Err(CliError(format!(
+                    "{engine} receive engine accepted {accepted} of {count} frames at size {size}"
+                )));
             }
-            rows.push(Row { engine, path: "rx", frame_bytes, frames: count, cycles, simulated, seconds });
+            rows.push(Row {
+                engine,
+                path: "rx",
+                frame_bytes,
+                frames: count,
+                cycles,
+                simulated,
+                seconds,
+            });
         }
     }
     if json_out {
-        println!("{}", json!({"bench": "front_ends", "rows": rows.iter().map(Row::json).collect::<Vec<_>>()}));
+        println!(
+            "{}",
+            json!({"bench": "front_ends", "rows": rows.iter().map(Row::json).collect::<Vec<_>>()})
+        );
     } else {
         println!(
             "{:<10} {:<3} {:>6} {:>7} {:>12} {:>8} {:>7} {:>12}",

@@ -63,7 +63,11 @@ fn segment(messages: &[Vec<u8>], pmtu: usize, ipv6: bool) -> Vec<Packet> {
     let mut packets = Vec::new();
     for (m, data) in messages.iter().enumerate() {
         let write = m % 2 == 0;
-        let chunks: Vec<&[u8]> = if data.is_empty() { vec![&[][..]] } else { data.chunks(pmtu).collect() };
+        let chunks: Vec<&[u8]> = if data.is_empty() {
+            vec![&[][..]]
+        } else {
+            data.chunks(pmtu).collect()
+        };
         let n = chunks.len();
         for (i, chunk) in chunks.iter().enumerate() {
             let (first, last) = (i == 0, i + 1 == n);
@@ -86,7 +90,9 @@ fn segment(messages: &[Vec<u8>], pmtu: usize, ipv6: bool) -> Vec<Packet> {
                     rkey: 0x0001_0042,
                     dma_len: data.len() as u32,
                 }),
-                imm_dt: (!write && last).then_some(ImmDtRepr { imm: 0xC0DE_0000 | m as u32 }),
+                imm_dt: (!write && last).then_some(ImmDtRepr {
+                    imm: 0xC0DE_0000 | m as u32,
+                }),
                 ..ExtHeaders::default()
             };
             let net = if ipv6 {
@@ -94,8 +100,16 @@ fn segment(messages: &[Vec<u8>], pmtu: usize, ipv6: bool) -> Vec<Packet> {
             } else {
                 RoceNet::ipv4([10, 0, 1, 1], [10, 0, 2, 1], sport)
             };
-            let eth = EthernetRepr { dst: MAC_B, src: MAC_A, vlan: None, ethertype: net.ethertype() };
-            packets.push(Packet { frame: FrameRepr::new_roce(eth, net, bth, ext, chunk.to_vec()), message: m });
+            let eth = EthernetRepr {
+                dst: MAC_B,
+                src: MAC_A,
+                vlan: None,
+                ethertype: net.ethertype(),
+            };
+            packets.push(Packet {
+                frame: FrameRepr::new_roce(eth, net, bth, ext, chunk.to_vec()),
+                message: m,
+            });
         }
     }
     packets
@@ -110,7 +124,10 @@ fn ipv6_addr(host: u8) -> [u8; 16] {
 
 pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
     if ![256, 512, 1024, 2048, 4096].contains(&args.pmtu) {
-        return Err(CliError(format!("--pmtu {}: must be 256, 512, 1024, 2048 or 4096", args.pmtu)));
+        return Err(CliError(format!(
+            "--pmtu {}: must be 256, 512, 1024, 2048 or 4096",
+            args.pmtu
+        )));
     }
     if args.messages == 0 {
         return Err(CliError("--messages must be at least 1".into()));
@@ -123,12 +140,27 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
             m
         })
         .collect();
-    let mut packets = segment(&messages[..messages.len() / 2 + messages.len() % 2], args.pmtu, false);
-    let second = segment(&messages[messages.len() / 2 + messages.len() % 2..], args.pmtu, true);
+    let mut packets = segment(
+        &messages[..messages.len() / 2 + messages.len() % 2],
+        args.pmtu,
+        false,
+    );
+    let second = segment(
+        &messages[messages.len() / 2 + messages.len() % 2..],
+        args.pmtu,
+        true,
+    );
     let offset = messages.len() / 2 + messages.len() % 2;
-    packets.extend(second.into_iter().map(|p| Packet { message: p.message + offset, ..p }));
+    packets.extend(second.into_iter().map(|p| Packet {
+        message: p.message + offset,
+        ..p
+    }));
     if args.corrupt > packets.len() {
-        return Err(CliError(format!("--corrupt {} exceeds the {} packets sent", args.corrupt, packets.len())));
+        return Err(CliError(format!(
+            "--corrupt {} exceeds the {} packets sent",
+            args.corrupt,
+            packets.len()
+        )));
     }
 
     // Host A's transmit front end builds every frame.
@@ -138,13 +170,24 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
         .collect::<Result<_, _>>()
         .map_err(|e| CliError(format!("descriptor: {}", e.0)))?;
     let started = Instant::now();
-    let mut tx = Bench::new(TxHeaderBuilder::default(), |u: &mut TxHeaderBuilder| &mut u.clock);
-    let built = run_builder(&mut tx, &jobs, Timing::default(), &mut HdlRng::new(args.seed));
+    let mut tx = Bench::new(TxHeaderBuilder::default(), |u: &mut TxHeaderBuilder| {
+        &mut u.clock
+    });
+    let built = run_builder(
+        &mut tx,
+        &jobs,
+        Timing::default(),
+        &mut HdlRng::new(args.seed),
+    );
     // Independent check of A's output: the proto crate must parse every frame with a good ICRC.
     for (i, frame) in built.frames.iter().enumerate() {
-        let parsed = FrameRepr::parse(frame).map_err(|e| CliError(format!("frame {}: {e}", i + 1)))?;
+        let parsed =
+            FrameRepr::parse(frame).map_err(|e| CliError(format!("frame {}: {e}", i + 1)))?;
         if parsed.icrc_ok() != Some(true) {
-            return Err(CliError(format!("frame {}: transmit path produced a bad ICRC", i + 1)));
+            return Err(CliError(format!(
+                "frame {}: transmit path produced a bad ICRC",
+                i + 1
+            )));
         }
     }
 
@@ -160,15 +203,23 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
         frame[at] ^= 1 << rng.below(8);
     }
     if let Some(path) = args.pcap {
-        let mut w = PcapWriter::create(path).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        let mut w =
+            PcapWriter::create(path).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
         for (i, frame) in wire.iter().enumerate() {
-            w.write_packet(i as u64 * 1000, frame).map_err(|e| CliError(e.to_string()))?;
+            w.write_packet(i as u64 * 1000, frame)
+                .map_err(|e| CliError(e.to_string()))?;
         }
         w.flush().map_err(|e| CliError(e.to_string()))?;
     }
 
     // Host B's receive front end.
-    let cfg = RxConfig { mac: u64::from_be_bytes([0, 0, MAC_B[0], MAC_B[1], MAC_B[2], MAC_B[3], MAC_B[4], MAC_B[5]]), promisc: false, ..RxConfig::default() };
+    let cfg = RxConfig {
+        mac: u64::from_be_bytes([
+            0, 0, MAC_B[0], MAC_B[1], MAC_B[2], MAC_B[3], MAC_B[4], MAC_B[5],
+        ]),
+        promisc: false,
+        ..RxConfig::default()
+    };
     let mut rx = Bench::new(RxParser64::default(), |u: &mut RxParser64| &mut u.clock);
     let received = harness::run(&mut rx, &wire, &cfg, Shaping::FULL_RATE);
     let seconds = started.elapsed().as_secs_f64();
@@ -188,11 +239,13 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
             match releases.next() {
                 Some(RxRelease::Roce { hdr, payload }) => {
                     if hdr.psn.to_u64() as u32 != packets[i].frame.psn().unwrap() {
-                        unexplained.push(json!({"frame": i + 1, "problem": "PSN changed on the way"}));
+                        unexplained
+                            .push(json!({"frame": i + 1, "problem": "PSN changed on the way"}));
                     }
                     reassembled[message].extend_from_slice(payload);
                 }
-                _ => unexplained.push(json!({"frame": i + 1, "problem": "accepted but nothing released"})),
+                _ => unexplained
+                    .push(json!({"frame": i + 1, "problem": "accepted but nothing released"})),
             }
         } else {
             complete[message] = false;
@@ -206,7 +259,9 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
             }
         }
     }
-    let verified = (0..messages.len()).filter(|&m| complete[m] && reassembled[m] == messages[m]).count();
+    let verified = (0..messages.len())
+        .filter(|&m| complete[m] && reassembled[m] == messages[m])
+        .count();
     let incomplete = complete.iter().filter(|c| !**c).count();
     for m in 0..messages.len() {
         if complete[m] && reassembled[m] != messages[m] {
@@ -233,5 +288,9 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
         "ok": ok,
     });
     println!("{}", serde_json::to_string_pretty(&summary).unwrap());
-    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

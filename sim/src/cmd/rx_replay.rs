@@ -34,12 +34,18 @@ fn kind_name(kind: RxKind) -> &'static str {
 /// Parses `aa:bb:cc:dd:ee:ff` into the parser's 48-bit MAC configuration.
 pub fn parse_mac(text: &str) -> Result<u64, CliError> {
     let parts: Vec<&str> = text.split(':').collect();
-    let bad = || CliError(format!("bad MAC address {text:?}: expected six hex bytes like 02:00:00:00:00:02"));
+    let bad = || {
+        CliError(format!(
+            "bad MAC address {text:?}: expected six hex bytes like 02:00:00:00:00:02"
+        ))
+    };
     if parts.len() != 6 {
         return Err(bad());
     }
     parts.iter().try_fold(0u64, |acc, p| {
-        u8::from_str_radix(p, 16).map(|b| (acc << 8) | b as u64).map_err(|_| bad())
+        u8::from_str_radix(p, 16)
+            .map(|b| (acc << 8) | b as u64)
+            .map_err(|_| bad())
     })
 }
 
@@ -80,7 +86,14 @@ pub fn run(file: &Path, mac: Option<&str>) -> Result<ExitCode, CliError> {
         line.insert("dest_qp".into(), Value::Null);
         line.insert("psn".into(), Value::Null);
         line.insert("icrc_ok".into(), json!(verdict.icrc_ok));
-        line.insert("drop_reason".into(), if ok { Value::Null } else { json!(verdict.reason.name()) });
+        line.insert(
+            "drop_reason".into(),
+            if ok {
+                Value::Null
+            } else {
+                json!(verdict.reason.name())
+            },
+        );
         line.insert("len".into(), json!(verdict.flen));
         *kinds.entry(kind_name(verdict.kind)).or_default() += 1;
         if ok {
@@ -96,15 +109,25 @@ pub fn run(file: &Path, mac: Option<&str>) -> Result<ExitCode, CliError> {
                     for (key, value) in frame_fields(&released) {
                         if matches!(
                             key.as_str(),
-                            "reth" | "aeth" | "atomic_eth" | "atomic_ack_eth" | "imm_dt" | "ieth" | "deth"
-                                | "payload_len" | "opcode_name"
+                            "reth"
+                                | "aeth"
+                                | "atomic_eth"
+                                | "atomic_ack_eth"
+                                | "imm_dt"
+                                | "ieth"
+                                | "deth"
+                                | "payload_len"
+                                | "opcode_name"
                         ) {
                             line.insert(key, value);
                         }
                     }
                 }
                 Some(RxRelease::Pfc { enable, times }) => {
-                    line.insert("pfc".into(), json!({"class_enable": enable, "times": times}));
+                    line.insert(
+                        "pfc".into(),
+                        json!({"class_enable": enable, "times": times}),
+                    );
                 }
                 Some(RxRelease::Nothing) | None => {
                     return Err(CliError(format!(
@@ -118,8 +141,10 @@ pub fn run(file: &Path, mac: Option<&str>) -> Result<ExitCode, CliError> {
         }
         writeln!(out, "{}", Value::Object(line))?;
     }
-    let counters: BTreeMap<&str, u32> =
-        DropReason::ALL.iter().map(|r| (r.name(), result.counters[r.code() as usize])).collect();
+    let counters: BTreeMap<&str, u32> = DropReason::ALL
+        .iter()
+        .map(|r| (r.name(), result.counters[r.code() as usize]))
+        .collect();
     let summary = json!({
         "summary": true,
         "frames": frames.len(),

@@ -44,7 +44,9 @@ pub fn run(input: &Path, output: &Path) -> Result<ExitCode, CliError> {
             Err(e) => skipped.push(json!({"frame": index + 1, "reason": e.0})),
         }
     }
-    let mut bench = Bench::new(TxHeaderBuilder::default(), |u: &mut TxHeaderBuilder| &mut u.clock);
+    let mut bench = Bench::new(TxHeaderBuilder::default(), |u: &mut TxHeaderBuilder| {
+        &mut u.clock
+    });
     let result = run_builder(&mut bench, &jobs, Timing::default(), &mut Rng::new(1));
     if result.frames.len() != jobs.len() {
         return Err(CliError(format!(
@@ -53,20 +55,29 @@ pub fn run(input: &Path, output: &Path) -> Result<ExitCode, CliError> {
             jobs.len()
         )));
     }
-    let mut writer = PcapWriter::create(output).map_err(|e| CliError(format!("{}: {e}", output.display())))?;
+    let mut writer =
+        PcapWriter::create(output).map_err(|e| CliError(format!("{}: {e}", output.display())))?;
     let mut identical = 0usize;
     let mut differing = Vec::new();
     for ((number, ts_ns, original), rebuilt) in originals.iter().zip(&result.frames) {
-        writer.write_packet(*ts_ns, rebuilt).map_err(|e| CliError(format!("{}: {e}", output.display())))?;
+        writer
+            .write_packet(*ts_ns, rebuilt)
+            .map_err(|e| CliError(format!("{}: {e}", output.display())))?;
         if rebuilt == original {
             identical += 1;
         } else {
-            let first = original.iter().zip(rebuilt).position(|(a, b)| a != b).unwrap_or(original.len().min(rebuilt.len()));
+            let first = original
+                .iter()
+                .zip(rebuilt)
+                .position(|(a, b)| a != b)
+                .unwrap_or(original.len().min(rebuilt.len()));
             differing.push(json!({"frame": number, "first_difference_at": first,
                                   "original_len": original.len(), "rebuilt_len": rebuilt.len()}));
         }
     }
-    writer.flush().map_err(|e| CliError(format!("{}: {e}", output.display())))?;
+    writer
+        .flush()
+        .map_err(|e| CliError(format!("{}: {e}", output.display())))?;
     let summary = json!({
         "frames": capture.records.len(),
         "rebuilt": result.frames.len(),
@@ -77,5 +88,9 @@ pub fn run(input: &Path, output: &Path) -> Result<ExitCode, CliError> {
         "cycles": result.cycles,
     });
     println!("{summary}");
-    Ok(if differing.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if differing.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

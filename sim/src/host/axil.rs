@@ -127,7 +127,10 @@ impl AxiLiteMaster {
     /// A master that delays valids and response readies at random (`percent` chance per
     /// cycle), reproducibly from `seed`.
     pub fn with_jitter(seed: u64, percent: u32) -> Self {
-        AxiLiteMaster { jitter: Some((Rng::new(seed), percent)), ..Self::new() }
+        AxiLiteMaster {
+            jitter: Some((Rng::new(seed), percent)),
+            ..Self::new()
+        }
     }
 
     /// A transaction is in progress.
@@ -136,7 +139,10 @@ impl AxiLiteMaster {
     }
 
     fn start(&mut self, op: Op) {
-        assert!(self.op.is_none(), "AxiLiteMaster: a transaction is already in progress");
+        assert!(
+            self.op.is_none(),
+            "AxiLiteMaster: a transaction is already in progress"
+        );
         self.op = Some(op);
         self.addr_done = false;
         self.data_done = false;
@@ -153,7 +159,11 @@ impl AxiLiteMaster {
 
     /// Begin a 32-bit write (all four byte strobes) of `data` to byte address `addr`.
     pub fn start_write(&mut self, addr: u32, data: u32) {
-        self.start(Op::Write { addr, data, strb: 0xF });
+        self.start(Op::Write {
+            addr,
+            data,
+            strb: 0xF,
+        });
     }
 
     /// The completion of the last transaction, once (`None` while busy).
@@ -170,7 +180,8 @@ impl AxiLiteMaster {
 
     /// Step 1 of a cycle: drive the master's signals.
     pub fn drive<P: AxiLitePort + ?Sized>(&mut self, port: &mut P) {
-        let (mut awvalid, mut wvalid, mut arvalid, mut bready, mut rready) = (false, false, false, false, false);
+        let (mut awvalid, mut wvalid, mut arvalid, mut bready, mut rready) =
+            (false, false, false, false, false);
         match self.op {
             None => {}
             Some(Op::Write { addr, data, strb }) => {
@@ -267,13 +278,22 @@ impl AxiLiteMaster {
     }
 
     /// A whole read transaction on a block that nothing else drives, stepping its clock.
-    pub fn read<S: AxiLitePort + Clocked + ?Sized>(&mut self, sys: &mut S, addr: u32) -> AxilCompletion {
+    pub fn read<S: AxiLitePort + Clocked + ?Sized>(
+        &mut self,
+        sys: &mut S,
+        addr: u32,
+    ) -> AxilCompletion {
         self.start_read(addr);
         self.run(sys)
     }
 
     /// A whole write transaction on a block that nothing else drives, stepping its clock.
-    pub fn write<S: AxiLitePort + Clocked + ?Sized>(&mut self, sys: &mut S, addr: u32, data: u32) -> AxilCompletion {
+    pub fn write<S: AxiLitePort + Clocked + ?Sized>(
+        &mut self,
+        sys: &mut S,
+        addr: u32,
+        data: u32,
+    ) -> AxilCompletion {
         self.start_write(addr, data);
         self.run(sys)
     }
@@ -386,7 +406,11 @@ pub struct StepperAxiLite<'s, U: Block, S: Stepper<U>> {
 
 impl<'s, U: Block, S: Stepper<U>> StepperAxiLite<'s, U, S> {
     pub fn new(stepper: &'s mut S, pins: PinsFn<U>) -> Self {
-        StepperAxiLite { stepper, pins, _block: PhantomData }
+        StepperAxiLite {
+            stepper,
+            pins,
+            _block: PhantomData,
+        }
     }
 }
 
@@ -397,7 +421,9 @@ impl<U: Block, S: Stepper<U>> AxiLitePort for StepperAxiLite<'_, U, S> {
         }
     }
     fn get(&mut self, signal: AxilOut) -> u64 {
-        (self.pins)(self.stepper.uut()).output(signal).map_or(0, |p| p.get_u64())
+        (self.pins)(self.stepper.uut())
+            .output(signal)
+            .map_or(0, |p| p.get_u64())
     }
 }
 
@@ -458,7 +484,10 @@ impl AxilIds {
             }
             id
         };
-        let mut ids = AxilIds { inputs: [None; 11], outputs: [None; 8] };
+        let mut ids = AxilIds {
+            inputs: [None; 11],
+            outputs: [None; 8],
+        };
         for (i, (_, n, req)) in INPUT_NAMES.iter().enumerate() {
             ids.inputs[i] = find(n, *req);
         }
@@ -469,11 +498,17 @@ impl AxilIds {
     }
 
     fn input(&self, s: AxilIn) -> Option<usize> {
-        INPUT_NAMES.iter().position(|(x, _, _)| *x == s).and_then(|i| self.inputs[i])
+        INPUT_NAMES
+            .iter()
+            .position(|(x, _, _)| *x == s)
+            .and_then(|i| self.inputs[i])
     }
 
     fn output(&self, s: AxilOut) -> Option<usize> {
-        OUTPUT_NAMES.iter().position(|(x, _, _)| *x == s).and_then(|i| self.outputs[i])
+        OUTPUT_NAMES
+            .iter()
+            .position(|(x, _, _)| *x == s)
+            .and_then(|i| self.outputs[i])
     }
 }
 

@@ -79,7 +79,11 @@ impl<T: RegisterTarget> SimBackend<T> {
     /// A backend over `target`, with DMA buffers in `memory` (the same handle the NIC model's
     /// DMA shell serves).
     pub fn new(target: T, memory: SharedMemory) -> Self {
-        SimBackend { target: Mutex::new(target), memory, relax_cycles: DEFAULT_RELAX_CYCLES }
+        SimBackend {
+            target: Mutex::new(target),
+            memory,
+            relax_cycles: DEFAULT_RELAX_CYCLES,
+        }
     }
 
     /// Set how many cycles [`Backend::relax`] steps (at least 1).
@@ -115,12 +119,22 @@ impl<T: RegisterTarget> Backend for SimBackend<T> {
     }
 
     fn alloc_dma(&self, len: usize, align: usize) -> Result<DmaBuffer> {
-        let iova = lock(&self.memory).alloc(len as u64, align as u64).map_err(|e| match e {
-            AllocError::ZeroLength => Error::InvalidArgument("DMA allocation of 0 bytes"),
-            AllocError::BadAlignment(_) => Error::InvalidArgument("DMA alignment is not a power of two"),
-            e @ AllocError::Exhausted { .. } => Error::DmaAlloc { len, reason: e.to_string() },
-        })?;
-        let mem = SimDma { iova, memory: self.memory.clone() };
+        let iova = lock(&self.memory)
+            .alloc(len as u64, align as u64)
+            .map_err(|e| match e {
+                AllocError::ZeroLength => Error::InvalidArgument("DMA allocation of 0 bytes"),
+                AllocError::BadAlignment(_) => {
+                    Error::InvalidArgument("DMA alignment is not a power of two")
+                }
+                e @ AllocError::Exhausted { .. } => Error::DmaAlloc {
+                    len,
+                    reason: e.to_string(),
+                },
+            })?;
+        let mem = SimDma {
+            iova,
+            memory: self.memory.clone(),
+        };
         Ok(DmaBuffer::new(iova, len, Box::new(mem)))
     }
 

@@ -150,7 +150,11 @@ impl Default for ShellConfig {
 impl ShellConfig {
     /// No latency, full rate, no stalls: for fast unit tests.
     pub fn ideal() -> Self {
-        ShellConfig { read_latency: 0, write_latency: 0, ..Self::default() }
+        ShellConfig {
+            read_latency: 0,
+            write_latency: 0,
+            ..Self::default()
+        }
     }
 
     /// Random back-pressure, reordered write visibility and few outstanding requests: for
@@ -311,14 +315,33 @@ impl DmaShell {
         };
         // write requests and data
         let wr_req_ready = self.writes.len() < self.config.max_writes && !self.stall();
-        let want = self.writes.iter().find(|w| (w.data.len() as u64) < w.req.len).map(|w| w.req.len as usize - w.data.len());
+        let want = self
+            .writes
+            .iter()
+            .find(|w| (w.data.len() as u64) < w.req.len)
+            .map(|w| w.req.len as usize - w.data.len());
         let wr_data_ready = match want {
-            Some(rem) => Self::credit_ok(self.config.write_bytes_per_cycle, self.wr_credit, rem.min(k)) && !self.stall(),
+            Some(rem) => {
+                Self::credit_ok(
+                    self.config.write_bytes_per_cycle,
+                    self.wr_credit,
+                    rem.min(k),
+                ) && !self.stall()
+            }
             None => false,
         };
         // completions: in request order, only once the write (hence every earlier one) landed
-        let done = self.writes.front().filter(|w| w.landed).map(|w| WriteDone { tag: w.req.tag, error: w.error });
-        let out = Driven { rd_req_ready, rsp, wr_req_ready, wr_data_ready, done };
+        let done = self.writes.front().filter(|w| w.landed).map(|w| WriteDone {
+            tag: w.req.tag,
+            error: w.error,
+        });
+        let out = Driven {
+            rd_req_ready,
+            rsp,
+            wr_req_ready,
+            wr_data_ready,
+            done,
+        };
         port.set_read_request_ready(out.rd_req_ready);
         port.drive_read_response(out.rsp.as_ref());
         port.set_write_request_ready(out.wr_req_ready);
@@ -329,15 +352,24 @@ impl DmaShell {
 
     #[track_caller]
     fn violation(&self, what: String) -> ! {
-        panic!("DMA protocol violation by the NIC at shell cycle {}: {what}", self.cycle)
+        panic!(
+            "DMA protocol violation by the NIC at shell cycle {}: {what}",
+            self.cycle
+        )
     }
 
     fn check_request(&self, channel: &str, req: DmaRequest) {
         if req.len == 0 || req.len > DMA_MAX_LEN as u64 {
-            self.violation(format!("{channel} request of {} bytes (1 ..= {DMA_MAX_LEN})", req.len));
+            self.violation(format!(
+                "{channel} request of {} bytes (1 ..= {DMA_MAX_LEN})",
+                req.len
+            ));
         }
         if req.addr.checked_add(req.len).is_none() {
-            self.violation(format!("{channel} request at {:#x} + {} wraps past 2^64", req.addr, req.len));
+            self.violation(format!(
+                "{channel} request at {:#x} + {} wraps past 2^64",
+                req.addr, req.len
+            ));
         }
     }
 
@@ -347,9 +379,17 @@ impl DmaShell {
         let k = port.beat_bytes();
         let out = std::mem::take(&mut self.out);
         // writes whose visibility time has come (any order, with jitter)
-        if self.writes.iter().any(|w| !w.landed && w.land_at.is_some_and(|t| t <= self.cycle)) {
+        if self
+            .writes
+            .iter()
+            .any(|w| !w.landed && w.land_at.is_some_and(|t| t <= self.cycle))
+        {
             let mut mem = lock(&self.memory);
-            for w in self.writes.iter_mut().filter(|w| !w.landed && w.land_at.is_some_and(|t| t <= self.cycle)) {
+            for w in self
+                .writes
+                .iter_mut()
+                .filter(|w| !w.landed && w.land_at.is_some_and(|t| t <= self.cycle))
+            {
                 w.landed = true;
                 if mem.dma_write(w.req.addr, &w.data).is_err() {
                     w.error = true;
@@ -373,7 +413,13 @@ impl DmaShell {
                 };
                 self.stats.read_requests += 1;
                 self.stats.read_errors += error as u64;
-                self.reads.push_back(PendingRead { req, data, error, first_beat_at: self.cycle + 1 + self.config.read_latency, sent: 0 });
+                self.reads.push_back(PendingRead {
+                    req,
+                    data,
+                    error,
+                    first_beat_at: self.cycle + 1 + self.config.read_latency,
+                    sent: 0,
+                });
                 self.stats.max_reads_seen = self.stats.max_reads_seen.max(self.reads.len());
             } else {
                 self.rd_req_waiting = Some(req);
@@ -383,7 +429,10 @@ impl DmaShell {
         if let Some(beat) = out.rsp {
             if port.read_response_ready() {
                 let n = beat.bytes.len();
-                let head = self.reads.front_mut().expect("a presented beat belongs to the head read");
+                let head = self
+                    .reads
+                    .front_mut()
+                    .expect("a presented beat belongs to the head read");
                 head.sent += n;
                 self.stats.read_bytes += n as u64;
                 if self.config.read_bytes_per_cycle > 0 {
@@ -408,7 +457,13 @@ impl DmaShell {
             if out.wr_req_ready {
                 self.check_request("write", req);
                 self.stats.write_requests += 1;
-                self.writes.push_back(PendingWrite { req, data: Vec::with_capacity(req.len as usize), land_at: None, landed: false, error: false });
+                self.writes.push_back(PendingWrite {
+                    req,
+                    data: Vec::with_capacity(req.len as usize),
+                    land_at: None,
+                    landed: false,
+                    error: false,
+                });
                 self.stats.max_writes_seen = self.stats.max_writes_seen.max(self.writes.len());
             } else {
                 self.wr_req_waiting = Some(req);
@@ -434,25 +489,40 @@ impl DmaShell {
         }
         // bandwidth credit, capped so that idle time does not buy a burst
         if self.config.read_bytes_per_cycle > 0 {
-            self.rd_credit = (self.rd_credit + self.config.read_bytes_per_cycle as u64).min(k.max(self.config.read_bytes_per_cycle as usize) as u64);
+            self.rd_credit = (self.rd_credit + self.config.read_bytes_per_cycle as u64)
+                .min(k.max(self.config.read_bytes_per_cycle as usize) as u64);
         }
         if self.config.write_bytes_per_cycle > 0 {
-            self.wr_credit = (self.wr_credit + self.config.write_bytes_per_cycle as u64).min(k.max(self.config.write_bytes_per_cycle as usize) as u64);
+            self.wr_credit = (self.wr_credit + self.config.write_bytes_per_cycle as u64)
+                .min(k.max(self.config.write_bytes_per_cycle as usize) as u64);
         }
         self.cycle += 1;
     }
 
     fn take_write_beat(&mut self, k: usize, raw: RawBeat) {
         // keep must be n ones from the top, n >= 1
-        let n = (0..k).take_while(|&i| raw.keep >> (k - 1 - i) & 1 == 1).count();
+        let n = (0..k)
+            .take_while(|&i| raw.keep >> (k - 1 - i) & 1 == 1)
+            .count();
         let tail_clear = (n..k).all(|i| raw.keep >> (k - 1 - i) & 1 == 0);
         if n == 0 || !tail_clear {
-            self.violation(format!("write data keep {:#x} is not contiguous from the top (beat {raw:?})", raw.keep));
+            self.violation(format!(
+                "write data keep {:#x} is not contiguous from the top (beat {raw:?})",
+                raw.keep
+            ));
         }
         let cycle = self.cycle;
-        let jitter = if self.config.write_jitter > 0 { self.rng.below(self.config.write_jitter + 1) } else { 0 };
+        let jitter = if self.config.write_jitter > 0 {
+            self.rng.below(self.config.write_jitter + 1)
+        } else {
+            0
+        };
         let latency = self.config.write_latency;
-        let Some(w) = self.writes.iter_mut().find(|w| (w.data.len() as u64) < w.req.len) else {
+        let Some(w) = self
+            .writes
+            .iter_mut()
+            .find(|w| (w.data.len() as u64) < w.req.len)
+        else {
             self.violation("write data accepted with no write request waiting for it".into())
         };
         let req = w.req;
@@ -460,7 +530,10 @@ impl DmaShell {
         let got = w.data.len() as u64;
         let complete = got == req.len;
         if got > req.len || raw.last != complete || (n < k && !raw.last) {
-            let msg = format!("write {req:?}: beat of {n} bytes, last = {}, brings the data to {got} bytes", raw.last);
+            let msg = format!(
+                "write {req:?}: beat of {n} bytes, last = {}, brings the data to {got} bytes",
+                raw.last
+            );
             self.violation(msg);
         }
         if complete {
@@ -491,7 +564,10 @@ impl<const B: usize, const K: usize> DmaPort for DmaMaster<B, K> {
         self.rd.req_ready.next = ready;
     }
     fn drive_read_response(&mut self, beat: Option<&ResponseBeat>) {
-        let b = beat.map(|b| Beat { bytes: b.bytes.clone(), last: b.last });
+        let b = beat.map(|b| Beat {
+            bytes: b.bytes.clone(),
+            last: b.last,
+        });
         self.rd.rsp.drive(b.as_ref());
         self.rd.rsp_tag.next = (beat.map_or(0, |b| b.tag) as u64).into();
         self.rd.rsp_error.next = beat.is_some_and(|b| b.error);
@@ -569,7 +645,10 @@ impl DmaPortIds {
         };
         let rd_rsp = block.stream(&format!("{prefix}$rd$rsp"));
         let beat_bytes = block.ports[rd_rsp.data].width / 8;
-        assert!(beat_bytes <= 64, "DMA port {prefix}: beats over 64 bytes are not supported");
+        assert!(
+            beat_bytes <= 64,
+            "DMA port {prefix}: beats over 64 bytes are not supported"
+        );
         DmaPortIds {
             beat_bytes,
             rd_req: req("rd"),
@@ -617,10 +696,15 @@ impl DmaPort for VerilatedDmaPort<'_> {
         self.block.set(self.ids.rd_req.ready, ready as u64);
     }
     fn drive_read_response(&mut self, beat: Option<&ResponseBeat>) {
-        let b = beat.map(|b| Beat { bytes: b.bytes.clone(), last: b.last });
+        let b = beat.map(|b| Beat {
+            bytes: b.bytes.clone(),
+            last: b.last,
+        });
         self.block.drive_stream(self.ids.rd_rsp, b.as_ref());
-        self.block.set(self.ids.rd_rsp_tag, beat.map_or(0, |b| b.tag as u64));
-        self.block.set(self.ids.rd_rsp_error, beat.is_some_and(|b| b.error) as u64);
+        self.block
+            .set(self.ids.rd_rsp_tag, beat.map_or(0, |b| b.tag as u64));
+        self.block
+            .set(self.ids.rd_rsp_error, beat.is_some_and(|b| b.error) as u64);
     }
     fn read_response_ready(&self) -> bool {
         self.block.get(self.ids.rd_rsp.ready) != 0
@@ -645,14 +729,21 @@ impl DmaPort for VerilatedDmaPort<'_> {
                 (words[bit / 64] >> (bit % 64)) as u8
             })
             .collect();
-        Some(RawBeat { data, keep: self.block.get(s.keep), last: self.block.get(s.last) != 0 })
+        Some(RawBeat {
+            data,
+            keep: self.block.get(s.keep),
+            last: self.block.get(s.last) != 0,
+        })
     }
     fn set_write_data_ready(&mut self, ready: bool) {
         self.block.set(self.ids.wr_data.ready, ready as u64);
     }
     fn drive_write_done(&mut self, done: Option<WriteDone>) {
-        self.block.set(self.ids.wr_done_valid, done.is_some() as u64);
-        self.block.set(self.ids.wr_done_tag, done.map_or(0, |d| d.tag as u64));
-        self.block.set(self.ids.wr_done_error, done.is_some_and(|d| d.error) as u64);
+        self.block
+            .set(self.ids.wr_done_valid, done.is_some() as u64);
+        self.block
+            .set(self.ids.wr_done_tag, done.map_or(0, |d| d.tag as u64));
+        self.block
+            .set(self.ids.wr_done_error, done.is_some_and(|d| d.error) as u64);
     }
 }

@@ -57,7 +57,11 @@ pub struct DmaFault {
 impl fmt::Display for DmaFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = if self.write { "write" } else { "read" };
-        write!(f, "IOMMU fault: DMA {kind} of {} bytes at {:#x} outside every mapping", self.len, self.addr)
+        write!(
+            f,
+            "IOMMU fault: DMA {kind} of {} bytes at {:#x} outside every mapping",
+            self.len, self.addr
+        )
     }
 }
 
@@ -68,7 +72,10 @@ pub enum AllocError {
     /// The alignment is not a power of two.
     BadAlignment(u64),
     /// No free IOVA range is large enough.
-    Exhausted { len: u64, align: u64 },
+    Exhausted {
+        len: u64,
+        align: u64,
+    },
 }
 
 impl fmt::Display for AllocError {
@@ -76,7 +83,9 @@ impl fmt::Display for AllocError {
         match self {
             AllocError::ZeroLength => f.write_str("allocation of 0 bytes"),
             AllocError::BadAlignment(a) => write!(f, "alignment {a:#x} is not a power of two"),
-            AllocError::Exhausted { len, align } => write!(f, "no IOVA range for {len:#x} bytes aligned to {align:#x}"),
+            AllocError::Exhausted { len, align } => {
+                write!(f, "no IOVA range for {len:#x} bytes aligned to {align:#x}")
+            }
         }
     }
 }
@@ -200,7 +209,9 @@ impl HostMemory {
         }
         let align = align.max(PAGE_SIZE);
         let exhausted = AllocError::Exhausted { len, align };
-        let span = align_up(len, PAGE_SIZE).and_then(|l| l.checked_add(GUARD_BYTES)).ok_or(exhausted.clone())?;
+        let span = align_up(len, PAGE_SIZE)
+            .and_then(|l| l.checked_add(GUARD_BYTES))
+            .ok_or(exhausted.clone())?;
         let start = self.find_free(span, align).ok_or(exhausted)?;
         self.reserve(start, span);
         self.maps.insert(start, Mapping { len, span });
@@ -212,14 +223,24 @@ impl HostMemory {
     /// Next fit: the first extent at or after the cursor that holds an aligned `span`, else
     /// the first one from the bottom.
     fn find_free(&self, span: u64, align: u64) -> Option<u64> {
-        let fits = |lo: u64, end: u64| align_up(lo, align).filter(|a| a.checked_add(span).is_some_and(|e| e <= end));
-        let after = self.free.iter().filter(|(_, &e)| e > self.cursor).find_map(|(&s, &e)| fits(s.max(self.cursor), e));
+        let fits = |lo: u64, end: u64| {
+            align_up(lo, align).filter(|a| a.checked_add(span).is_some_and(|e| e <= end))
+        };
+        let after = self
+            .free
+            .iter()
+            .filter(|(_, &e)| e > self.cursor)
+            .find_map(|(&s, &e)| fits(s.max(self.cursor), e));
         after.or_else(|| self.free.iter().find_map(|(&s, &e)| fits(s, e)))
     }
 
     /// Remove `[start, start + span)` from the free extent that contains it.
     fn reserve(&mut self, start: u64, span: u64) {
-        let (&s, &e) = self.free.range(..=start).next_back().expect("reserve inside a free extent");
+        let (&s, &e) = self
+            .free
+            .range(..=start)
+            .next_back()
+            .expect("reserve inside a free extent");
         debug_assert!(start + span <= e);
         self.free.remove(&s);
         if s < start {
@@ -264,7 +285,9 @@ impl HostMemory {
     /// True if every byte of `[addr, addr + len)` is mapped (possibly across several
     /// mappings). An empty range is mapped; a range that wraps past 2^64 is not.
     pub fn is_mapped(&self, addr: u64, len: u64) -> bool {
-        let Some(end) = addr.checked_add(len) else { return false };
+        let Some(end) = addr.checked_add(len) else {
+            return false;
+        };
         let mut pos = addr;
         while pos < end {
             match self.mapping_of(pos) {
@@ -279,7 +302,10 @@ impl HostMemory {
 
     fn chunks(addr: u64, len: usize) -> impl Iterator<Item = (u64, usize, usize, usize)> {
         // (page number, offset in page, offset in buffer, bytes)
-        assert!(addr.checked_add(len as u64).is_some(), "host memory access at {addr:#x} + {len} wraps");
+        assert!(
+            addr.checked_add(len as u64).is_some(),
+            "host memory access at {addr:#x} + {len} wraps"
+        );
         let mut done = 0usize;
         std::iter::from_fn(move || {
             if done == len {
@@ -314,7 +340,10 @@ impl HostMemory {
     /// Copy `data` to `addr`.
     pub fn write(&mut self, addr: u64, data: &[u8]) {
         for (page, off, at, n) in Self::chunks(addr, data.len()) {
-            let p = self.pages.entry(page).or_insert_with(|| Box::new([0; PAGE_SIZE as usize]));
+            let p = self
+                .pages
+                .entry(page)
+                .or_insert_with(|| Box::new([0; PAGE_SIZE as usize]));
             p[off..off + n].copy_from_slice(&data[at..at + n]);
         }
     }
@@ -325,7 +354,10 @@ impl HostMemory {
             if byte == 0 && !self.pages.contains_key(&page) {
                 continue;
             }
-            let p = self.pages.entry(page).or_insert_with(|| Box::new([0; PAGE_SIZE as usize]));
+            let p = self
+                .pages
+                .entry(page)
+                .or_insert_with(|| Box::new([0; PAGE_SIZE as usize]));
             p[off..off + n].fill(byte);
         }
     }
@@ -337,7 +369,11 @@ impl HostMemory {
             return;
         }
         let end = addr + len;
-        let keys: Vec<u64> = self.pages.range(addr / PAGE_SIZE..=(end - 1) / PAGE_SIZE).map(|(&k, _)| k).collect();
+        let keys: Vec<u64> = self
+            .pages
+            .range(addr / PAGE_SIZE..=(end - 1) / PAGE_SIZE)
+            .map(|(&k, _)| k)
+            .collect();
         for k in keys {
             let lo = (k * PAGE_SIZE).max(addr);
             let hi = ((k + 1) * PAGE_SIZE).min(end);
@@ -435,13 +471,20 @@ impl HostMemory {
 
     /// A copy of the whole contents (cost: the touched pages).
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { pages: self.pages.clone() }
+        Snapshot {
+            pages: self.pages.clone(),
+        }
     }
 
     /// Byte ranges whose contents differ from `before` (coalesced, sorted).
     pub fn changed_since(&self, before: &Snapshot) -> Vec<Range<u64>> {
         static ZERO: [u8; PAGE_SIZE as usize] = [0; PAGE_SIZE as usize];
-        let mut keys: Vec<u64> = self.pages.keys().chain(before.pages.keys()).copied().collect();
+        let mut keys: Vec<u64> = self
+            .pages
+            .keys()
+            .chain(before.pages.keys())
+            .copied()
+            .collect();
         keys.sort_unstable();
         keys.dedup();
         let mut out: Vec<Range<u64>> = vec![];
@@ -466,7 +509,11 @@ impl HostMemory {
 
     /// Check that every byte outside `allowed` is identical to `before` (the "protected
     /// memory" check: a NIC must not touch memory outside the regions a test gave it).
-    pub fn check_unchanged_outside(&self, before: &Snapshot, allowed: &[Range<u64>]) -> Result<(), MemoryChanged> {
+    pub fn check_unchanged_outside(
+        &self,
+        before: &Snapshot,
+        allowed: &[Range<u64>],
+    ) -> Result<(), MemoryChanged> {
         let mut bad: Vec<Range<u64>> = vec![];
         for r in self.changed_since(before) {
             // subtract every allowed range from r
@@ -497,7 +544,10 @@ impl HostMemory {
         let mut first_bytes = vec![];
         'outer: for r in &bad {
             for a in r.clone() {
-                let old = before.pages.get(&(a / PAGE_SIZE)).map_or(0, |p| p[(a % PAGE_SIZE) as usize]);
+                let old = before
+                    .pages
+                    .get(&(a / PAGE_SIZE))
+                    .map_or(0, |p| p[(a % PAGE_SIZE) as usize]);
                 let now = self.read_vec(a, 1)[0];
                 first_bytes.push((a, old, now));
                 if first_bytes.len() == 4 {
@@ -505,7 +555,10 @@ impl HostMemory {
                 }
             }
         }
-        Err(MemoryChanged { ranges: bad, first_bytes })
+        Err(MemoryChanged {
+            ranges: bad,
+            first_bytes,
+        })
     }
 
     /// [`Self::check_unchanged_outside`], panicking with the differences.
@@ -575,13 +628,29 @@ mod tests {
         let mut m = HostMemory::new();
         let a = m.alloc(64, 64).unwrap();
         let b = m.alloc(64, 64).unwrap();
-        assert!(m.dma_write(a + 60, &[1; 8]).is_err(), "overrun past the mapping");
-        assert_eq!(m.read_vec(a + 60, 4), vec![0; 4], "a faulting write changes nothing");
+        assert!(
+            m.dma_write(a + 60, &[1; 8]).is_err(),
+            "overrun past the mapping"
+        );
+        assert_eq!(
+            m.read_vec(a + 60, 4),
+            vec![0; 4],
+            "a faulting write changes nothing"
+        );
         m.dma_write(a + 4, &[5; 4]).unwrap();
         m.dma_write(b, &[6; 64]).unwrap();
         assert_eq!(m.dma_read(a, 8).unwrap(), vec![0, 0, 0, 0, 5, 5, 5, 5]);
         assert!(m.dma_read(b + 1, 64).is_err());
-        assert_eq!(m.dma_writes(), &[DmaWrite { addr: a + 4, len: 4 }, DmaWrite { addr: b, len: 64 }]);
+        assert_eq!(
+            m.dma_writes(),
+            &[
+                DmaWrite {
+                    addr: a + 4,
+                    len: 4
+                },
+                DmaWrite { addr: b, len: 64 }
+            ]
+        );
         assert_eq!(m.faults().len(), 2);
         assert_eq!(m.stats().faults, 2);
         assert_eq!(m.take_dma_writes().len(), 2);
@@ -595,9 +664,16 @@ mod tests {
         let before = m.snapshot();
         m.write(0x1008, &[2; 8]);
         m.write(0x2ffe, &[3; 4]); // crosses a page boundary, in a page absent before
-        assert_eq!(m.changed_since(&before), vec![0x1008..0x1010, 0x2ffe..0x3002]);
-        assert!(m.check_unchanged_outside(&before, &[0x1000..0x1010, 0x2f00..0x3100]).is_ok());
-        let e = m.check_unchanged_outside(&before, &[0x1000..0x100c, 0x3000..0x3002]).unwrap_err();
+        assert_eq!(
+            m.changed_since(&before),
+            vec![0x1008..0x1010, 0x2ffe..0x3002]
+        );
+        assert!(m
+            .check_unchanged_outside(&before, &[0x1000..0x1010, 0x2f00..0x3100])
+            .is_ok());
+        let e = m
+            .check_unchanged_outside(&before, &[0x1000..0x100c, 0x3000..0x3002])
+            .unwrap_err();
         assert_eq!(e.ranges, vec![0x100c..0x1010, 0x2ffe..0x3000]);
         assert_eq!(e.first_bytes[0], (0x100c, 1, 2));
         // writing the same value is not a change
