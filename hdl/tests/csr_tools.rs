@@ -18,14 +18,21 @@ use std::process::Command;
 /// enum's labels as localparams in the register module, which never uses them. The lint test
 /// first checks that every UNUSEDPARAM warning is such an enum label (no unused constant of
 /// ours hides behind the waiver).
-const VERILATOR_WAIVERS: &[&str] = &["-Wno-WIDTH", "-Wno-DECLFILENAME", "-Wno-UNUSEDSIGNAL", "-Wno-UNOPTFLAT"];
+const VERILATOR_WAIVERS: &[&str] = &[
+    "-Wno-WIDTH",
+    "-Wno-DECLFILENAME",
+    "-Wno-UNUSEDSIGNAL",
+    "-Wno-UNOPTFLAT",
+];
 const ENUM_LABEL_WAIVER: &str = "-Wno-UNUSEDPARAM";
 
 const CSR: &str = "ferroce_csr";
 const QPT: &str = "ferroce_qp_config";
 
 fn emitted(module: &str, tag: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("csr_tools").join(tag);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("csr_tools")
+        .join(tag);
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(format!("{module}.v"));
     let v = match module {
@@ -38,8 +45,14 @@ fn emitted(module: &str, tag: &str) -> PathBuf {
 }
 
 fn run(cmd: &mut Command) -> (bool, String) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("running {cmd:?}: {e}"));
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("running {cmd:?}: {e}"));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     (out.status.success(), text)
 }
 
@@ -51,8 +64,15 @@ fn csr_iverilog_compiles_clean() {
     for m in [CSR, QPT] {
         let p = emitted(m, "iverilog");
         let vvp = p.with_extension("vvp");
-        let (ok, text) = run(Command::new("iverilog").args(["-g2012", "-Wall", "-s", m, "-o"]).arg(&vvp).arg(&p));
-        let real: Vec<&str> = text.lines().filter(|l| !l.contains("timescale")).filter(|l| !l.trim().is_empty()).collect();
+        let (ok, text) = run(Command::new("iverilog")
+            .args(["-g2012", "-Wall", "-s", m, "-o"])
+            .arg(&vvp)
+            .arg(&p));
+        let real: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.contains("timescale"))
+            .filter(|l| !l.trim().is_empty())
+            .collect();
         assert!(ok && real.is_empty(), "iverilog {m}:\n{text}");
     }
 }
@@ -63,7 +83,11 @@ fn csr_iverilog_compiles_clean() {
 #[test]
 fn csr_icarus_no_x_from_power_up() {
     // `vvp --version` is not an option (require_tool's probe): ask `vvp -V`
-    let vvp_ok = Command::new("vvp").arg("-V").output().map(|o| o.status.success()).unwrap_or(false);
+    let vvp_ok = Command::new("vvp")
+        .arg("-V")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
     if !require_tool("iverilog") || (!vvp_ok && !require_tool("vvp")) {
         return;
     }
@@ -78,23 +102,45 @@ fn csr_icarus_no_x_from_power_up() {
         if t.starts_with("// Sub module") || t.starts_with("always") {
             break;
         }
-        let dir = if t.starts_with("input ") { &mut ins } else if t.starts_with("output ") { &mut outs } else { continue };
-        let name = t.trim_end_matches(';').split_whitespace().last().unwrap().to_string();
+        let dir = if t.starts_with("input ") {
+            &mut ins
+        } else if t.starts_with("output ") {
+            &mut outs
+        } else {
+            continue;
+        };
+        let name = t
+            .trim_end_matches(';')
+            .split_whitespace()
+            .last()
+            .unwrap()
+            .to_string();
         let width: usize = match (t.find('['), t.find(':')) {
             (Some(a), Some(b)) if b > a => t[a + 1..b].trim().parse::<usize>().unwrap() + 1,
             _ => 1,
         };
         dir.push((name, width));
     }
-    assert!(ins.len() > 30 && outs.len() > 60, "ports: {} in, {} out", ins.len(), outs.len());
-    let mut tb = String::from("`timescale 1ns/1ps\nmodule tb;\n  integer cyc = 0, errors = 0;\n  reg [31:0] rd;\n");
+    assert!(
+        ins.len() > 30 && outs.len() > 60,
+        "ports: {} in, {} out",
+        ins.len(),
+        outs.len()
+    );
+    let mut tb = String::from(
+        "`timescale 1ns/1ps\nmodule tb;\n  integer cyc = 0, errors = 0;\n  reg [31:0] rd;\n",
+    );
     for (n, w) in &ins {
         tb += &format!("  reg [{}:0] {n} = 0;\n", w - 1);
     }
     for (n, w) in &outs {
         tb += &format!("  wire [{}:0] {n};\n", w - 1);
     }
-    let conns: Vec<String> = ins.iter().chain(&outs).map(|(n, _)| format!("    .{n}({n})")).collect();
+    let conns: Vec<String> = ins
+        .iter()
+        .chain(&outs)
+        .map(|(n, _)| format!("    .{n}({n})"))
+        .collect();
     tb += &format!("  {CSR} dut(\n{}\n  );\n", conns.join(",\n"));
     tb += "  always #5 clock = ~clock;\n  always @(negedge clock) begin\n    cyc = cyc + 1;\n";
     for (n, _) in &outs {
@@ -151,7 +197,11 @@ endmodule
     let tbp = p.with_file_name("tb.v");
     std::fs::write(&tbp, tb).unwrap();
     let vvp = p.with_extension("vvp");
-    let (ok, out) = run(Command::new("iverilog").args(["-g2012", "-s", "tb", "-o"]).arg(&vvp).arg(&tbp).arg(&p));
+    let (ok, out) = run(Command::new("iverilog")
+        .args(["-g2012", "-s", "tb", "-o"])
+        .arg(&vvp)
+        .arg(&tbp)
+        .arg(&p));
     assert!(ok, "iverilog:\n{out}");
     let (ok, out) = run(Command::new("vvp").arg("-n").arg(&vvp));
     assert!(ok && out.contains("PASS"), "vvp:\n{out}");
@@ -164,10 +214,19 @@ fn csr_verilator_lint_clean() {
     }
     for m in [CSR, QPT] {
         let p = emitted(m, "verilator");
-        let (_, text) =
-            run(Command::new("verilator").args(["--lint-only", "-Wall"]).args(VERILATOR_WAIVERS).args(["--top-module", m]).arg(&p));
-        for l in text.lines().filter(|l| l.starts_with("%Warning-UNUSEDPARAM")) {
-            assert!(l.contains("State$"), "an unused parameter that is not an enum label: {l}");
+        let (_, text) = run(Command::new("verilator")
+            .args(["--lint-only", "-Wall"])
+            .args(VERILATOR_WAIVERS)
+            .args(["--top-module", m])
+            .arg(&p));
+        for l in text
+            .lines()
+            .filter(|l| l.starts_with("%Warning-UNUSEDPARAM"))
+        {
+            assert!(
+                l.contains("State$"),
+                "an unused parameter that is not an enum label: {l}"
+            );
         }
         let (ok, text) = run(Command::new("verilator")
             .args(["--lint-only", "-Wall"])
@@ -175,7 +234,10 @@ fn csr_verilator_lint_clean() {
             .arg(ENUM_LABEL_WAIVER)
             .args(["--top-module", m])
             .arg(&p));
-        assert!(ok && !text.contains("%Warning") && !text.contains("%Error"), "verilator {m}:\n{text}");
+        assert!(
+            ok && !text.contains("%Warning") && !text.contains("%Error"),
+            "verilator {m}:\n{text}"
+        );
     }
 }
 
@@ -188,13 +250,33 @@ fn yosys(module: &str, tag: &str, script: &str, cells: &[&str]) -> Option<Vec<(S
     let log = p.with_extension(format!("{tag}.log"));
     let stat = p.with_extension(format!("{tag}.stat"));
     let t = std::time::Instant::now();
-    let s = format!("read_verilog {}; {script}; check -assert; tee -q -o {} stat", p.display(), stat.display());
-    let (ok, text) = run(Command::new("yosys").arg("-q").arg("-l").arg(&log).arg("-p").arg(&s));
+    let s = format!(
+        "read_verilog {}; {script}; check -assert; tee -q -o {} stat",
+        p.display(),
+        stat.display()
+    );
+    let (ok, text) = run(Command::new("yosys")
+        .arg("-q")
+        .arg("-l")
+        .arg(&log)
+        .arg("-p")
+        .arg(&s));
     let logtext = std::fs::read_to_string(&log).unwrap_or_default();
-    assert!(ok, "yosys {tag} {module} failed:\n{text}\n(log {})", log.display());
-    let latches: Vec<&str> = logtext.lines().filter(|l| l.contains("Latch inferred")).collect();
+    assert!(
+        ok,
+        "yosys {tag} {module} failed:\n{text}\n(log {})",
+        log.display()
+    );
+    let latches: Vec<&str> = logtext
+        .lines()
+        .filter(|l| l.contains("Latch inferred"))
+        .collect();
     assert!(latches.is_empty(), "yosys {tag} {module}: {latches:#?}");
-    assert!(!logtext.contains("ERROR"), "yosys {tag} {module}: see {}", log.display());
+    assert!(
+        !logtext.contains("ERROR"),
+        "yosys {tag} {module}: see {}",
+        log.display()
+    );
     let st = std::fs::read_to_string(&stat).unwrap_or_default();
     let mut counts = vec![];
     let mut line = format!("{tag:6} {module:18} {:6.1} s", t.elapsed().as_secs_f64());
@@ -212,7 +294,9 @@ fn yosys(module: &str, tag: &str, script: &str, cells: &[&str]) -> Option<Vec<(S
         counts.push((c.to_string(), n));
     }
     eprintln!("{line}");
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("csr_tools").join(format!("resources_{tag}_{module}.txt"));
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("csr_tools")
+        .join(format!("resources_{tag}_{module}.txt"));
     std::fs::write(out, format!("{line}\n\n{st}")).unwrap();
     Some(counts)
 }
@@ -221,7 +305,15 @@ fn count(c: &[(String, u64)], name: &str) -> u64 {
     c.iter().find(|x| x.0 == name).map(|x| x.1).unwrap_or(0)
 }
 
-const ECP5_CELLS: &[&str] = &["DP16KD", "TRELLIS_DPR16X4", "LUT4", "TRELLIS_FF", "CCU2C", "PFUMX", "L6MUX21"];
+const ECP5_CELLS: &[&str] = &[
+    "DP16KD",
+    "TRELLIS_DPR16X4",
+    "LUT4",
+    "TRELLIS_FF",
+    "CCU2C",
+    "PFUMX",
+    "L6MUX21",
+];
 const XILINX_CELLS: &[&str] = &["RAMB18E1", "RAMB36E1", "RAM", "LUT", "FD", "CARRY", "MUXF"];
 
 #[test]
@@ -235,7 +327,12 @@ fn csr_yosys_synth_ecp5() {
 
 #[test]
 fn csr_yosys_synth_xilinx() {
-    let Some(c) = yosys(CSR, "xilinx", &format!("synth_xilinx -flatten -abc9 -top {CSR}"), XILINX_CELLS) else {
+    let Some(c) = yosys(
+        CSR,
+        "xilinx",
+        &format!("synth_xilinx -flatten -abc9 -top {CSR}"),
+        XILINX_CELLS,
+    ) else {
         return;
     };
     assert!(count(&c, "FD") > 1000, "{c:?}");
@@ -252,7 +349,12 @@ fn qp_config_yosys_synth_ecp5() {
 
 #[test]
 fn qp_config_yosys_synth_xilinx() {
-    let Some(c) = yosys(QPT, "xilinx", &format!("synth_xilinx -flatten -abc9 -top {QPT}"), XILINX_CELLS) else {
+    let Some(c) = yosys(
+        QPT,
+        "xilinx",
+        &format!("synth_xilinx -flatten -abc9 -top {QPT}"),
+        XILINX_CELLS,
+    ) else {
         return;
     };
     assert!(count(&c, "FD") < 1500, "{c:?}");
