@@ -88,7 +88,11 @@ fn counter_carry_and_lo_latches_hi() {
     let l = read(&mut b, lo);
     run(&mut b, 65_540, &mut model);
     assert_eq!(model >> 32, 2);
-    assert_eq!(read(&mut b, hi), 1, "HI read returns the half latched by the LO read");
+    assert_eq!(
+        read(&mut b, hi),
+        1,
+        "HI read returns the half latched by the LO read"
+    );
     assert_eq!(l as u64 | 1 << 32, model - 65_540 * 0xFFFF);
     // a new LO read latches the new HI
     let l = read(&mut b, lo);
