@@ -148,22 +148,32 @@ fn csr_icarus_no_x_from_power_up() {
     }
     tb += "  end\n";
     tb += r#"
+  // Handshakes are sampled at the falling edge (inputs and outputs are stable there): a
+  // valid seen with ready at one falling edge was transferred at the rising edge after it.
+  reg aw_go, w_go, b_seen;
   task wr(input [20:0] a, input [31:0] d);
     begin
       @(negedge clock); s_axil_awaddr = a; s_axil_awvalid = 1; s_axil_wdata = d; s_axil_wstrb = 4'hF; s_axil_wvalid = 1; s_axil_bready = 1;
-      @(negedge clock); while (!(s_axil_awvalid === 0 && s_axil_wvalid === 0)) begin
-        if (s_axil_awready === 1) s_axil_awvalid = 0;
-        if (s_axil_wready === 1) s_axil_wvalid = 0;
+      b_seen = 0;
+      while (s_axil_awvalid || s_axil_wvalid) begin
+        aw_go = s_axil_awvalid && s_axil_awready === 1;
+        w_go = s_axil_wvalid && s_axil_wready === 1;
         @(negedge clock);
+        if (aw_go) s_axil_awvalid = 0;
+        if (w_go) s_axil_wvalid = 0;
+        if (s_axil_bvalid === 1) b_seen = 1;
       end
-      while (s_axil_bvalid !== 1) @(negedge clock);
+      while (!b_seen) begin @(negedge clock); if (s_axil_bvalid === 1) b_seen = 1; end
     end
   endtask
   task rdr(input [20:0] a);
     begin
       @(negedge clock); s_axil_araddr = a; s_axil_arvalid = 1; s_axil_rready = 1;
-      @(posedge clock); while (s_axil_arready !== 1) @(posedge clock);
-      @(negedge clock); s_axil_arvalid = 0;
+      while (s_axil_arvalid) begin
+        aw_go = s_axil_arready === 1;
+        @(negedge clock);
+        if (aw_go) s_axil_arvalid = 0;
+      end
       while (s_axil_rvalid !== 1) @(negedge clock);
       rd = s_axil_rdata;
     end
@@ -192,6 +202,8 @@ fn csr_icarus_no_x_from_power_up() {
     $finish;
   end
   always @(*) begin rtq_ack = rtq_req; mr_drain_ack = mr_drain_req; end
+  // a handshake that never completes fails the test instead of hanging it
+  initial begin #2000000 $display("TIMEOUT at cycle %0d", cyc); $finish; end
 endmodule
 "#;
     let tbp = p.with_file_name("tb.v");
@@ -343,8 +355,11 @@ fn qp_config_yosys_synth_ecp5() {
     let Some(c) = yosys(QPT, "ecp5", &format!("synth_ecp5 -top {QPT}"), ECP5_CELLS) else {
         return;
     };
-    // 591 bits x 256 QPs: whole-word RAMs in DP16KD / LUT RAM, no RAM in flip-flops
-    assert!(count(&c, "TRELLIS_FF") < 1500, "{c:?}");
+    // 591 bits x 256 QPs = 151,296 bits in DP16KD / LUT RAM. The flip-flops are the two read
+    // pipeline registers (2 x 591), the command window and control: a table that fell into
+    // flip-flops would need 100x more, so the bound is the table's own bits / 32.
+    assert!(count(&c, "DP16KD") >= 16, "{c:?}");
+    assert!(count(&c, "TRELLIS_FF") < 591 * 256 / 32, "{c:?}");
 }
 
 #[test]

@@ -81,6 +81,10 @@ pub struct Csr<S, const QA: usize, const CA: usize, const MA: usize> {
     /// Cycles in which a write was held back (awready and wready both low with AW and W
     /// presented): the doorbell back-pressure.
     pub held_cycles: u64,
+    /// Writes whose AW handshake came before / after / in the same cycle as their W handshake.
+    pub aw_first: u64,
+    pub w_first: u64,
+    pub together: u64,
 }
 
 impl<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const MA: usize>
@@ -105,6 +109,9 @@ impl<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const M
             irq: vec![],
             hook: None,
             held_cycles: 0,
+            aw_first: 0,
+            w_first: 0,
+            together: 0,
         }
     }
 
@@ -266,6 +273,8 @@ impl<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const M
         let mut aw_delay = self.delay();
         let mut w_delay = self.delay();
         let (mut aw_on, mut w_on) = (false, false);
+        let mut aw_at = vec![];
+        let mut w_at = vec![];
         let stall = self.timing.ready_stall;
         while b_n < n {
             if !aw_on && aw_i < n {
@@ -306,15 +315,18 @@ impl<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const M
                     )
                 },
             );
+            let now = self.s.cycles();
             if af {
                 aw_i += 1;
                 aw_on = false;
                 aw_delay = self.delay();
+                aw_at.push(now);
             }
             if wf {
                 w_i += 1;
                 w_on = false;
                 w_delay = self.delay();
+                w_at.push(now);
             }
             if bf {
                 b_n += 1;
@@ -324,6 +336,13 @@ impl<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const M
                 self.s.cycles() - t0 < 100_000 + 1000 * n as u64,
                 "write burst stuck"
             );
+        }
+        for (a, w) in aw_at.iter().zip(&w_at) {
+            match a.cmp(w) {
+                std::cmp::Ordering::Less => self.aw_first += 1,
+                std::cmp::Ordering::Greater => self.w_first += 1,
+                std::cmp::Ordering::Equal => self.together += 1,
+            }
         }
         self.s.cycles() - t0
     }

@@ -9,7 +9,7 @@
 //! * `dp_reset` (out): high from the CFG_RESET write until every context is cleared: the engines
 //!   clear their runtime state while it is high. `link_up`, `fatal_set` (in): CFG_STATUS bits.
 //! * Configuration (out, registers): `cfg_control`, `cfg_udp_sport`, `cfg_traffic`, `cfg_pfc`,
-//!   `cfg_mac`, `cc_*` (sixteen DCQCN parameters), `gid_data`, `gid_type`
+//!   `cfg_mac`, `cc_*` (sixteen DCQCN parameters), `gid0`..`gid15`, `gid_type`
 //!   ([`super::global::CsrGlobal`]).
 //! * Interrupts: `cq_irq_valid`/`cq_irq_vector` (in, from the completion engine), `irq_pulse`,
 //!   `irq_level` (out).
@@ -32,7 +32,7 @@ use super::doorbell::{CsrDoorbells, DB_NUM_BITS, PI_BITS};
 use super::global::CsrGlobal;
 use super::mr_window::MrWindow;
 use super::qp_config::*;
-use super::{cq_config, konst, Addr, CsrParams, AXIL_ADDR_BITS, GID_TABLE_BITS, NUM_COUNTERS};
+use super::{cq_config, konst, Addr, CsrParams, AXIL_ADDR_BITS, NUM_COUNTERS};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -82,7 +82,22 @@ pub struct CsrBlock<const QA: usize, const CA: usize, const MA: usize> {
     pub cc_rp_flags: Signal<Out, Bits<32>>,
     pub cc_rp_first_cnp_rate: Signal<Out, Bits<32>>,
     pub cc_np_cnp_interval: Signal<Out, Bits<32>>,
-    pub gid_data: Signal<Out, Bits<GID_TABLE_BITS>>,
+    pub gid0: Signal<Out, Bits<128>>,
+    pub gid1: Signal<Out, Bits<128>>,
+    pub gid2: Signal<Out, Bits<128>>,
+    pub gid3: Signal<Out, Bits<128>>,
+    pub gid4: Signal<Out, Bits<128>>,
+    pub gid5: Signal<Out, Bits<128>>,
+    pub gid6: Signal<Out, Bits<128>>,
+    pub gid7: Signal<Out, Bits<128>>,
+    pub gid8: Signal<Out, Bits<128>>,
+    pub gid9: Signal<Out, Bits<128>>,
+    pub gid10: Signal<Out, Bits<128>>,
+    pub gid11: Signal<Out, Bits<128>>,
+    pub gid12: Signal<Out, Bits<128>>,
+    pub gid13: Signal<Out, Bits<128>>,
+    pub gid14: Signal<Out, Bits<128>>,
+    pub gid15: Signal<Out, Bits<128>>,
     pub gid_type: Signal<Out, Bits<32>>,
     pub cq_irq_valid: Signal<In, Bit>,
     pub cq_irq_vector: Signal<In, Bits<5>>,
@@ -253,7 +268,22 @@ impl<const QA: usize, const CA: usize, const MA: usize> CsrBlock<QA, CA, MA> {
             cc_rp_flags: Default::default(),
             cc_rp_first_cnp_rate: Default::default(),
             cc_np_cnp_interval: Default::default(),
-            gid_data: Default::default(),
+            gid0: Default::default(),
+            gid1: Default::default(),
+            gid2: Default::default(),
+            gid3: Default::default(),
+            gid4: Default::default(),
+            gid5: Default::default(),
+            gid6: Default::default(),
+            gid7: Default::default(),
+            gid8: Default::default(),
+            gid9: Default::default(),
+            gid10: Default::default(),
+            gid11: Default::default(),
+            gid12: Default::default(),
+            gid13: Default::default(),
+            gid14: Default::default(),
+            gid15: Default::default(),
             gid_type: Default::default(),
             cq_irq_valid: Default::default(),
             cq_irq_vector: Default::default(),
@@ -509,7 +539,22 @@ impl<const QA: usize, const CA: usize, const MA: usize> Logic for CsrBlock<QA, C
         self.cc_rp_flags.next = self.glob.cc_rp_flags.val();
         self.cc_rp_first_cnp_rate.next = self.glob.cc_rp_first_cnp_rate.val();
         self.cc_np_cnp_interval.next = self.glob.cc_np_cnp_interval.val();
-        self.gid_data.next = self.glob.gid_data.val();
+        self.gid0.next = self.glob.gid0.val();
+        self.gid1.next = self.glob.gid1.val();
+        self.gid2.next = self.glob.gid2.val();
+        self.gid3.next = self.glob.gid3.val();
+        self.gid4.next = self.glob.gid4.val();
+        self.gid5.next = self.glob.gid5.val();
+        self.gid6.next = self.glob.gid6.val();
+        self.gid7.next = self.glob.gid7.val();
+        self.gid8.next = self.glob.gid8.val();
+        self.gid9.next = self.glob.gid9.val();
+        self.gid10.next = self.glob.gid10.val();
+        self.gid11.next = self.glob.gid11.val();
+        self.gid12.next = self.glob.gid12.val();
+        self.gid13.next = self.glob.gid13.val();
+        self.gid14.next = self.glob.gid14.val();
+        self.gid15.next = self.glob.gid15.val();
         self.gid_type.next = self.glob.gid_type.val();
         self.glob.cq_irq_valid.next = self.cq_irq_valid.val();
         self.glob.cq_irq_vector.next = self.cq_irq_vector.val();
@@ -614,6 +659,7 @@ mod tests {
     #[test]
     fn csr_block_synthesises() {
         let mut uut = CsrBlock::<4, 3, 4>::default();
-        super::super::synth_check(&mut uut, "csr_block");
+        let v = crate::verilog::block_verilog(&mut uut, "ferroce_csr_small");
+        crate::verilog::yosys_check_if_present("csr_block", &v);
     }
 }

@@ -120,7 +120,11 @@ impl Logic for CsrCounters {
             self.sum[i].next = self.lo[i].q.val() + self.amt[i].val();
             if self.inc.val().get_bit(i) {
                 self.lo[i].d.next = self.sum[i].val();
-                if self.sum[i].val() < self.lo[i].q.val() {
+                // carry out of LO: amounts are < 2^16, so LO[31:16] was all ones and the
+                // sum's upper half wrapped to 0 (no comparator needed)
+                if self.lo[i].q.val().get_bits::<16>(16).all()
+                    & !self.sum[i].val().get_bits::<16>(16).any()
+                {
                     self.hi[i].d.next = self.hi[i].q.val() + self.c_one_hi.val();
                 }
             }

@@ -8,13 +8,12 @@
 //!
 //! Outputs to the engines are registers: `cfg_control`, `cfg_udp_sport`, `cfg_traffic`,
 //! `cfg_pfc` (the register words), `cfg_mac` (48 bits, first wire byte in 47:40, applied when
-//! `CFG_MAC_HI` is written), the sixteen `cc_*` words, `gid_data` (entry n in bits
-//! `128n+127..128n`, GID byte 0 in the entry's top byte) and `gid_type` (entry n's
-//! `GID_ATTR.TYPE` in bits `2n+1..2n`).
+//! `CFG_MAC_HI` is written), the sixteen `cc_*` words, `gid0` .. `gid15` (GID table entry n,
+//! GID byte 0, first on the wire, in bits 127:120) and `gid_type` (entry n's `GID_ATTR.TYPE` in
+//! bits `2n+1..2n`).
 use super::fifo::RegFifo;
 use super::{
     addr_const, konst, lsb_const, rw_reset, Addr, CsrParams, EVENT_FIFO_DEPTH, GID_ENTRIES,
-    GID_TABLE_BITS,
 };
 use ferroce_proto::host::regs::{
     self, async_event, async_event_info, cfg_status, gid_attr, irq_status,
@@ -65,6 +64,16 @@ pub const GID_TYPE_W: usize = gid_attr::TYPE.width as usize;
 /// Async event FIFO entry: id 23:0, type 28:24, status 36:29, vendor error 44:37.
 pub const EV_W: usize = 45;
 
+/// A 128-bit mask with every bit set except GID data word `k` (big-endian position).
+fn word_keep(k: usize) -> Bits<128> {
+    let mut b = Bits::<128>::default();
+    for i in 0..128 {
+        let in_word = i >= 96 - 32 * k && i < 128 - 32 * k;
+        b = b.replace_bit(i, !in_word);
+    }
+    b
+}
+
 #[derive(LogicBlock)]
 pub struct CsrGlobal {
     pub clock: Signal<In, Clock>,
@@ -107,7 +116,22 @@ pub struct CsrGlobal {
     pub cc_rp_flags: Signal<Out, Bits<32>>,
     pub cc_rp_first_cnp_rate: Signal<Out, Bits<32>>,
     pub cc_np_cnp_interval: Signal<Out, Bits<32>>,
-    pub gid_data: Signal<Out, Bits<GID_TABLE_BITS>>,
+    pub gid0: Signal<Out, Bits<128>>,
+    pub gid1: Signal<Out, Bits<128>>,
+    pub gid2: Signal<Out, Bits<128>>,
+    pub gid3: Signal<Out, Bits<128>>,
+    pub gid4: Signal<Out, Bits<128>>,
+    pub gid5: Signal<Out, Bits<128>>,
+    pub gid6: Signal<Out, Bits<128>>,
+    pub gid7: Signal<Out, Bits<128>>,
+    pub gid8: Signal<Out, Bits<128>>,
+    pub gid9: Signal<Out, Bits<128>>,
+    pub gid10: Signal<Out, Bits<128>>,
+    pub gid11: Signal<Out, Bits<128>>,
+    pub gid12: Signal<Out, Bits<128>>,
+    pub gid13: Signal<Out, Bits<128>>,
+    pub gid14: Signal<Out, Bits<128>>,
+    pub gid15: Signal<Out, Bits<128>>,
     pub gid_type: Signal<Out, Bits<32>>,
     // ---- interrupts ----
     /// Pulse from the completion engine: CQ event on vector `cq_irq_vector`.
@@ -125,7 +149,7 @@ pub struct CsrGlobal {
     // ---- storage ----
     rw: [DFFWithInit<Bits<32>>; NRW],
     mac: DFF<Bits<48>>,
-    gid: DFF<Bits<GID_TABLE_BITS>>,
+    gent: [DFF<Bits<128>>; GID_ENTRIES],
     gattr: [DFF<Bits<32>>; GID_ENTRIES],
     gtype: DFF<Bits<32>>,
     st: DFF<Bits<32>>,
@@ -141,8 +165,10 @@ pub struct CsrGlobal {
     c_id_val: [Constant<Bits<32>>; NID],
     c_rw_addr: [Constant<Addr>; NRW],
     c_gid_addr: [Constant<Addr>; NGW],
-    /// Bit position of each GID data word (big-endian within its entry) in `gid`.
-    c_gid_sh: [Constant<Bits<12>>; NGW],
+    /// Bit position of GID data word k (big-endian) in its entry, and the mask keeping the
+    /// other three words.
+    c_wsh: [Constant<Bits<7>>; 4],
+    c_word_keep: [Constant<Bits<128>>; 4],
     c_attr_addr: [Constant<Addr>; GID_ENTRIES],
     c_type_sh: [Constant<Bits<5>>; GID_ENTRIES],
     c_a_status: Constant<Addr>,
@@ -169,12 +195,10 @@ pub struct CsrGlobal {
     c_one32: Constant<Bits<32>>,
     c_type_ones: Constant<Bits<32>>,
     c_vec_bad: Constant<Bits<32>>,
-    c_zero_wide: Constant<Bits<GID_TABLE_BITS>>,
-    c_word_ones: Constant<Bits<GID_TABLE_BITS>>,
 
     // ---- locals ----
     wbs: Signal<Local, Bits<32>>,
-    wbs_wide: Signal<Local, Bits<GID_TABLE_BITS>>,
+    wbs128: Signal<Local, Bits<128>>,
     gsel: Signal<Local, Bits<32>>,
     rd_gid: Signal<Local, Bit>,
     set_async: Signal<Local, Bits<32>>,
@@ -220,10 +244,6 @@ impl CsrGlobal {
         );
         let gid_addr: [u32; NGW] =
             core::array::from_fn(|w| regs::gid_data((w / 4) as u32, (w % 4) as u32));
-        let mut word_ones = Bits::<GID_TABLE_BITS>::default();
-        for b in 0..32 {
-            word_ones = word_ones.replace_bit(b, true);
-        }
         CsrGlobal {
             clock: Default::default(),
             wr: Default::default(),
@@ -258,7 +278,22 @@ impl CsrGlobal {
             cc_rp_flags: Default::default(),
             cc_rp_first_cnp_rate: Default::default(),
             cc_np_cnp_interval: Default::default(),
-            gid_data: Default::default(),
+            gid0: Default::default(),
+            gid1: Default::default(),
+            gid2: Default::default(),
+            gid3: Default::default(),
+            gid4: Default::default(),
+            gid5: Default::default(),
+            gid6: Default::default(),
+            gid7: Default::default(),
+            gid8: Default::default(),
+            gid9: Default::default(),
+            gid10: Default::default(),
+            gid11: Default::default(),
+            gid12: Default::default(),
+            gid13: Default::default(),
+            gid14: Default::default(),
+            gid15: Default::default(),
             gid_type: Default::default(),
             cq_irq_valid: Default::default(),
             cq_irq_vector: Default::default(),
@@ -271,7 +306,7 @@ impl CsrGlobal {
             ev_vendor: Default::default(),
             rw: core::array::from_fn(|i| DFFWithInit::new((rw_reset(rwl[i]) as u64).into())),
             mac: Default::default(),
-            gid: Default::default(),
+            gent: core::array::from_fn(|_| Default::default()),
             gattr: core::array::from_fn(|_| Default::default()),
             gtype: Default::default(),
             st: Default::default(),
@@ -285,7 +320,8 @@ impl CsrGlobal {
             c_id_val: core::array::from_fn(|i| konst(id[i].1 as u64)),
             c_rw_addr: core::array::from_fn(|i| addr_const(rwl[i])),
             c_gid_addr: core::array::from_fn(|w| addr_const(gid_addr[w])),
-            c_gid_sh: core::array::from_fn(|w| konst((128 * (w / 4) + 96 - 32 * (w % 4)) as u64)),
+            c_wsh: core::array::from_fn(|k| konst((96 - 32 * k) as u64)),
+            c_word_keep: core::array::from_fn(|k| Constant::new(word_keep(k))),
             c_attr_addr: core::array::from_fn(|n| addr_const(regs::gid_attr(n as u32))),
             c_type_sh: core::array::from_fn(|n| konst((GID_TYPE_W * n) as u64)),
             c_a_status: addr_const(regs::CFG_STATUS),
@@ -313,10 +349,8 @@ impl CsrGlobal {
             c_type_ones: konst(gid_attr::TYPE.max() as u64),
             // IRQ_CTRL_VECTOR values at or above MAX_VECTORS name no vector (bits 7:5)
             c_vec_bad: konst((0xFF & !(regs::MAX_VECTORS - 1)) as u64),
-            c_zero_wide: Constant::new(Bits::<GID_TABLE_BITS>::default()),
-            c_word_ones: Constant::new(word_ones),
             wbs: Default::default(),
-            wbs_wide: Default::default(),
+            wbs128: Default::default(),
             gsel: Default::default(),
             rd_gid: Default::default(),
             set_async: Default::default(),
@@ -341,7 +375,7 @@ impl CsrGlobal {
 impl Logic for CsrGlobal {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, mac, gid, gtype, st, pend, pulse, fatal, rst, lost);
+        dff_setup!(self, clock, mac, gtype, st, pend, pulse, fatal, rst, lost);
         for i in 0..NRW {
             self.rw[i].clock.next = self.clock.val();
             self.rw[i].d.next = self.rw[i].q.val();
@@ -349,6 +383,8 @@ impl Logic for CsrGlobal {
         for n in 0..GID_ENTRIES {
             self.gattr[n].clock.next = self.clock.val();
             self.gattr[n].d.next = self.gattr[n].q.val();
+            self.gent[n].clock.next = self.clock.val();
+            self.gent[n].d.next = self.gent[n].q.val();
         }
         self.evq.clock.next = self.clock.val();
 
@@ -358,10 +394,7 @@ impl Logic for CsrGlobal {
             | (bit_cast::<32, 8>(self.wdata.val().get_bits::<8>(8)) << 16)
             | (bit_cast::<32, 8>(self.wdata.val().get_bits::<8>(16)) << 8)
             | bit_cast::<32, 8>(self.wdata.val().get_bits::<8>(24));
-        self.wbs_wide.next = self.c_zero_wide.val();
-        if self.wr.val() {
-            self.wbs_wide.next = bit_cast::<GID_TABLE_BITS, 32>(self.wbs.val());
-        }
+        self.wbs128.next = bit_cast::<128, 32>(self.wbs.val());
         self.gsel.next = self.c_zero32.val();
         self.rd_gid.next = false;
         self.ev_push.next = self.ev_valid.val() & !self.evq.full.val();
@@ -465,11 +498,12 @@ impl Logic for CsrGlobal {
             if self.waddr.val() == self.c_a_event_pop.val() {
                 self.evq.pop.next = true;
             }
-            for w in 0..NGW {
-                if self.waddr.val() == self.c_gid_addr[w].val() {
-                    self.gid.d.next = (self.gid.q.val()
-                        & !(self.c_word_ones.val() << self.c_gid_sh[w].val()))
-                        | (self.wbs_wide.val() << self.c_gid_sh[w].val());
+            for n in 0..GID_ENTRIES {
+                for k in 0..4 {
+                    if self.waddr.val() == self.c_gid_addr[n * 4 + k].val() {
+                        self.gent[n].d.next = (self.gent[n].q.val() & self.c_word_keep[k].val())
+                            | (self.wbs128.val() << self.c_wsh[k].val());
+                    }
                 }
             }
             for n in 0..GID_ENTRIES {
@@ -522,14 +556,15 @@ impl Logic for CsrGlobal {
             if self.raddr.val() == self.c_a_event_lost.val() {
                 self.rdata.next = self.lost.q.val();
             }
-            for w in 0..NGW {
-                if self.raddr.val() == self.c_gid_addr[w].val() {
-                    self.rd_gid.next = true;
-                    self.gsel.next = self
-                        .gid
-                        .q
-                        .val()
-                        .get_bits::<32>(self.c_gid_sh[w].val().index());
+            for n in 0..GID_ENTRIES {
+                for k in 0..4 {
+                    if self.raddr.val() == self.c_gid_addr[n * 4 + k].val() {
+                        self.rd_gid.next = true;
+                        self.gsel.next = self.gent[n]
+                            .q
+                            .val()
+                            .get_bits::<32>(self.c_wsh[k].val().index());
+                    }
                 }
             }
             if self.rd_gid.val() {
@@ -568,7 +603,22 @@ impl Logic for CsrGlobal {
         self.cc_rp_flags.next = self.rw[23].q.val();
         self.cc_rp_first_cnp_rate.next = self.rw[24].q.val();
         self.cc_np_cnp_interval.next = self.rw[25].q.val();
-        self.gid_data.next = self.gid.q.val();
+        self.gid0.next = self.gent[0].q.val();
+        self.gid1.next = self.gent[1].q.val();
+        self.gid2.next = self.gent[2].q.val();
+        self.gid3.next = self.gent[3].q.val();
+        self.gid4.next = self.gent[4].q.val();
+        self.gid5.next = self.gent[5].q.val();
+        self.gid6.next = self.gent[6].q.val();
+        self.gid7.next = self.gent[7].q.val();
+        self.gid8.next = self.gent[8].q.val();
+        self.gid9.next = self.gent[9].q.val();
+        self.gid10.next = self.gent[10].q.val();
+        self.gid11.next = self.gent[11].q.val();
+        self.gid12.next = self.gent[12].q.val();
+        self.gid13.next = self.gent[13].q.val();
+        self.gid14.next = self.gent[14].q.val();
+        self.gid15.next = self.gent[15].q.val();
         self.gid_type.next = self.gtype.q.val();
         self.irq_pulse.next = self.pulse.q.val();
         self.irq_level.next = self.pend.q.val() & !self.rw[8].q.val();

@@ -100,9 +100,6 @@ pub const COUNTER_BITS: usize = 48;
 
 /// GID table entries.
 pub const GID_ENTRIES: usize = regs::GID_MAX_ENTRIES as usize;
-/// Width of the flat GID table output (`gid_data`): entry n in bits `128n + 127 .. 128n`,
-/// GID byte 0 (first on the wire) in the entry's most significant byte.
-pub const GID_TABLE_BITS: usize = GID_ENTRIES * 128;
 
 /// Depth of each doorbell FIFO (QP and CQ).
 pub const DB_FIFO_DEPTH: usize = 8;

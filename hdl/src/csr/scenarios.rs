@@ -451,6 +451,15 @@ pub fn register_map<
         }
         assert_eq!(c.read(*off), 0, "{} reads 0", r.name);
     }
+    if c.timing.max_delay > 0 {
+        assert!(
+            c.aw_first > 10 && c.w_first > 10 && c.together > 10,
+            "AW/W orders: {} {} {}",
+            c.aw_first,
+            c.w_first,
+            c.together
+        );
+    }
     // 5. reserved offsets and doorbells read 0; writes to reserved offsets change nothing
     let mut gaps = vec![];
     let mut off = 0;
@@ -1650,11 +1659,18 @@ pub fn config_outputs<
         c.run(&e.writes(n).unwrap());
         table.push(e);
     }
-    let data = c.uut().gid_data.val();
     let ty = c.uut().gid_type.val().to_u64();
     for (n, e) in table.iter().enumerate() {
-        let got = data.get_bits::<128>(128 * n).to_u128();
-        assert_eq!(got, u128::from_be_bytes(e.gid.0), "gid_data entry {n}");
+        let u = c.uut();
+        let port = [
+            &u.gid0, &u.gid1, &u.gid2, &u.gid3, &u.gid4, &u.gid5, &u.gid6, &u.gid7, &u.gid8,
+            &u.gid9, &u.gid10, &u.gid11, &u.gid12, &u.gid13, &u.gid14, &u.gid15,
+        ][n];
+        assert_eq!(
+            port.val().to_u128(),
+            u128::from_be_bytes(e.gid.0),
+            "gid{n}: GID byte 0 on top"
+        );
         assert_eq!((ty >> (2 * n)) & 3, e.ty as u64, "gid_type entry {n}");
         let words = c.read_burst(&[
             regs::gid_data(n as u32, 0),
