@@ -14,7 +14,6 @@ pub mod dma;
 pub mod header;
 pub mod icrc;
 pub mod mr;
-pub mod resp;
 pub mod rx;
 pub mod stream;
 pub mod testbench;
