@@ -14,6 +14,7 @@ pub mod dma;
 pub mod header;
 pub mod icrc;
 pub mod mr;
+pub mod nic;
 pub mod rx;
 pub mod stream;
 pub mod testbench;

@@ -3,3 +3,4 @@ pub mod cmd;
 pub mod engines;
 pub mod host;
 pub mod report;
+pub mod respond_config;

@@ -58,7 +58,7 @@ fn counter_carry_and_lo_latches_hi() {
     let j = counter_index(regs::CNT_TX_FRAMES_LO);
     let (lo, hi) = (regs::CNT_RX_BYTES_LO, regs::CNT_RX_BYTES_HI);
     let mut model: u64 = 0;
-    let mut read = |b: &mut Bench<CsrCounters>, addr: u32| -> u32 {
+    let read = |b: &mut Bench<CsrCounters>, addr: u32| -> u32 {
         b.uut().inc.next = 0.into();
         b.uut().rd.next = true;
         b.uut().raddr.next = (addr as u64).into();
@@ -68,7 +68,7 @@ fn counter_carry_and_lo_latches_hi() {
         b.uut().rd.next = false;
         v
     };
-    let mut run = |b: &mut Bench<CsrCounters>, n: usize, model: &mut u64| {
+    let run = |b: &mut Bench<CsrCounters>, n: usize, model: &mut u64| {
         b.uut().inc.next = ((1u64 << i) | (1u64 << j)).into();
         b.uut().rx_bytes.next = 0xFFFF.into();
         b.uut().rd.next = false;

@@ -1,0 +1,14 @@
+//! The NIC top level and the glue between its engines.
+//!
+//! * [`AckFormatter`]: the responder's ACK/NAK decisions -> complete ACKNOWLEDGE descriptors
+//!   for the TX header builder, addressed from the QP's context and the GID table.
+//! * [`QpcReadMux`]: shares the CSR block's QP-context read port between the receive path
+//!   (priority) and a sender.
+pub mod ack_formatter;
+pub mod qpc_mux;
+
+pub use ack_formatter::AckFormatter;
+pub use qpc_mux::QpcReadMux;
+
+#[cfg(test)]
+mod tests;
