@@ -29,12 +29,13 @@ const VERILATOR_WAIVERS: &[&str] = &[
 ];
 
 /// Blocks whose synthesis is checked by their own tests with options they need
-/// (tx_verilog, rx_verilog, mr_tools: e.g. the MR table's block RAM cannot take `-abc9` on
-/// Yosys 0.23), so the generic Yosys runs here do not synthesise them twice.
+/// (tx_verilog, rx_verilog, mr_tools, csr_tools: e.g. the MR and CSR tables' RAMs cannot take
+/// `-abc9` on Yosys 0.23), so the generic Yosys runs here do not synthesise them twice.
 const SYNTHESISED_ELSEWHERE: &[&str] = &[
     "ferroce_tx_header_builder_64",
     "ferroce_rx_parser_64",
     "ferroce_mr_table_1k",
+    "ferroce_csr",
 ];
 
 fn emitted(tag: &str) -> Vec<(String, PathBuf)> {
