@@ -15,6 +15,7 @@ pub mod header;
 pub mod icrc;
 pub mod mr;
 pub mod nic;
+pub mod resp;
 pub mod rx;
 pub mod stream;
 pub mod testbench;

@@ -224,6 +224,13 @@ pub fn all_blocks() -> Vec<Emitted> {
         block_verilog(&mut crate::mr::MrTable1k::default(), "ferroce_mr_table_1k"),
     );
     push(
+        "ferroce_rc_write_responder_64",
+        block_verilog(
+            &mut crate::resp::RcWriteResponderFlat64::default(),
+            "ferroce_rc_write_responder_64",
+        ),
+    );
+    push(
         "ferroce_csr",
         block_verilog(&mut crate::csr::CsrBlockDefault::default(), "ferroce_csr"),
     );

@@ -2,5 +2,6 @@
 pub mod cmd;
 pub mod engines;
 pub mod host;
+pub mod nic_system;
 pub mod report;
 pub mod respond_config;

@@ -79,6 +79,22 @@ enum Command {
         #[arg(long)]
         no_verilator: bool,
     },
+    /// One simulated NIC, configured from a JSON file, answers the frames of a capture: OUT holds
+    /// every frame it transmits; the summary lists its DMA writes and drops (docs/RESPOND.md).
+    Respond {
+        /// NIC configuration (addresses, QPs, MRs; docs/RESPOND.md).
+        #[arg(long)]
+        config: PathBuf,
+        /// Frames to receive, in order (pcap or pcapng).
+        #[arg(long = "in")]
+        input: PathBuf,
+        /// Where the NIC's transmitted frames are written (pcap).
+        #[arg(long)]
+        out: PathBuf,
+        /// Print the summary as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write the Verilog of every top-level hardware block (one `<module>.v` per block).
     Verilog {
         /// Output directory (created if needed).
@@ -113,6 +129,12 @@ fn main() -> ExitCode {
             json,
             no_verilator,
         } => cmd::bench::run(quick, json, !no_verilator),
+        Command::Respond {
+            config,
+            input,
+            out,
+            json,
+        } => cmd::respond::run(&config, &input, &out, json),
         Command::Verilog { out } => cmd::verilog::run(&out),
     };
     match result {

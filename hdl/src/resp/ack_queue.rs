@@ -1,0 +1,196 @@
+//! [`RespAckQueue`]: the responder's ordered response queue.
+//!
+//! Every packet that needs a response or issued a DMA write pushes one [`AckEntry`], in packet
+//! order. The head entry leaves when
+//!
+//! * it issued no DMA write, or the completion of its write has arrived (completions come in
+//!   request order, docs/DMA.md O2, and every write has exactly one entry, so the k-th entry
+//!   with `need_done` owns the k-th completion); and then
+//! * its response, if any, has been taken on `ack_*` (valid/ready); and then
+//! * its QP-to-ERR request, if any, has been taken on `qerr_*` (valid/ready).
+//!
+//! So no response overtakes the data placement of an earlier packet: an ACK means that the
+//! data of its packet and of everything before it is visible to the host (N2).
+//!
+//! A completion with `done_error` turns its entry's response into NAK 0x63 (sent even if the
+//! entry had none) followed by a QP-to-ERR request (`FatalErr`, vendor `DMA`), and pulses
+//! `dma_error` when the entry retires.
+//!
+//! Ports: `push`/`entry`/`full` (the writer checks `full`; a push while full is lost);
+//! `done_valid`/`done_error` (no back-pressure: completions wait in a FIFO as deep as the entry
+//! queue, which cannot overflow as long as the writer issues a DMA write only while the entry
+//! queue has room for that write's entry); `ack_*`; `qerr_*`; `idle` (nothing queued);
+//! `dma_error` (one-cycle pulse).
+use super::{AckEntry, ACKQ_BITS, QERR_STATUS_DMA, QERR_VENDOR_DMA, SYN_NAK_OPERATIONAL};
+use rust_hdl::prelude::*;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum AckOutState {
+    /// Waiting for the head entry's completion, or offering its response.
+    Head,
+    /// The response is out; offering the QP-to-ERR request.
+    Qerr,
+}
+
+#[derive(LogicBlock)]
+pub struct RespAckQueue<const QA: usize> {
+    pub clock: Signal<In, Clock>,
+    // ---- writer ----
+    pub push: Signal<In, Bit>,
+    pub entry: Signal<In, AckEntry>,
+    pub full: Signal<Out, Bit>,
+    // ---- DMA completions ----
+    pub done_valid: Signal<In, Bit>,
+    pub done_error: Signal<In, Bit>,
+    // ---- responses ----
+    pub ack_valid: Signal<Out, Bit>,
+    pub ack_ready: Signal<In, Bit>,
+    pub ack_qpn: Signal<Out, Bits<QA>>,
+    pub ack_dest_qpn: Signal<Out, Bits<24>>,
+    pub ack_psn: Signal<Out, Bits<24>>,
+    pub ack_syndrome: Signal<Out, Bits<8>>,
+    pub ack_msn: Signal<Out, Bits<24>>,
+    // ---- QP to ERR ----
+    pub qerr_valid: Signal<Out, Bit>,
+    pub qerr_ready: Signal<In, Bit>,
+    pub qerr_qpn: Signal<Out, Bits<QA>>,
+    pub qerr_status: Signal<Out, Bits<8>>,
+    pub qerr_vendor: Signal<Out, Bits<8>>,
+    // ---- status ----
+    pub idle: Signal<Out, Bit>,
+    pub dma_error: Signal<Out, Bit>,
+
+    q: SynchronousFIFO<AckEntry, ACKQ_BITS, { ACKQ_BITS + 1 }, 1>,
+    dq: SynchronousFIFO<Bit, ACKQ_BITS, { ACKQ_BITS + 1 }, 1>,
+    st: DFF<AckOutState>,
+
+    // named constants must be `Constant` fields in a kernel (a Rust `const` would be emitted
+    // into the Verilog as an undeclared identifier)
+    c_syn_op: Constant<Bits<8>>,
+    c_status_dma: Constant<Bits<8>>,
+    c_vendor_dma: Constant<Bits<8>>,
+
+    /// The head entry may go (queued, and its completion is in if it needs one).
+    go: Signal<Local, Bit>,
+    /// Its DMA write failed.
+    derr: Signal<Local, Bit>,
+    emit: Signal<Local, Bit>,
+    want_qerr: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    /// The head entry's QPN (a struct field is sliced through a local: rust-hdl would emit
+    /// a part-select of a part-select otherwise).
+    head_qpn: Signal<Local, Bits<24>>,
+}
+
+impl<const QA: usize> Default for RespAckQueue<QA> {
+    fn default() -> Self {
+        assert!(QA >= 1 && QA <= 23, "RespAckQueue: QA must be 1..=23");
+        Self {
+            clock: Default::default(),
+            push: Default::default(),
+            entry: Default::default(),
+            full: Default::default(),
+            done_valid: Default::default(),
+            done_error: Default::default(),
+            ack_valid: Default::default(),
+            ack_ready: Default::default(),
+            ack_qpn: Default::default(),
+            ack_dest_qpn: Default::default(),
+            ack_psn: Default::default(),
+            ack_syndrome: Default::default(),
+            ack_msn: Default::default(),
+            qerr_valid: Default::default(),
+            qerr_ready: Default::default(),
+            qerr_qpn: Default::default(),
+            qerr_status: Default::default(),
+            qerr_vendor: Default::default(),
+            idle: Default::default(),
+            dma_error: Default::default(),
+            q: Default::default(),
+            dq: Default::default(),
+            st: Default::default(),
+            c_syn_op: Constant::new(SYN_NAK_OPERATIONAL.into()),
+            c_status_dma: Constant::new(QERR_STATUS_DMA.into()),
+            c_vendor_dma: Constant::new(QERR_VENDOR_DMA.into()),
+            go: Default::default(),
+            derr: Default::default(),
+            emit: Default::default(),
+            want_qerr: Default::default(),
+            pop: Default::default(),
+            head_qpn: Default::default(),
+        }
+    }
+}
+
+impl<const QA: usize> Logic for RespAckQueue<QA> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, q, dq);
+        dff_setup!(self, clock, st);
+        // ---- writer side and completions (the FIFOs do the bookkeeping) ----
+        self.q.write.next = self.push.val();
+        self.q.data_in.next = self.entry.val();
+        self.full.next = self.q.full.val();
+        self.dq.write.next = self.done_valid.val();
+        self.dq.data_in.next = self.done_error.val();
+        self.idle.next = self.q.empty.val();
+        // ---- head entry: defaults ----
+        self.go.next =
+            !self.q.empty.val() & (!self.q.data_out.val().need_done | !self.dq.empty.val());
+        // gated by `go`: the completion FIFO's output is meaningless (X in Verilog) while empty
+        self.derr.next = self.go.val() & self.q.data_out.val().need_done & self.dq.data_out.val();
+        self.emit.next = self.q.data_out.val().emit | self.derr.val();
+        self.want_qerr.next = self.q.data_out.val().qerr | self.derr.val();
+        self.pop.next = false;
+        self.ack_valid.next = false;
+        self.head_qpn.next = self.q.data_out.val().qpn;
+        self.ack_qpn.next = self.head_qpn.val().get_bits::<QA>(0);
+        self.ack_dest_qpn.next = self.q.data_out.val().dest_qpn;
+        self.ack_psn.next = self.q.data_out.val().psn;
+        self.ack_syndrome.next = self.q.data_out.val().syndrome;
+        if self.derr.val() {
+            self.ack_syndrome.next = self.c_syn_op.val();
+        }
+        self.ack_msn.next = self.q.data_out.val().msn;
+        self.qerr_valid.next = false;
+        self.qerr_qpn.next = self.head_qpn.val().get_bits::<QA>(0);
+        self.qerr_status.next = self.q.data_out.val().qerr_status;
+        self.qerr_vendor.next = 0.into();
+        if self.derr.val() {
+            self.qerr_status.next = self.c_status_dma.val();
+            self.qerr_vendor.next = self.c_vendor_dma.val();
+        }
+        match self.st.q.val() {
+            AckOutState::Head => {
+                // ack_valid depends only on the FIFOs' state, which holds until the pop: the
+                // response stays offered, unchanged, until it is taken (AXI rule)
+                if self.go.val() {
+                    if self.emit.val() {
+                        self.ack_valid.next = true;
+                        if self.ack_ready.val() {
+                            if self.want_qerr.val() {
+                                self.st.d.next = AckOutState::Qerr;
+                            } else {
+                                self.pop.next = true;
+                            }
+                        }
+                    } else {
+                        // an entry without a response only consumed its completion (an
+                        // entry with a qerr request always has a response)
+                        self.pop.next = true;
+                    }
+                }
+            }
+            AckOutState::Qerr => {
+                self.qerr_valid.next = true;
+                if self.qerr_ready.val() {
+                    self.pop.next = true;
+                    self.st.d.next = AckOutState::Head;
+                }
+            }
+        }
+        self.q.read.next = self.pop.val();
+        self.dq.read.next = self.pop.val() & self.q.data_out.val().need_done;
+        self.dma_error.next = self.pop.val() & self.derr.val();
+    }
+}

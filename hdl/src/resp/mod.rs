@@ -1,0 +1,196 @@
+//! The RC responder (ROCE.md 4.4): the receive engine that executes requests arriving on a
+//! Reliable Connected QP and acknowledges them. This module holds the RDMA WRITE responder
+//! ([`RcWriteResponder`]); SEND, READ and ATOMIC responders are later blocks that will share its
+//! per-QP state and its ACK queue.
+//!
+//! # Blocks (one per file)
+//!
+//! * [`write::RcWriteResponder`]: header in, QP context and responder state look-up, PSN and
+//!   opcode-sequence checks, MR check, payload into the DMA write channel, ACK/NAK entries into
+//!   the ordered ACK queue.
+//! * [`ack_queue::RespAckQueue`]: the ordered ACK/NAK queue. It holds every response in packet
+//!   order and lets one out only after the DMA completion of every earlier write (ACK means
+//!   data placed, docs/DMA.md N2); it also raises the QP-to-ERR request (`qerr_*`).
+//! * [`counters::RespCounters`]: saturating 32-bit event counters.
+//! * [`flat::RcWriteResponderFlat`]: the block with the descriptor as a flat `Bits` port, for
+//!   Verilog tops and the co-simulation harness.
+//!
+//! # Decisions
+//!
+//! * **Credits**: every ACK carries syndrome 0x1F ("no end-to-end flow control", what rxe
+//!   always sends, ROCE.md 1.6 / 4.5). Plain RDMA WRITE never needs credits, and this block
+//!   does not own the receive queue; the SEND responder can replace the code with a real
+//!   credit count later (the entry carries the whole syndrome byte).
+//! * **ACK generation** (no further coalescing): one ACK for every executed LAST/ONLY packet
+//!   and for every executed packet with AckReq set; one ACK for every duplicate (not
+//!   executed again, PSN = the duplicate's PSN, current MSN); every NAK. An ACK with PSN p
+//!   acknowledges everything up to p, so a later version may drop queued ACKs that a newer
+//!   one of the same QP supersedes; this one emits them all.
+//! * **Ordering**: every response (ACK, duplicate re-ACK, NAK) goes through one FIFO in packet
+//!   order, and an entry whose packet wrote memory waits for that write's `done_valid` (the
+//!   DMA channel completes in order, so the entries consume completions in order). A response
+//!   therefore never overtakes the data placement of any earlier packet.
+//! * **PSN** (24-bit, `d = psn - ePSN mod 2^24`): `d == 0` execute; `d >= 2^23` duplicate
+//!   (rxe's `psn_compare < 0`); otherwise out of sequence: the first one since the last
+//!   in-sequence packet sends NAK 0x60 with PSN = ePSN and sets `nak_sent`, the following ones
+//!   are dropped silently (ROCE.md 4.4, class B: the QP stays up).
+//! * **Errors of class C** (ROCE.md 4.4): an in-sequence packet that breaks the opcode
+//!   sequence, the PMTU length rules or the 2^31 RETH length limit gets NAK 0x61 (invalid
+//!   request); one whose QP lacks REMOTE_WRITE, whose payload does not fit the message's
+//!   remaining length (FIRST/MIDDLE must leave at least one byte for the LAST, LAST/ONLY must
+//!   finish it exactly) or whose MR check fails (bad rkey, PD, missing REMOTE_WRITE on the MR,
+//!   invalidated MR, out of range) gets NAK 0x62 (remote access error; the brief asks 0x62
+//!   for the QP access flags too, which ROCE.md 5 leaves to the implementation). Nothing of
+//!   such a packet is written. **The QP then goes to ERR**, as in rxe and IBA: the responder
+//!   state gets its `err` flag at once (so the rest of the message and everything after it
+//!   is dropped and counted in `cnt_qp_drop`, even before the CSR block has changed
+//!   `QP_STATE`), and the ACK queue raises `qerr_*` after the NAK is out (status
+//!   `RemAccessErr` or `RemInvReqErr`, vendor 0). Only a new load (MODIFY into RTR after
+//!   RESET) clears it.
+//! * **DMA errors**: a completion with `done_error` turns that packet's response into NAK
+//!   0x63 (remote operational error, always sent even for a FIRST/MIDDLE without AckReq) and
+//!   raises `qerr_*` with `FatalErr` / vendor `DMA` (docs/DMA.md 6); `cnt_dma_error` counts.
+//!   Packets of the QP already accepted behind it still complete normally (the CSR block's
+//!   ERR state stops the next ones).
+//! * **MR check per packet**: FIRST/ONLY look up `{RETH.rkey, qp.pd, REMOTE_WRITE, RETH.va,
+//!   RETH.dma_len, remote}` (the whole message range, so a violation anywhere writes nothing);
+//!   MIDDLE/LAST look up the saved rkey at the VA cursor for their own payload length. So every
+//!   remote access is checked per packet (DESIGN.md), an INVALIDATE takes effect at the next
+//!   packet even in the middle of a message, and the translated address always comes fresh
+//!   from the table. The cursor therefore keeps the **VA** (not the translated address), the
+//!   rkey and the bytes remaining. A zero-length ONLY (RETH length 0) goes through the table,
+//!   which answers ok without checking (IBA C9-88), and writes nothing.
+//! * **MR drain** (`mr_drain_req` / `mr_drain_ack`, the CSR MR window's INVALIDATE handshake):
+//!   while `mr_drain_req` is high no new header is taken; `mr_drain_ack` rises once the block
+//!   is idle and every DMA write it issued has completed.
+//! * **QP states that receive**: RTR, RTS and SQD (`QpState::receives`, IBA: SQD only stops
+//!   the send queue). Others, a QPN at or above 2^QA, and a QP with the `err` flag: dropped,
+//!   counted in `cnt_qp_drop`, no response.
+//! * **Opcodes**: RC WRITE FIRST 0x06, MIDDLE 0x07, LAST 0x08, LAST_WITH_IMMEDIATE 0x09, ONLY
+//!   0x0A, ONLY_WITH_IMMEDIATE 0x0B. Anything else (the classifier in front should not send
+//!   it) is consumed, its payload drained, and counted in `cnt_unsupported`. The WITH_IMM
+//!   variants place data and are acknowledged exactly like plain WRITEs; consuming a receive
+//!   WQE, the responder CQE carrying the immediate, and the RNR NAK when no WQE is posted
+//!   belong to the SEND/receive-queue engine and are **not done here**.
+//! * **PMTU**: the block also reads `qpc_pmtu` (the CSR port has it): FIRST/MIDDLE payload
+//!   must equal the PMTU, LAST must be 1..=PMTU, ONLY 0..=PMTU (ROCE.md 4.4 CHK_LENGTH).
+//!
+//! # Retransmission (what the requester's Go-Back-N needs from this block)
+//!
+//! Retransmitted packets reuse their PSNs. Those already executed arrive as duplicates and are
+//! re-ACKed without being executed again (IBA C9-105); the first one at ePSN continues the
+//! message at the saved cursor, whether it is a MIDDLE/LAST (the cursor is per QP) or the
+//! whole message again from its FIRST (the FIRST is then a duplicate only if it was executed).
+//! A later READ/ATOMIC responder needs its replay ring next to this state (ROCE.md 4.4/4.6),
+//! and ePSN must then advance by the READ's packet count: the state RAMs are keyed by QPN so a
+//! shared responder can add fields without changing this block's timing.
+pub mod ack_queue;
+pub mod counters;
+pub mod flat;
+pub mod write;
+
+pub use ack_queue::RespAckQueue;
+pub use counters::RespCounters;
+pub use flat::{RcWriteResponderFlat, RcWriteResponderFlat64};
+pub use write::{RcWriteResponder, RcWriteResponder64};
+
+use crate::header::RoceHeader;
+use ferroce_proto::host::cqe::{vendor_err, WcStatus};
+use ferroce_proto::syndrome::{AethSyndrome, NakCode};
+use rust_hdl::prelude::*;
+
+/// RC RDMA WRITE opcodes (ROCE.md 2.1).
+pub const OP_WRITE_FIRST: u64 = 0x06;
+pub const OP_WRITE_MIDDLE: u64 = 0x07;
+pub const OP_WRITE_LAST: u64 = 0x08;
+pub const OP_WRITE_LAST_IMM: u64 = 0x09;
+pub const OP_WRITE_ONLY: u64 = 0x0A;
+pub const OP_WRITE_ONLY_IMM: u64 = 0x0B;
+/// RC ACKNOWLEDGE.
+pub const OP_ACKNOWLEDGE: u64 = 0x11;
+
+/// ACK, no end-to-end flow control (0x1F).
+pub const SYN_ACK: u64 = AethSyndrome::ACK_UNLIMITED.encode() as u64;
+/// NAK PSN sequence error (0x60).
+pub const SYN_NAK_PSN: u64 = AethSyndrome::Nak(NakCode::PsnSequenceError).encode() as u64;
+/// NAK invalid request (0x61).
+pub const SYN_NAK_INVALID: u64 = AethSyndrome::Nak(NakCode::InvalidRequest).encode() as u64;
+/// NAK remote access error (0x62).
+pub const SYN_NAK_ACCESS: u64 = AethSyndrome::Nak(NakCode::RemoteAccessError).encode() as u64;
+/// NAK remote operational error (0x63): the DMA write of the packet failed.
+pub const SYN_NAK_OPERATIONAL: u64 =
+    AethSyndrome::Nak(NakCode::RemoteOperationalError).encode() as u64;
+
+/// `qerr_status` after a NAK 0x61.
+pub const QERR_STATUS_INVALID: u64 = WcStatus::RemInvReqErr as u64;
+/// `qerr_status` after a NAK 0x62.
+pub const QERR_STATUS_ACCESS: u64 = WcStatus::RemAccessErr as u64;
+/// `qerr_status` after a failed DMA write.
+pub const QERR_STATUS_DMA: u64 = WcStatus::FatalErr as u64;
+/// `qerr_vendor` after a failed DMA write (0 otherwise).
+pub const QERR_VENDOR_DMA: u64 = vendor_err::DMA as u64;
+
+/// Address bits of the ACK queue (8 entries). It also bounds the DMA writes in flight.
+pub const ACKQ_BITS: usize = 3;
+
+/// One entry of the ordered ACK queue (a `LogicStruct`, so it fits a rust-hdl FIFO).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
+pub struct AckEntry {
+    /// The packet issued a DMA write: wait for its completion before responding.
+    pub need_done: Bit,
+    /// Send a response (otherwise the entry only consumes the completion).
+    pub emit: Bit,
+    /// After the response, ask the CSR block to move the QP to ERR.
+    pub qerr: Bit,
+    pub qerr_status: Bits<8>,
+    /// Our QPN (the BTH destination QP of the request; < 2^QA).
+    pub qpn: Bits<24>,
+    /// The requester's QPN (BTH destination QP of the response).
+    pub dest_qpn: Bits<24>,
+    pub psn: Bits<24>,
+    pub syndrome: Bits<8>,
+    pub msn: Bits<24>,
+}
+
+/// One response as it leaves the block (`ack_*` while `ack_valid`), in plain Rust.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct AckOut {
+    pub qpn: u32,
+    pub dest_qpn: u32,
+    pub psn: u32,
+    pub syndrome: u8,
+    pub msn: u32,
+}
+
+/// Plain-Rust helper (simulator glue, tests): the ACKNOWLEDGE descriptor answering `req`
+/// (the request's descriptor) with `ack`. Addresses and ports are the request's swapped
+/// (the NIC top takes them from the QP's address vector instead), BTH as rxe sends an ACK:
+/// opcode 0x11, P_Key 0xFFFF, no AckReq, DestQP = the requester's QPN, AETH = syndrome/MSN,
+/// no payload.
+pub fn ack_descriptor(req: &RoceHeader, ack: &AckOut) -> RoceHeader {
+    RoceHeader {
+        eth_dst: req.eth_src,
+        eth_src: req.eth_dst,
+        vlan: req.vlan,
+        vlan_pcp: req.vlan_pcp,
+        vlan_dei: req.vlan_dei,
+        vlan_vid: req.vlan_vid,
+        l3: req.l3,
+        tclass: req.tclass,
+        hop_limit: 64.into(),
+        ip4_src: req.ip4_dst,
+        ip4_dst: req.ip4_src,
+        ip6_src: req.ip6_dst,
+        ip6_dst: req.ip6_src,
+        flow_label: req.flow_label,
+        udp_sport: req.udp_sport,
+        udp_dport: 4791.into(),
+        opcode: OP_ACKNOWLEDGE.into(),
+        pkey: 0xFFFF.into(),
+        dest_qp: (ack.dest_qpn as u64 & 0xFF_FFFF).into(),
+        psn: (ack.psn as u64 & 0xFF_FFFF).into(),
+        aeth_syndrome: (ack.syndrome as u64).into(),
+        aeth_msn: (ack.msn as u64 & 0xFF_FFFF).into(),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,300 @@
+//! `ferroce respond --config NIC.json --in IN.pcap --out OUT.pcap [--json]`: one simulated NIC
+//! (the cycle-accurate hardware, [`NicSystem`]) configured from a file through its registers,
+//! receives the frames of IN in order on its MAC; OUT holds every frame it transmits.
+//!
+//! Configuration goes through the driver's register layer exactly as on a board: reset,
+//! MAC and GID 0, one PD, the MRs with the file's keys (backed by host memory at IOVAs the
+//! simulator picks; the MR entry translates the file's VA), a CQ, and each QP taken RESET ->
+//! INIT -> RTR -> RTS with the file's QPN, PSNs, PMTU and access flags (docs/RESPOND.md).
+//!
+//! The summary lists the NIC's DMA writes into host memory (each with its IOVA, its length, and
+//! where it falls in the remote's view: the MR's rkey and VA), the frames accepted and dropped
+//! by reason, the responder's events and the frames sent.
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use ferroce_driver::backend::Backend;
+use ferroce_driver::Window;
+use ferroce_driver::{Device, DeviceOptions};
+use ferroce_proto::host::config::{Gid, GidEntry};
+use ferroce_proto::host::mr::MrEntry;
+use ferroce_proto::host::qp::{AddressVector, QpAttr, QpAttrMask, QpCreate, QpState};
+use ferroce_proto::host::regs;
+use ferroce_proto::pcap::{self, PcapWriter};
+use serde_json::{json, Value};
+
+use super::CliError;
+use crate::host::{HostMemory, ShellConfig, SimBackend};
+use crate::nic_system::NicSystem;
+use crate::respond_config::{MrConfig, RespondConfig};
+
+/// The one protection domain every MR and QP of a respond configuration shares.
+pub const RESPOND_PD: u32 = 1;
+/// Cycles of quiet after a frame before the next one is offered (the NIC has answered it).
+const QUIET: u64 = 64;
+/// Cycles a single frame may keep the NIC busy before the replay gives up on it.
+const FRAME_LIMIT: u64 = 200_000;
+
+fn cli<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> CliError + '_ {
+    move |e| CliError(format!("{what}: {e}"))
+}
+
+fn pmtu_of(bytes: u32) -> ferroce_proto::host::qp::Pmtu {
+    use ferroce_proto::host::qp::Pmtu::*;
+    match bytes {
+        256 => Mtu256,
+        512 => Mtu512,
+        1024 => Mtu1024,
+        2048 => Mtu2048,
+        _ => Mtu4096,
+    }
+}
+
+fn gid_of(ip: std::net::IpAddr) -> GidEntry {
+    match ip {
+        std::net::IpAddr::V4(a) => GidEntry::ipv4(a),
+        std::net::IpAddr::V6(a) => GidEntry::ipv6(a),
+    }
+}
+
+/// Where an IOVA falls in the remote's view of the configured MRs.
+fn remote_view(mrs: &[(MrConfig, u64)], iova: u64) -> Value {
+    for (m, base) in mrs {
+        if iova >= *base && iova < base + m.len {
+            return json!({"rkey": m.rkey, "va": m.va + (iova - base)});
+        }
+    }
+    Value::Null
+}
+
+/// A configured NIC ready to receive: the backend (owning the NIC), the device, and each MR
+/// with the IOVA backing it.
+pub struct RespondNic {
+    pub backend: Arc<SimBackend<NicSystem>>,
+    pub device: Device,
+    pub mrs: Vec<(MrConfig, u64)>,
+    /// Buffers that back MRs, rings and CQs: kept alive while the NIC may use them.
+    _buffers: Vec<Arc<ferroce_driver::DmaBuffer>>,
+    _cq: ferroce_driver::CompletionQueue,
+}
+
+/// Build the NIC and program it from `config` through its registers.
+pub fn configure(config: &RespondConfig) -> Result<RespondNic, CliError> {
+    let memory = HostMemory::shared();
+    let sys = NicSystem::new(memory.clone(), ShellConfig::ideal());
+    let backend = Arc::new(SimBackend::new(sys, memory));
+    let dynb: Arc<dyn Backend> = backend.clone();
+    let device = Device::open_with(dynb, DeviceOptions::default())
+        .map_err(cli("opening the simulated NIC"))?;
+    device.set_mac(config.local.mac);
+    device
+        .set_gid(0, &gid_of(config.local.ip))
+        .map_err(cli("GID 0"))?;
+    let mut control = regs::cfg_control::RX_ENABLE | regs::cfg_control::TX_ENABLE;
+    if config.local.ip.is_ipv6() {
+        control |= regs::cfg_control::IPV6_ENABLE;
+    }
+    device.set_control(control).map_err(cli("CFG_CONTROL"))?;
+    let r = device.registers();
+    let mut buffers = vec![];
+    let mut mrs = vec![];
+    for (i, m) in config.mrs.iter().enumerate() {
+        let buf = Arc::new(
+            device
+                .alloc_dma(m.len as usize, 4096)
+                .map_err(cli(&format!("memory for mrs[{i}]")))?,
+        );
+        let entry = MrEntry {
+            key: m.rkey,
+            pd: RESPOND_PD,
+            access: m.access,
+            va: m.va,
+            length: m.len,
+            dma: buf.iova(),
+        };
+        let writes = entry
+            .write_writes()
+            .map_err(|e| CliError(format!("mrs[{i}]: {e}")))?;
+        r.command(Window::Mr, &writes, |_| ())
+            .map_err(cli(&format!("registering mrs[{i}]")))?;
+        mrs.push((m.clone(), buf.iova()));
+        buffers.push(buf);
+    }
+    let cq = device.create_cq(64, 0).map_err(cli("creating the CQ"))?;
+    let remote_gid = match config.remote.ip {
+        std::net::IpAddr::V4(a) => Gid::from_ipv4(a),
+        std::net::IpAddr::V6(a) => Gid(a.octets()),
+    };
+    for (i, q) in config.qps.iter().enumerate() {
+        let what = format!("qps[{i}] (QPN {})", q.qpn);
+        let create = QpCreate {
+            pd: RESPOND_PD,
+            send_cqn: cq.cqn() as u16,
+            recv_cqn: cq.cqn() as u16,
+            ..QpCreate::default()
+        };
+        let sq = Arc::new(
+            device
+                .alloc_dma(create.sq_ring().map_err(cli(&what))?.bytes(), 4096)
+                .map_err(cli(&what))?,
+        );
+        let rq = Arc::new(
+            device
+                .alloc_dma(create.rq_ring().map_err(cli(&what))?.bytes(), 4096)
+                .map_err(cli(&what))?,
+        );
+        let create = QpCreate {
+            sq_base: sq.iova(),
+            rq_base: rq.iova(),
+            ..create
+        };
+        buffers.push(sq);
+        buffers.push(rq);
+        let attr = QpAttr {
+            access: q.access,
+            av: AddressVector {
+                dmac: config.remote.mac,
+                dgid: remote_gid,
+                sgid_index: 0,
+                ..AddressVector::default()
+            },
+            path_mtu: pmtu_of(q.pmtu),
+            rq_psn: q.rq_psn,
+            sq_psn: q.sq_psn,
+            dest_qpn: q.dest_qpn,
+            create,
+            ..QpAttr::default()
+        };
+        let steps = [
+            (
+                QpState::Init,
+                QpAttrMask::STATE
+                    | QpAttrMask::PKEY_INDEX
+                    | QpAttrMask::PORT
+                    | QpAttrMask::ACCESS_FLAGS
+                    | QpAttrMask::CREATE,
+            ),
+            (
+                QpState::Rtr,
+                QpAttrMask::STATE
+                    | QpAttrMask::AV
+                    | QpAttrMask::PATH_MTU
+                    | QpAttrMask::DEST_QPN
+                    | QpAttrMask::RQ_PSN
+                    | QpAttrMask::MAX_DEST_RD_ATOMIC
+                    | QpAttrMask::MIN_RNR_TIMER,
+            ),
+            (
+                QpState::Rts,
+                QpAttrMask::STATE
+                    | QpAttrMask::SQ_PSN
+                    | QpAttrMask::TIMEOUT
+                    | QpAttrMask::RETRY_CNT
+                    | QpAttrMask::RNR_RETRY
+                    | QpAttrMask::MAX_QP_RD_ATOMIC,
+            ),
+        ];
+        for (state, mask) in steps {
+            let writes = QpAttr { state, ..attr }
+                .modify_writes(q.qpn, mask)
+                .map_err(|e| CliError(format!("{what}: {e}")))?;
+            r.command(Window::Qp, &writes, |_| ())
+                .map_err(cli(&format!("{what}: modify to {state:?}")))?;
+        }
+    }
+    Ok(RespondNic {
+        backend,
+        device,
+        mrs,
+        _buffers: buffers,
+        _cq: cq,
+    })
+}
+
+pub fn run(
+    config: &Path,
+    input: &Path,
+    output: &Path,
+    json_out: bool,
+) -> Result<ExitCode, CliError> {
+    let text = std::fs::read_to_string(config).map_err(cli(&config.display().to_string()))?;
+    let config_v = RespondConfig::from_json(&text)
+        .map_err(|e| CliError(format!("{}: {e}", config.display())))?;
+    let capture = pcap::read_file(input)
+        .and_then(|c| c.ensure_ethernet())
+        .map_err(|e| CliError(e.to_string()))?;
+    if !config_v.recv_buffers.is_empty() {
+        eprintln!(
+            "ferroce: note: recv_buffers are not posted yet (this NIC's responder executes RDMA WRITE; SEND arrives with the receive-queue engine)"
+        );
+    }
+    let nic = configure(&config_v)?;
+    let mut writer =
+        PcapWriter::create(output).map_err(|e| CliError(format!("{}: {e}", output.display())))?;
+    let (frames_out, rx, resp, cycles, writes) = {
+        let mut sys = nic.backend.target();
+        let dma_before = sys.dma_writes_len();
+        let start = sys.cycles();
+        for rec in &capture.records {
+            sys.receive(&rec.data);
+            sys.run_until_quiet(QUIET, FRAME_LIMIT);
+        }
+        let out = sys.transmitted();
+        let writes = sys.dma_writes_since(dma_before);
+        (
+            out,
+            sys.rx_counts(),
+            sys.resp_counts(),
+            sys.cycles() - start,
+            writes,
+        )
+    };
+    for (i, f) in frames_out.iter().enumerate() {
+        writer
+            .write_packet(i as u64 * 1000, f)
+            .map_err(|e| CliError(format!("{}: {e}", output.display())))?;
+    }
+    writer
+        .flush()
+        .map_err(|e| CliError(format!("{}: {e}", output.display())))?;
+    let dma: Vec<Value> = writes
+        .iter()
+        .map(|w| json!({"address": w.addr, "length": w.len, "remote": remote_view(&nic.mrs, w.addr)}))
+        .collect();
+    let summary = json!({
+        "frames_in": capture.records.len(),
+        "frames_out": frames_out.len(),
+        "accepted": rx.accepted,
+        "dropped": {
+            "bad_icrc": rx.bad_icrc, "truncated": rx.truncated, "length": rx.length,
+            "oversize": rx.oversize, "unsupported": rx.unsupported,
+            "mac_mismatch": rx.mac_mismatch, "bad_opcode": rx.bad_opcode,
+        },
+        "responder": {
+            "executed": resp.executed, "duplicate": resp.duplicate, "psn_error": resp.psn_err,
+            "access_error": resp.access_err, "invalid_request": resp.invalid,
+            "unsupported": resp.unsupported, "qp_dropped": resp.qp_drop, "dma_error": resp.dma_error,
+        },
+        "dma_writes": dma,
+        "cycles": cycles,
+    });
+    if json_out {
+        println!("{summary}");
+    } else {
+        println!(
+            "respond: {} frames in, {} accepted, {} executed, {} NAKed (access {}, invalid {}, PSN {}), {} frames out, {} DMA writes, {} cycles",
+            capture.records.len(),
+            rx.accepted,
+            resp.executed,
+            resp.access_err + resp.invalid + resp.psn_err,
+            resp.access_err,
+            resp.invalid,
+            resp.psn_err,
+            frames_out.len(),
+            writes.len(),
+            cycles
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
