@@ -231,6 +231,10 @@ pub fn all_blocks() -> Vec<Emitted> {
         ),
     );
     push(
+        "ferroce_nic_64",
+        block_verilog(&mut crate::nic::NicTop::default(), "ferroce_nic_64"),
+    );
+    push(
         "ferroce_csr",
         block_verilog(&mut crate::csr::CsrBlockDefault::default(), "ferroce_csr"),
     );

@@ -44,9 +44,11 @@ pub struct RespCounts {
     pub dma_error: u64,
 }
 
-/// A simulated NIC with its host and MAC models.
-pub struct NicSystem {
-    bench: Bench<NicTop>,
+/// A simulated NIC with its host and MAC models. `S` steps the hardware: rust-hdl alone
+/// ([`Bench`], the default) or rust-hdl and its emitted Verilog in lock step
+/// ([`ferroce_hdl::cosim::CoSim`], which fails on the first output that differs).
+pub struct NicSystem<S: Stepper<NicTop> = Bench<NicTop>> {
+    bench: S,
     axil: AxiLiteMaster,
     shell: DmaShell,
     rx_feed: Feeder,
@@ -89,10 +91,20 @@ impl AxiLitePort for TopAxil<'_> {
     }
 }
 
-impl NicSystem {
+impl NicSystem<Bench<NicTop>> {
     /// A NIC whose DMA shell serves `memory` with `shell` timing; MAC output never stalls.
     pub fn new(memory: SharedMemory, shell: ShellConfig) -> NicSystem {
-        let mut bench = Bench::new(NicTop::default(), |u| &mut u.clock);
+        NicSystem::with_stepper(
+            Bench::new(NicTop::default(), |u| &mut u.clock),
+            memory,
+            shell,
+        )
+    }
+}
+
+impl<S: Stepper<NicTop>> NicSystem<S> {
+    /// The same around an already built stepper (e.g. a co-simulation).
+    pub fn with_stepper(mut bench: S, memory: SharedMemory, shell: ShellConfig) -> NicSystem<S> {
         bench.uut().link_up.next = true;
         NicSystem {
             bench,
@@ -132,6 +144,11 @@ impl NicSystem {
 
     pub fn cycles(&self) -> u64 {
         self.bench.cycles()
+    }
+
+    /// The stepper (e.g. a co-simulation's comparison count).
+    pub fn stepper(&self) -> &S {
+        &self.bench
     }
 
     /// Number of DMA writes the host memory has logged so far.
@@ -225,6 +242,18 @@ impl NicSystem {
         self.cycles() - start
     }
 
+    /// One AXI4-Lite read of BAR0 offset `addr`, stepping the whole system until it completes.
+    pub fn read32(&mut self, addr: u32) -> u32 {
+        self.axil.start_read(addr);
+        self.transaction()
+    }
+
+    /// One AXI4-Lite write, stepping the whole system until its response.
+    pub fn write32(&mut self, addr: u32, data: u32) {
+        self.axil.start_write(addr, data);
+        self.transaction();
+    }
+
     fn transaction(&mut self) -> u32 {
         loop {
             self.cycle();
@@ -235,14 +264,12 @@ impl NicSystem {
     }
 }
 
-impl RegisterTarget for NicSystem {
+impl<S: Stepper<NicTop> + Send> RegisterTarget for NicSystem<S> {
     fn axil_read(&mut self, addr: u32) -> u32 {
-        self.axil.start_read(addr);
-        self.transaction()
+        self.read32(addr)
     }
     fn axil_write(&mut self, addr: u32, data: u32) {
-        self.axil.start_write(addr, data);
-        self.transaction();
+        self.write32(addr, data)
     }
     fn step(&mut self, cycles: u64) {
         for _ in 0..cycles {

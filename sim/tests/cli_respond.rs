@@ -2,16 +2,15 @@
 //! JSON file answers hand-built RDMA WRITE streams. Checked: the frames it sends (ACK/NAK PSN,
 //! syndrome, MSN, addressing), its DMA writes (only inside the registered MR, exactly the
 //! payload bytes), and that attacking frames write nothing.
+mod roce_frames;
+
 use ferroce_proto::pcap::{self, PcapWriter};
-use ferroce_proto::wire::{
-    BthRepr, EthernetRepr, ExtHeaders, FrameBody, FrameRepr, Opcode, RethRepr, RoceNet,
-};
+use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode};
+use roce_frames::{LOCAL_MAC, REMOTE_MAC};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const LOCAL_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 0x02];
-const REMOTE_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 0x01];
 const QPN: u32 = 17;
 const PEER_QPN: u32 = 0x33;
 const RKEY: u32 = 0x1234;
@@ -46,23 +45,7 @@ fn config(d: &Path, pmtu: u32) -> PathBuf {
 }
 
 fn frame(opcode: Opcode, psn: u32, reth: Option<(u64, u32, u32)>, payload: Vec<u8>) -> Vec<u8> {
-    let mut bth = BthRepr::new(opcode, QPN, psn);
-    bth.ack_req = matches!(
-        opcode,
-        Opcode::RC_RDMA_WRITE_ONLY | Opcode::RC_RDMA_WRITE_LAST
-    );
-    let ext = ExtHeaders {
-        reth: reth.map(|(va, rkey, dma_len)| RethRepr { va, rkey, dma_len }),
-        ..ExtHeaders::default()
-    };
-    let net = RoceNet::ipv4([10, 0, 0, 1], [10, 0, 0, 2], 0xC123);
-    let eth = EthernetRepr {
-        dst: LOCAL_MAC,
-        src: REMOTE_MAC,
-        vlan: None,
-        ethertype: net.ethertype(),
-    };
-    FrameRepr::new_roce(eth, net, bth, ext, payload).emit()
+    roce_frames::request(QPN, opcode, psn, reth, payload)
 }
 
 fn write_capture(path: &Path, frames: &[Vec<u8>]) {

@@ -26,9 +26,11 @@ use ferroce_proto::host::regs::{cfg_traffic, cfg_udp_sport};
 use ferroce_proto::wire::udp::ROCE_V2_PORT;
 use rust_hdl::prelude::*;
 
-const DEFAULT_DSCP_LSB: usize = cfg_traffic::DEFAULT_DSCP.lsb as usize;
-const DATA_ECN_LSB: usize = cfg_traffic::DATA_ECN.lsb as usize;
-const SPORT_BASE_LSB: usize = cfg_udp_sport::BASE.lsb as usize;
+// The kernel below uses these field positions as literals (rust-hdl emits a named constant as
+// an undeclared Verilog identifier); these assertions tie the literals to the register map.
+const _: () = assert!(cfg_traffic::DEFAULT_DSCP.lsb == 0 && cfg_traffic::DEFAULT_DSCP.width == 6);
+const _: () = assert!(cfg_traffic::DATA_ECN.lsb == 6 && cfg_traffic::DATA_ECN.width == 2);
+const _: () = assert!(cfg_udp_sport::BASE.lsb == 0 && cfg_udp_sport::BASE.width == 16);
 
 /// RC ACKNOWLEDGE.
 pub const OPCODE_RC_ACK: u64 = 0x11;
@@ -250,7 +252,7 @@ impl<const QA: usize> Logic for AckFormatter<QA> {
         self.sel_type.next = self.type_word.val().get_bits::<2>(0);
         self.dscp.next = self.qpc_traffic_class.val().get_bits::<6>(2);
         if self.qpc_default_dscp.val() {
-            self.dscp.next = self.cfg_traffic.val().get_bits::<6>(DEFAULT_DSCP_LSB);
+            self.dscp.next = self.cfg_traffic.val().get_bits::<6>(0);
         }
 
         match self.state.q.val() {
@@ -282,7 +284,7 @@ impl<const QA: usize> Logic for AckFormatter<QA> {
                         self.h.d.next.l3 = self.c_l3_v6.val();
                     }
                     self.h.d.next.tclass = (bit_cast::<8, 6>(self.dscp.val()) << 2)
-                        | bit_cast::<8, 2>(self.cfg_traffic.val().get_bits::<2>(DATA_ECN_LSB));
+                        | bit_cast::<8, 2>(self.cfg_traffic.val().get_bits::<2>(6));
                     self.h.d.next.hop_limit = self.qpc_hop_limit.val();
                     self.h.d.next.ip_frag = self.c_df.val();
                     self.h.d.next.ip4_src = self.sel_gid.val().get_bits::<32>(0);
@@ -292,8 +294,7 @@ impl<const QA: usize> Logic for AckFormatter<QA> {
                     self.h.d.next.ip6_dst = self.qpc_dgid.val();
                     self.h.d.next.udp_sport = self.qpc_udp_sport.val();
                     if !self.qpc_udp_sport.val().any() {
-                        self.h.d.next.udp_sport =
-                            self.cfg_udp_sport.val().get_bits::<16>(SPORT_BASE_LSB);
+                        self.h.d.next.udp_sport = self.cfg_udp_sport.val().get_bits::<16>(0);
                     }
                     self.h.d.next.udp_dport = self.c_dport.val();
                     self.h.d.next.opcode = self.c_opcode.val();

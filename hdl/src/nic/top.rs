@@ -413,7 +413,7 @@ impl Logic for NicTop {
                 self.ev[6].next = self.c_mask[6].val();
             }
         }
-        if self.tx.out.valid.val() & self.tx_mac.ready.val() & self.tx.out.last.val() {
+        if self.tx_mac.valid.val() & self.tx_mac.ready.val() & self.tx_mac.last.val() {
             self.ev[7].next = self.c_mask[7].val();
         }
         // ACK / NAK kind from the AETH syndrome: 000xxxxx ACK, 011ccccc NAK with code c
@@ -456,11 +456,11 @@ impl Logic for NicTop {
         }
         // bytes of the beat the MAC takes: 8, or the contiguous keep of a last beat
         self.csr.cnt_tx_bytes.next = 0.into();
-        if self.tx.out.valid.val() & self.tx_mac.ready.val() {
+        if self.tx_mac.valid.val() & self.tx_mac.ready.val() {
             self.csr.cnt_tx_bytes.next = 8.into();
-            if self.tx.out.last.val() {
+            if self.tx_mac.last.val() {
                 for k in 0..8 {
-                    if self.tx.out.keep.val() == self.c_keep[k].val() {
+                    if self.tx_mac.keep.val() == self.c_keep[k].val() {
                         self.csr.cnt_tx_bytes.next = self.c_keep_bytes[k].val();
                     }
                 }

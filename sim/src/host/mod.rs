@@ -32,6 +32,6 @@ pub use memory::{HostMemory, SharedMemory};
 
 /// Lock a mutex, ignoring poisoning: a panic in another thread (a failed assertion in a test)
 /// must not turn every later access into a second, unrelated panic.
-pub(crate) fn lock<T: ?Sized>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub fn lock<T: ?Sized>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
