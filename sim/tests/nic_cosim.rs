@@ -52,6 +52,16 @@ fn nic_top_verilog_matches_rust_hdl_through_a_write_exchange() {
     if !require_tool("verilator") {
         return;
     }
+    // Emitting and walking a design this large recurses deeply in rust-hdl: a big stack.
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(exchange)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+fn exchange() {
     let memory = HostMemory::shared();
     let (mr_iova, cq_iova, sq_iova, rq_iova) = {
         let mut m = lock(&memory);
