@@ -16,7 +16,7 @@ use ferroce_proto::host::config::{mac_writes, Gid, GidEntry};
 use ferroce_proto::host::cq::CqConfig;
 use ferroce_proto::host::mr::{make_key, MrEntry};
 use ferroce_proto::host::qp::{
-    AccessFlags, AddressVector, Pmtu, QpAttr, QpAttrMask, QpCreate, QpState,
+    transition_attrs, AccessFlags, AddressVector, Pmtu, QpAttr, QpAttrMask, QpCreate, QpState,
 };
 use ferroce_proto::host::{regs, RegWrite};
 use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode};
@@ -121,26 +121,10 @@ fn exchange() {
         },
         ..QpAttr::default()
     };
-    for (state, mask) in [
-        (
-            QpState::Init,
-            QpAttrMask::STATE
-                | QpAttrMask::PKEY_INDEX
-                | QpAttrMask::PORT
-                | QpAttrMask::ACCESS_FLAGS
-                | QpAttrMask::CREATE,
-        ),
-        (
-            QpState::Rtr,
-            QpAttrMask::STATE
-                | QpAttrMask::AV
-                | QpAttrMask::PATH_MTU
-                | QpAttrMask::DEST_QPN
-                | QpAttrMask::RQ_PSN
-                | QpAttrMask::MAX_DEST_RD_ATOMIC
-                | QpAttrMask::MIN_RNR_TIMER,
-        ),
-    ] {
+    let mut from = QpState::Reset;
+    for state in [QpState::Init, QpState::Rtr] {
+        let mask = QpAttrMask::STATE | transition_attrs(from, state).unwrap().required;
+        from = state;
         let w = QpAttr { state, ..attr }.modify_writes(QPN, mask).unwrap();
         command(&mut sys, &w, regs::QP_CMD_STATUS);
     }

@@ -23,7 +23,9 @@ use crate::csr::qp_config::{FLOW_W, SGID_W, SPORT_W};
 use crate::header::{RoceHeader, L3_IPV4, L3_IPV6};
 use ferroce_proto::host::config::GidType;
 use ferroce_proto::host::regs::{cfg_traffic, cfg_udp_sport};
+use ferroce_proto::wire::bth::DEFAULT_PKEY;
 use ferroce_proto::wire::udp::ROCE_V2_PORT;
+use ferroce_proto::wire::Opcode;
 use rust_hdl::prelude::*;
 
 // The kernel below uses these field positions as literals (rust-hdl emits a named constant as
@@ -32,8 +34,8 @@ const _: () = assert!(cfg_traffic::DEFAULT_DSCP.lsb == 0 && cfg_traffic::DEFAULT
 const _: () = assert!(cfg_traffic::DATA_ECN.lsb == 6 && cfg_traffic::DATA_ECN.width == 2);
 const _: () = assert!(cfg_udp_sport::BASE.lsb == 0 && cfg_udp_sport::BASE.width == 16);
 
-/// RC ACKNOWLEDGE.
-pub const OPCODE_RC_ACK: u64 = 0x11;
+/// RC ACKNOWLEDGE (`ferroce_proto::wire::Opcode::RC_ACKNOWLEDGE`).
+pub const OPCODE_RC_ACK: u64 = Opcode::RC_ACKNOWLEDGE.0 as u64;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
 pub enum AckFmtState {
@@ -180,7 +182,7 @@ impl<const QA: usize> Default for AckFormatter<QA> {
             c_l3_v6: Constant::new(L3_IPV6.into()),
             c_opcode: Constant::new(OPCODE_RC_ACK.into()),
             c_dport: Constant::new((ROCE_V2_PORT as u64).into()),
-            c_pkey: Constant::new(0xFFFFu64.into()),
+            c_pkey: Constant::new((DEFAULT_PKEY as u64).into()),
             c_df: Constant::new(0x4000u64.into()),
         }
     }

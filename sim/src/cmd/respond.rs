@@ -19,7 +19,9 @@ use ferroce_driver::Window;
 use ferroce_driver::{Device, DeviceOptions};
 use ferroce_proto::host::config::{Gid, GidEntry};
 use ferroce_proto::host::mr::MrEntry;
-use ferroce_proto::host::qp::{AddressVector, QpAttr, QpAttrMask, QpCreate, QpState};
+use ferroce_proto::host::qp::{
+    transition_attrs, AddressVector, Pmtu, QpAttr, QpAttrMask, QpCreate, QpState,
+};
 use ferroce_proto::host::regs;
 use ferroce_proto::pcap::{self, PcapWriter};
 use serde_json::{json, Value};
@@ -38,17 +40,6 @@ const FRAME_LIMIT: u64 = 200_000;
 
 fn cli<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> CliError + '_ {
     move |e| CliError(format!("{what}: {e}"))
-}
-
-fn pmtu_of(bytes: u32) -> ferroce_proto::host::qp::Pmtu {
-    use ferroce_proto::host::qp::Pmtu::*;
-    match bytes {
-        256 => Mtu256,
-        512 => Mtu512,
-        1024 => Mtu1024,
-        2048 => Mtu2048,
-        _ => Mtu4096,
-    }
 }
 
 fn gid_of(ip: std::net::IpAddr) -> GidEntry {
@@ -159,43 +150,21 @@ pub fn configure(config: &RespondConfig) -> Result<RespondNic, CliError> {
                 sgid_index: 0,
                 ..AddressVector::default()
             },
-            path_mtu: pmtu_of(q.pmtu),
+            path_mtu: Pmtu::from_bytes(q.pmtu).expect("validated by RespondConfig"),
             rq_psn: q.rq_psn,
             sq_psn: q.sq_psn,
             dest_qpn: q.dest_qpn,
             create,
             ..QpAttr::default()
         };
-        let steps = [
-            (
-                QpState::Init,
-                QpAttrMask::STATE
-                    | QpAttrMask::PKEY_INDEX
-                    | QpAttrMask::PORT
-                    | QpAttrMask::ACCESS_FLAGS
-                    | QpAttrMask::CREATE,
-            ),
-            (
-                QpState::Rtr,
-                QpAttrMask::STATE
-                    | QpAttrMask::AV
-                    | QpAttrMask::PATH_MTU
-                    | QpAttrMask::DEST_QPN
-                    | QpAttrMask::RQ_PSN
-                    | QpAttrMask::MAX_DEST_RD_ATOMIC
-                    | QpAttrMask::MIN_RNR_TIMER,
-            ),
-            (
-                QpState::Rts,
-                QpAttrMask::STATE
-                    | QpAttrMask::SQ_PSN
-                    | QpAttrMask::TIMEOUT
-                    | QpAttrMask::RETRY_CNT
-                    | QpAttrMask::RNR_RETRY
-                    | QpAttrMask::MAX_QP_RD_ATOMIC,
-            ),
-        ];
-        for (state, mask) in steps {
+        // each transition with exactly the attributes the QP state table requires
+        let mut from = QpState::Reset;
+        for state in [QpState::Init, QpState::Rtr, QpState::Rts] {
+            let mask = QpAttrMask::STATE
+                | transition_attrs(from, state)
+                    .expect("RESET->INIT->RTR->RTS is allowed")
+                    .required;
+            from = state;
             let writes = QpAttr { state, ..attr }
                 .modify_writes(q.qpn, mask)
                 .map_err(|e| CliError(format!("{what}: {e}")))?;
