@@ -9,12 +9,14 @@
 //! * [`cosim`]: generic lock-step co-simulation against Verilator ([`cosim::CoSim`]) and the
 //!   Verilator model as a fast engine ([`cosim::VerilatedBlock`]).
 pub mod cosim;
+pub mod cq;
 pub mod csr;
 pub mod dma;
 pub mod header;
 pub mod icrc;
 pub mod mr;
 pub mod nic;
+pub mod req;
 pub mod resp;
 pub mod rx;
 pub mod stream;

@@ -158,14 +158,14 @@ impl Feeder {
         port: &mut StreamSink<B, K>,
         rng: &mut Rng,
     ) {
+        port.drive(self.next_beat(rng));
+    }
+    /// Step 1 without a rust-hdl port: the beat to present this cycle (if any).
+    pub fn next_beat(&mut self, rng: &mut Rng) -> Option<&Beat> {
         if !self.presenting {
             self.presenting = !self.queue.is_empty() && !rng.percent(self.gap_percent);
         }
-        port.drive(if self.presenting {
-            self.queue.front()
-        } else {
-            None
-        });
+        self.presented()
     }
     /// Step 4: after the edge, with `fired` sampled before the edge (`port.fires()`).
     pub fn after_edge(&mut self, fired: bool) {

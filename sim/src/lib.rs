@@ -2,6 +2,8 @@
 pub mod cmd;
 pub mod engines;
 pub mod host;
+pub mod nic_pair;
 pub mod nic_system;
+pub mod nic_verilated;
 pub mod report;
 pub mod respond_config;

@@ -95,6 +95,42 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Two simulated NICs back to back, driven through the driver's verbs API: run the given
+    /// operations and verify every byte and every completion (non-zero exit on any failure).
+    Verbs {
+        /// Operations, comma-separated (write; write_imm, send, send_imm, read, atomic_cas and
+        /// atomic_fadd are named but not in the hardware yet).
+        #[arg(long, value_delimiter = ',', default_value = "write")]
+        ops: Vec<String>,
+        /// Message sizes in bytes, comma-separated (K and M suffixes: 64K).
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "0,1,1023,1024,1025,65536"
+        )]
+        sizes: Vec<String>,
+        /// RC QP pairs in use at once.
+        #[arg(long, default_value_t = 1)]
+        qps: usize,
+        /// Messages in total (alternating direction, round robin over the QPs).
+        #[arg(long, default_value_t = 12)]
+        messages: usize,
+        /// Random seed (data, scatter/gather lists, initial PSNs).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Path MTU in bytes (256, 512, 1024, 2048, 4096).
+        #[arg(long, default_value_t = 1024)]
+        pmtu: usize,
+        /// Write every frame of the link, both directions.
+        #[arg(long)]
+        pcap: Option<PathBuf>,
+        /// Print the summary as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Hardware model: verilator (the emitted Verilog, fast) or rust-hdl (slow).
+        #[arg(long, default_value = "verilator")]
+        engine: String,
+    },
     /// Write the Verilog of every top-level hardware block (one `<module>.v` per block).
     Verilog {
         /// Output directory (created if needed).
@@ -135,6 +171,29 @@ fn main() -> ExitCode {
             out,
             json,
         } => cmd::respond::run(&config, &input, &out, json),
+        Command::Verbs {
+            ops,
+            sizes,
+            qps,
+            messages,
+            seed,
+            pmtu,
+            pcap,
+            json,
+            engine,
+        } => cmd::verbs::run(
+            &cmd::verbs::VerbsArgs {
+                ops,
+                sizes,
+                qps,
+                messages,
+                seed,
+                pmtu,
+                pcap,
+                json,
+            },
+            &engine,
+        ),
         Command::Verilog { out } => cmd::verilog::run(&out),
     };
     match result {

@@ -15,6 +15,7 @@ use crate::host::{
     AxiLiteMaster, AxiLitePort, DmaShell, RegisterTarget, SharedMemory, ShellConfig,
 };
 use ferroce_hdl::nic::NicTop;
+use ferroce_hdl::stream::Beat;
 use ferroce_hdl::testbench::{Bench, Collector, Feeder, Rng, Stepper};
 use std::time::Duration;
 
@@ -44,10 +45,146 @@ pub struct RespCounts {
     pub dma_error: u64,
 }
 
-/// A simulated NIC with its host and MAC models. `S` steps the hardware: rust-hdl alone
-/// ([`Bench`], the default) or rust-hdl and its emitted Verilog in lock step
-/// ([`ferroce_hdl::cosim::CoSim`], which fails on the first output that differs).
-pub struct NicSystem<S: Stepper<NicTop> = Bench<NicTop>> {
+/// The requester's and CQE writer's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReqCounts {
+    pub packets: u64,
+    pub messages: u64,
+    pub acks: u64,
+    pub naks: u64,
+    pub resent: u64,
+    pub errors: u64,
+    pub cqes_written: u64,
+    pub cqes_dropped: u64,
+}
+
+/// Every counter a NIC model reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NicCounters {
+    pub rx: RxCounts,
+    pub resp: RespCounts,
+    pub req: ReqCounts,
+}
+
+/// What [`NicSystem`] needs from the NIC hardware model, one phase of a cycle at a time: the
+/// rust-hdl simulation (any [`Stepper`] of [`NicTop`]: alone, or in lock step with its
+/// Verilog) or the Verilator model of the same Verilog ([`crate::nic_verilated::VerilatedNic`]).
+pub trait NicHardware {
+    fn set_link_up(&mut self, up: bool);
+    /// Drive every input for this cycle: the host's AXI4-Lite master, the DMA shell, the MAC's
+    /// receive beat (if any) and transmit ready.
+    fn drive(
+        &mut self,
+        axil: &mut AxiLiteMaster,
+        shell: &mut DmaShell,
+        rx: Option<&Beat>,
+        tx_ready: bool,
+    );
+    /// Propagate combinational logic.
+    fn settle(&mut self);
+    /// After settling: let the models sample the cycle's handshakes. Returns whether the
+    /// receive beat was taken, the transmitted beat if one was taken, and the interrupt pulses.
+    fn sample(
+        &mut self,
+        axil: &mut AxiLiteMaster,
+        shell: &mut DmaShell,
+        tx_ready: bool,
+    ) -> (bool, Option<Beat>, u32);
+    /// The rising clock edge.
+    fn tick(&mut self);
+    fn cycles(&self) -> u64;
+    fn counters(&mut self) -> NicCounters;
+}
+
+fn v(x: impl Into<u64>) -> u64 {
+    x.into()
+}
+
+impl<S: Stepper<NicTop>> NicHardware for S {
+    fn set_link_up(&mut self, up: bool) {
+        self.uut().link_up.next = up;
+    }
+    fn drive(
+        &mut self,
+        axil: &mut AxiLiteMaster,
+        shell: &mut DmaShell,
+        rx: Option<&Beat>,
+        tx_ready: bool,
+    ) {
+        let u = self.uut();
+        axil.drive(&mut TopAxil(u));
+        shell.drive(&mut u.dma);
+        u.rx_mac.drive(rx);
+        u.tx_mac.ready.next = tx_ready;
+    }
+    fn settle(&mut self) {
+        Stepper::settle(self);
+    }
+    fn sample(
+        &mut self,
+        axil: &mut AxiLiteMaster,
+        shell: &mut DmaShell,
+        _tx_ready: bool,
+    ) -> (bool, Option<Beat>, u32) {
+        let u = self.uut();
+        axil.sample(&mut TopAxil(u));
+        shell.sample(&u.dma);
+        let tx = if u.tx_mac.fires() {
+            u.tx_mac.peek()
+        } else {
+            None
+        };
+        (u.rx_mac.fires(), tx, u.irq_pulse.val().to_u64() as u32)
+    }
+    fn tick(&mut self) {
+        Stepper::tick(self);
+    }
+    fn cycles(&self) -> u64 {
+        Stepper::cycles(self)
+    }
+    fn counters(&mut self) -> NicCounters {
+        let u = self.uut();
+        let c = |b: rust_hdl::prelude::Bits<32>| v(b.to_u64());
+        NicCounters {
+            rx: RxCounts {
+                accepted: c(u.rx_cnt_accepted.val()),
+                bad_icrc: c(u.rx_cnt_bad_icrc.val()),
+                truncated: c(u.rx_cnt_truncated.val()),
+                length: c(u.rx_cnt_length.val()),
+                oversize: c(u.rx_cnt_oversize.val()),
+                unsupported: c(u.rx_cnt_unsupported.val()),
+                mac_mismatch: c(u.rx_cnt_mac_mismatch.val()),
+                bad_opcode: c(u.rx_cnt_bad_opcode.val()),
+            },
+            resp: RespCounts {
+                executed: c(u.resp_cnt_executed.val()),
+                duplicate: c(u.resp_cnt_duplicate.val()),
+                psn_err: c(u.resp_cnt_psn_err.val()),
+                access_err: c(u.resp_cnt_access_err.val()),
+                invalid: c(u.resp_cnt_invalid.val()),
+                unsupported: c(u.resp_cnt_unsupported.val()),
+                qp_drop: c(u.resp_cnt_qp_drop.val()),
+                dma_error: c(u.resp_cnt_dma_error.val()),
+            },
+            req: ReqCounts {
+                packets: c(u.req_cnt_packets.val()),
+                messages: c(u.req_cnt_messages.val()),
+                acks: c(u.req_cnt_acks.val()),
+                naks: c(u.req_cnt_naks.val()),
+                resent: c(u.req_cnt_resent.val()),
+                errors: c(u.req_cnt_errors.val()),
+                cqes_written: c(u.cq_cnt_written.val()),
+                cqes_dropped: c(u.cq_cnt_dropped.val()),
+            },
+        }
+    }
+}
+
+/// A simulated NIC with its host and MAC models. `S` is the hardware model: rust-hdl alone
+/// ([`Bench`], the default), rust-hdl and its emitted Verilog in lock step
+/// ([`ferroce_hdl::cosim::CoSim`], which fails on the first output that differs), or the
+/// Verilator model alone ([`crate::nic_verilated::VerilatedNic`], the fast engine).
+pub struct NicSystem<S: NicHardware = Bench<NicTop>> {
     bench: S,
     axil: AxiLiteMaster,
     shell: DmaShell,
@@ -55,6 +192,9 @@ pub struct NicSystem<S: Stepper<NicTop> = Bench<NicTop>> {
     tx_collect: Collector,
     rng: Rng,
     clock_hz: u64,
+    /// Interrupt vectors that fired and were not consumed yet (as an MSI-X controller would
+    /// latch them).
+    irq_pending: u32,
 }
 
 /// The NIC's AXI4-Lite slave as the master's port.
@@ -102,10 +242,10 @@ impl NicSystem<Bench<NicTop>> {
     }
 }
 
-impl<S: Stepper<NicTop>> NicSystem<S> {
-    /// The same around an already built stepper (e.g. a co-simulation).
+impl<S: NicHardware> NicSystem<S> {
+    /// The same around an already built hardware model (a co-simulation, the Verilator model).
     pub fn with_stepper(mut bench: S, memory: SharedMemory, shell: ShellConfig) -> NicSystem<S> {
-        bench.uut().link_up.next = true;
+        bench.set_link_up(true);
         NicSystem {
             bench,
             axil: AxiLiteMaster::new(),
@@ -114,6 +254,7 @@ impl<S: Stepper<NicTop>> NicSystem<S> {
             tx_collect: Collector::new(0),
             rng: Rng::new(1),
             clock_hz: DEFAULT_CLOCK_HZ,
+            irq_pending: 0,
         }
     }
 
@@ -135,6 +276,20 @@ impl<S: Stepper<NicTop>> NicSystem<S> {
             f.pop();
         }
         f
+    }
+
+    /// Take the frames the NIC has finished transmitting since the last call (a frame still in
+    /// flight stays until its last beat).
+    pub fn take_frames(&mut self) -> Vec<Vec<u8>> {
+        let beats = &mut self.tx_collect.beats;
+        let end = beats.iter().rposition(|b| b.last).map_or(0, |i| i + 1);
+        let done: Vec<_> = beats.drain(..end).collect();
+        ferroce_hdl::stream::beats_to_frames(&done)
+    }
+
+    /// Requester and CQE-writer totals.
+    pub fn req_counts(&mut self) -> ReqCounts {
+        self.bench.counters().req
     }
 
     /// The DMA shell has nothing in flight.
@@ -162,61 +317,27 @@ impl<S: Stepper<NicTop>> NicSystem<S> {
     }
 
     pub fn rx_counts(&mut self) -> RxCounts {
-        let u = self.bench.uut();
-        RxCounts {
-            accepted: u.rx_cnt_accepted.val().to_u64(),
-            bad_icrc: u.rx_cnt_bad_icrc.val().to_u64(),
-            truncated: u.rx_cnt_truncated.val().to_u64(),
-            length: u.rx_cnt_length.val().to_u64(),
-            oversize: u.rx_cnt_oversize.val().to_u64(),
-            unsupported: u.rx_cnt_unsupported.val().to_u64(),
-            mac_mismatch: u.rx_cnt_mac_mismatch.val().to_u64(),
-            bad_opcode: u.rx_cnt_bad_opcode.val().to_u64(),
-        }
+        self.bench.counters().rx
     }
 
     pub fn resp_counts(&mut self) -> RespCounts {
-        let u = self.bench.uut();
-        RespCounts {
-            executed: u.resp_cnt_executed.val().to_u64(),
-            duplicate: u.resp_cnt_duplicate.val().to_u64(),
-            psn_err: u.resp_cnt_psn_err.val().to_u64(),
-            access_err: u.resp_cnt_access_err.val().to_u64(),
-            invalid: u.resp_cnt_invalid.val().to_u64(),
-            unsupported: u.resp_cnt_unsupported.val().to_u64(),
-            qp_drop: u.resp_cnt_qp_drop.val().to_u64(),
-            dma_error: u.resp_cnt_dma_error.val().to_u64(),
-        }
+        self.bench.counters().resp
     }
 
     /// One system cycle.
     pub fn cycle(&mut self) {
-        let Self {
-            bench,
-            axil,
-            shell,
-            rx_feed,
-            tx_collect,
-            rng,
-            ..
-        } = self;
-        {
-            let u = bench.uut();
-            axil.drive(&mut TopAxil(u));
-            shell.drive(&mut u.dma);
-            rx_feed.drive(&mut u.rx_mac, rng);
-            tx_collect.drive_ready(&mut u.tx_mac, rng);
+        let tx_ready = !self.rng.percent(self.tx_collect.stall_percent);
+        let rx = self.rx_feed.next_beat(&mut self.rng).cloned();
+        self.bench
+            .drive(&mut self.axil, &mut self.shell, rx.as_ref(), tx_ready);
+        self.bench.settle();
+        let (fired, tx, irq) = self.bench.sample(&mut self.axil, &mut self.shell, tx_ready);
+        if let Some(b) = tx {
+            self.tx_collect.beats.push(b);
         }
-        bench.settle();
-        let fired = {
-            let u = bench.uut();
-            axil.sample(&mut TopAxil(u));
-            shell.sample(&u.dma);
-            tx_collect.sample(&u.tx_mac);
-            u.rx_mac.fires()
-        };
-        bench.tick();
-        rx_feed.after_edge(fired);
+        self.irq_pending |= irq;
+        self.bench.tick();
+        self.rx_feed.after_edge(fired);
     }
 
     /// Run until every queued frame has entered, the NIC has been quiet (no DMA in flight, no
@@ -254,6 +375,21 @@ impl<S: Stepper<NicTop>> NicSystem<S> {
         self.transaction();
     }
 
+    /// Start an AXI4-Lite read without stepping (for a system that steps several NICs).
+    pub fn start_read(&mut self, addr: u32) {
+        self.axil.start_read(addr);
+    }
+
+    /// Start an AXI4-Lite write without stepping.
+    pub fn start_write(&mut self, addr: u32, data: u32) {
+        self.axil.start_write(addr, data);
+    }
+
+    /// The data of the AXI4-Lite transaction that completed, if one did.
+    pub fn take_completion(&mut self) -> Option<u32> {
+        self.axil.take_completion().map(|c| c.data)
+    }
+
     fn transaction(&mut self) -> u32 {
         loop {
             self.cycle();
@@ -264,7 +400,7 @@ impl<S: Stepper<NicTop>> NicSystem<S> {
     }
 }
 
-impl<S: Stepper<NicTop> + Send> RegisterTarget for NicSystem<S> {
+impl<S: NicHardware + Send> RegisterTarget for NicSystem<S> {
     fn axil_read(&mut self, addr: u32) -> u32 {
         self.read32(addr)
     }
@@ -276,9 +412,13 @@ impl<S: Stepper<NicTop> + Send> RegisterTarget for NicSystem<S> {
             self.cycle();
         }
     }
-    fn interrupt_pending(&self, _vector: u16) -> bool {
-        // no completion engine yet: nothing raises CQ interrupts
-        false
+    fn interrupt_pending(&self, vector: u16) -> bool {
+        vector < 32 && self.irq_pending & (1 << vector) != 0
+    }
+    fn ack_interrupt(&mut self, vector: u16) {
+        if vector < 32 {
+            self.irq_pending &= !(1 << vector);
+        }
     }
     fn now(&self) -> Duration {
         cycles_to_duration(self.bench.cycles(), self.clock_hz)

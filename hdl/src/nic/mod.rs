@@ -1,15 +1,22 @@
 //! The NIC top level and the glue between its engines.
 //!
-//! * [`AckFormatter`]: the responder's ACK/NAK decisions -> complete ACKNOWLEDGE descriptors
-//!   for the TX header builder, addressed from the QP's context and the GID table.
-//! * [`NicTop`]: the whole NIC (CSR block, RX parser, WRITE responder, ACK path, TX builder).
+//! * [`NicTop`]: the whole NIC (CSR block, RX parser, WRITE responder, requester and completer,
+//!   CQE writer, packet formatter, TX builder).
+//! * [`PacketFormatter`]: a packet request (responder ACK/NAK or requester packet) -> complete
+//!   header descriptor for the TX builder, addressed from the QP's context and the GID table.
 //! * [`QpcReadMux`]: shares the CSR block's QP-context read port between the receive path
-//!   (priority) and a sender.
-pub mod ack_formatter;
+//!   (priority), the formatter and the requester.
+//! * [`MrPortMux`]: shares the MR table's lookup port (responder first, requester's gather).
+//! * [`DmaWriteMux`]: shares the DMA write channel (responder's placement, CQE writer).
+pub mod dma_wr_mux;
+pub mod mr_mux;
+pub mod packet_formatter;
 pub mod qpc_mux;
 pub mod top;
 
-pub use ack_formatter::AckFormatter;
+pub use dma_wr_mux::DmaWriteMux;
+pub use mr_mux::MrPortMux;
+pub use packet_formatter::PacketFormatter;
 pub use qpc_mux::QpcReadMux;
 pub use top::NicTop;
 

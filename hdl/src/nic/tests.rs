@@ -42,7 +42,7 @@ fn format_one(
     grant_delay: u64,
     hdr_stall: u64,
 ) -> (RoceHeader, u64) {
-    let mut fmt = Bench::new(AckFormatter::<8>::default(), |u| &mut u.clock);
+    let mut fmt = Bench::new(PacketFormatter::<8>::default(), |u| &mut u.clock);
     let mut mux = Bench::new(QpcReadMux::<8>::default(), |u| &mut u.clock);
     let mut gid = [0u128; 16];
     let mut gid_type = 0u64;
@@ -77,12 +77,13 @@ fn format_one(
             }
         }
         u.gid_type.next = gid_type.into();
-        u.ack_valid.next = true;
-        u.ack_qpn.next = 17u64.into();
-        u.ack_dest_qpn.next = 0x12_3456u64.into();
-        u.ack_psn.next = 0xFF_FFFEu64.into();
-        u.ack_syndrome.next = 0x62u64.into();
-        u.ack_msn.next = 0x00_0203u64.into();
+        u.pk_valid.next = true;
+        u.pk_opcode.next = super::packet_formatter::OPCODE_RC_ACK.into();
+        u.pk_qpn.next = 17u64.into();
+        u.pk_dest_qpn.next = 0x12_3456u64.into();
+        u.pk_psn.next = 0xFF_FFFEu64.into();
+        u.pk_syndrome.next = 0x62u64.into();
+        u.pk_msn.next = 0x00_0203u64.into();
     }
     // the CSR model: a read strobe at edge t is answered during cycle t+2
     let mut pipe: [Option<u64>; 2] = [None, None];
@@ -139,12 +140,12 @@ fn format_one(
         fmt.settle();
         let (hv, h, ack_ready) = {
             let u = fmt.uut();
-            (u.hdr_valid.val(), u.hdr.val(), u.ack_ready.val())
+            (u.hdr_valid.val(), u.hdr.val(), u.pk_ready.val())
         };
         if ack_ready && !taken_ack {
             taken_ack = true;
         } else if taken_ack {
-            fmt.uut().ack_valid.next = false;
+            fmt.uut().pk_valid.next = false;
         }
         if hv && stall == 0 {
             return (h, cycles);

@@ -1,29 +1,37 @@
-//! `NicTop`: the whole NIC as one block (64-bit profile): what the host sees on BAR0, what the
-//! MAC sees on its two streams and what the PCIe DMA shell sees on the DMA port.
+//! `NicTop`: the whole NIC (64-bit profile): what the host sees on BAR0, what the MAC sees on
+//! its two streams and what the PCIe DMA shell sees on the DMA port.
 //!
 //! ```text
 //!  s_axil_* --> CsrBlock (registers, QP/CQ/MR tables) --cfg--> everything
-//!                 |  qev (MODIFY into RTR) --> responder load
-//!                 |  qpc read port <-- QpcReadMux <-- a: responder, b: AckFormatter
-//!                 |  MR lookup port <-- responder;  qerr <-- responder
-//!  rx_mac --> RxParser --hdr/pay--> RcWriteResponder --dma.wr--> host memory
-//!                                        | ack_* (in packet order, after data placement)
-//!                                        v
-//!                                   AckFormatter --hdr--> TxHeaderBuilder --> tx_mac
+//!                 | qev: MODIFY into RTR --> responder load; SQ doorbells, other MODIFYs --> requester
+//!                 | cev: CQ doorbells, CREATE/DESTROY --> CqeWriter
+//!                 | qpc read port <-- QpcReadMux <-- a: responder, b: formatter, c: requester
+//!                 | MR lookup port <-- MrPortMux <-- a: responder, b: requester (lkeys)
+//!  rx_mac --> RxParser --hdr--+-- requests --> RcWriteResponder --dma.wr (DmaWriteMux a)--> host
+//!                             |                     | ack_* (in order, after placement)
+//!                             +-- ACKs --> RcRequester <--dma.rd-- WQEs, SGEs, payload
+//!                                              | pk_* (one per packet)    | cqe_* --> CqeWriter
+//!                                              v                          |  (DmaWriteMux b)
+//!              ACKs (priority) --> PacketFormatter --hdr--> TxHeaderBuilder --> tx_mac
+//!                           requester payload (packed) --pay--^
 //! ```
 //!
-//! This is the responder half of the RC transport (issue "the NIC end to end"): RDMA WRITE
-//! (with and without immediate; the immediate's receive-queue completion is not done yet),
-//! checked per packet against the MR key table, acknowledged in order. The requester half (SQ
-//! fetch, segmentation, completer, CQEs) and the SEND responder are not in this top yet: the
-//! DMA read channel is idle, SQ/RQ doorbells are consumed and ignored, CQ events are consumed.
+//! The RC transport of issue "the NIC end to end": RDMA WRITE (with and without immediate) at
+//! the responder, checked per packet against the MR key table and acknowledged in order; SEND,
+//! SEND with immediate, WRITE and WRITE with immediate at the requester, with completions.
+//! Not yet here: the receive queue (SEND at the responder, WRITE_WITH_IMM's receive completion;
+//! RQ doorbells are consumed), READ and atomics, timers.
 //!
 //! Counters: the RX verdicts, TX frames/bytes and the responder's ACK/NAK/duplicate/drop events
-//! go to the CSR block's `CNT_*` registers (as `cnt_inc` pulses). The parser's and responder's
-//! own totals are also top-level outputs (`rx_cnt_*`, `resp_cnt_*`) for simulation summaries.
-use super::{AckFormatter, QpcReadMux};
-use crate::csr::{CsrBlockDefault, QEV_MODIFY};
-use crate::dma::{DmaMaster, DmaWriteMaster};
+//! go to the CSR block's `CNT_*` registers (as `cnt_inc` pulses). The parser's, responder's,
+//! requester's and CQE writer's own totals are also top-level outputs (`rx_cnt_*`, `resp_cnt_*`,
+//! `req_cnt_*`, `cq_cnt_*`) for simulation summaries.
+use super::packet_formatter::OPCODE_RC_ACK;
+use super::{DmaWriteMux, MrPortMux, PacketFormatter, QpcReadMux};
+use crate::cq::CqeWriter;
+use crate::csr::{CsrBlockDefault, QEV_MODIFY, QEV_RQ};
+use crate::dma::{DmaMaster, DmaReadMaster, DmaWriteMaster};
+use crate::req::RcRequester;
 use crate::resp::RcWriteResponder;
 use crate::rx::{DropReason, RxParser64};
 use crate::stream::{Sink64, Source64, StreamSink, StreamSource};
@@ -103,19 +111,35 @@ pub struct NicTop {
     pub resp_cnt_unsupported: Signal<Out, Bits<32>>,
     pub resp_cnt_qp_drop: Signal<Out, Bits<32>>,
     pub resp_cnt_dma_error: Signal<Out, Bits<32>>,
+    pub req_cnt_packets: Signal<Out, Bits<32>>,
+    pub req_cnt_messages: Signal<Out, Bits<32>>,
+    pub req_cnt_acks: Signal<Out, Bits<32>>,
+    pub req_cnt_naks: Signal<Out, Bits<32>>,
+    pub req_cnt_resent: Signal<Out, Bits<32>>,
+    pub req_cnt_errors: Signal<Out, Bits<32>>,
+    pub cq_cnt_written: Signal<Out, Bits<32>>,
+    pub cq_cnt_dropped: Signal<Out, Bits<32>>,
     // ---- blocks
     csr: CsrBlockDefault,
     rx: RxParser64,
     resp: RcWriteResponder<64, 8, NIC_QA>,
     qmux: QpcReadMux<NIC_QA>,
-    ackf: AckFormatter<NIC_QA>,
+    fmt: PacketFormatter<NIC_QA>,
     tx: TxHeaderBuilder,
+    req: RcRequester<NIC_QA>,
+    cqw: CqeWriter<8>,
+    mrmux: MrPortMux,
+    wrmux: DmaWriteMux,
     // ---- glue
     ev: [Signal<Local, Bits<NIC_COUNTERS>>; NEV],
     load_hit: Signal<Local, Bit>,
+    rq_ev: Signal<Local, Bit>,
+    is_ack: Signal<Local, Bit>,
     syn: Signal<Local, Bits<8>>,
     c_modify: Constant<Bits<2>>,
     c_rtr: Constant<Bits<3>>,
+    c_rq: Constant<Bits<2>>,
+    c_ack_op: Constant<Bits<8>>,
     c_mask: [Constant<Bits<NIC_COUNTERS>>; NEV],
     c_nak: [Constant<Bits<5>>; 4],
     c_keep: [Constant<Bits<8>>; 8],
@@ -180,17 +204,33 @@ impl Default for NicTop {
             resp_cnt_unsupported: Default::default(),
             resp_cnt_qp_drop: Default::default(),
             resp_cnt_dma_error: Default::default(),
+            req_cnt_packets: Default::default(),
+            req_cnt_messages: Default::default(),
+            req_cnt_acks: Default::default(),
+            req_cnt_naks: Default::default(),
+            req_cnt_resent: Default::default(),
+            req_cnt_errors: Default::default(),
+            cq_cnt_written: Default::default(),
+            cq_cnt_dropped: Default::default(),
             csr: Default::default(),
             rx: Default::default(),
             resp: Default::default(),
             qmux: Default::default(),
-            ackf: Default::default(),
+            fmt: Default::default(),
             tx: Default::default(),
+            req: Default::default(),
+            cqw: Default::default(),
+            mrmux: Default::default(),
+            wrmux: Default::default(),
             ev: core::array::from_fn(|_| Default::default()),
             load_hit: Default::default(),
+            rq_ev: Default::default(),
+            is_ack: Default::default(),
             syn: Default::default(),
             c_modify: Constant::new(QEV_MODIFY.into()),
             c_rtr: Constant::new((QpState::Rtr as u64).into()),
+            c_rq: Constant::new(QEV_RQ.into()),
+            c_ack_op: Constant::new(OPCODE_RC_ACK.into()),
             c_mask: core::array::from_fn(|i| {
                 Constant::new(Bits::<NIC_COUNTERS>::default().replace_bit(idx[i], true))
             }),
@@ -211,8 +251,12 @@ impl Logic for NicTop {
         self.rx.clock.next = self.clock.val();
         self.resp.clock.next = self.clock.val();
         self.qmux.clock.next = self.clock.val();
-        self.ackf.clock.next = self.clock.val();
+        self.fmt.clock.next = self.clock.val();
         self.tx.clock.next = self.clock.val();
+        self.req.clock.next = self.clock.val();
+        self.cqw.clock.next = self.clock.val();
+        self.mrmux.clock.next = self.clock.val();
+        self.wrmux.clock.next = self.clock.val();
 
         // ---- AXI4-Lite straight into the CSR block
         self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
@@ -236,23 +280,33 @@ impl Logic for NicTop {
         self.csr.fatal_set.next = false;
         self.irq_pulse.next = self.csr.irq_pulse.val();
         self.irq_level.next = self.csr.irq_level.val();
-        // no completion engine or async events yet
-        self.csr.cq_irq_valid.next = false;
-        self.csr.cq_irq_vector.next = 0.into();
+        // CQ interrupts from the CQE writer; no async events yet
+        self.csr.cq_irq_valid.next = self.cqw.cq_irq_valid.val();
+        self.csr.cq_irq_vector.next = self.cqw.cq_irq_vector.val();
         self.csr.ev_valid.next = false;
         self.csr.ev_type.next = 0.into();
         self.csr.ev_id.next = 0.into();
         self.csr.ev_status.next = 0.into();
         self.csr.ev_vendor.next = 0.into();
-        self.csr.cev_ready.next = true;
+        // CQ doorbells and CREATE/DESTROY to the CQE writer
+        self.cqw.cev_valid.next = self.csr.cev_valid.val();
+        self.csr.cev_ready.next = self.cqw.cev_ready.val();
+        self.cqw.cev_kind.next = self.csr.cev_kind.val();
+        self.cqw.cev_cqn.next = self.csr.cev_cqn.val().get_bits::<8>(0);
+        self.cqw.cev_value.next = self.csr.cev_value.val();
         // QUERY's runtime state: answered at once, zeros (no SQ/RQ engines yet)
         self.csr.rtq_ack.next = self.csr.rtq_req.val();
         self.csr.rtq_d0.next = 0.into();
         self.csr.rtq_d1.next = 0.into();
         self.csr.rtq_d2.next = 0.into();
-        // CQ table port unused until the completer arrives
-        self.csr.cqc_rd_valid.next = false;
-        self.csr.cqc_rd_cqn.next = 0.into();
+        // CQ table port: the CQE writer's
+        self.csr.cqc_rd_valid.next = self.cqw.cqc_rd_valid.val();
+        self.csr.cqc_rd_cqn.next = self.cqw.cqc_rd_cqn.val();
+        self.cqw.cqc_valid.next = self.csr.cqc_valid.val();
+        self.cqw.cqc_exists.next = self.csr.cqc_exists.val();
+        self.cqw.cqc_base.next = self.csr.cqc_base.val();
+        self.cqw.cqc_log2_entries.next = self.csr.cqc_log2_entries.val();
+        self.cqw.cqc_vector.next = self.csr.cqc_vector.val();
 
         // ---- receive front end
         StreamSink::<64, 8>::link(&mut self.rx_mac, &mut self.rx.inp);
@@ -268,17 +322,43 @@ impl Logic for NicTop {
         self.rx_cnt_mac_mismatch.next = self.rx.cnt_mac_mismatch.val();
         self.rx_cnt_bad_opcode.next = self.rx.cnt_bad_opcode.val();
 
-        // ---- responder
-        self.resp.hdr_valid.next = self.rx.hdr_valid.val();
+        // ---- received packets: ACKNOWLEDGEs (no payload) to the requester, everything else
+        // to the responder (which drains and counts what it does not execute, including an
+        // ACKNOWLEDGE that claims a payload)
+        self.is_ack.next = (self.rx.hdr.val().opcode == self.c_ack_op.val())
+            & (self.rx.hdr.val().payload_len == 0);
+        self.resp.hdr_valid.next = self.rx.hdr_valid.val() & !self.is_ack.val();
+        self.req.ack_valid.next = self.rx.hdr_valid.val() & self.is_ack.val();
         self.rx.hdr_ready.next = self.resp.hdr_ready.val();
+        if self.is_ack.val() {
+            self.rx.hdr_ready.next = self.req.ack_ready.val();
+        }
         self.resp.hdr.next = self.rx.hdr.val();
+        self.req.ack_qpn.next = self.rx.hdr.val().dest_qp;
+        self.req.ack_psn.next = self.rx.hdr.val().psn;
+        self.req.ack_syndrome.next = self.rx.hdr.val().aeth_syndrome;
+
+        // ---- responder
         StreamSource::<64, 8>::join(&mut self.rx.pay, &mut self.resp.pay);
         // QP context: the responder is the mux's priority reader (fixed latency, no ready)
         self.qmux.a_rd_valid.next = self.resp.qpc_rd_valid.val();
         self.qmux.a_rd_qpn.next = self.resp.qpc_rd_qpn.val();
-        self.qmux.b_rd_valid.next = self.ackf.qpc_rd_valid.val();
-        self.qmux.b_rd_qpn.next = self.ackf.qpc_rd_qpn.val();
-        self.ackf.qpc_rd_ready.next = self.qmux.b_rd_ready.val();
+        self.qmux.b_rd_valid.next = self.fmt.qpc_rd_valid.val();
+        self.qmux.b_rd_qpn.next = self.fmt.qpc_rd_qpn.val();
+        self.fmt.qpc_rd_ready.next = self.qmux.b_rd_ready.val();
+        self.qmux.c_rd_valid.next = self.req.qpc_rd_valid.val();
+        self.qmux.c_rd_qpn.next = self.req.qpc_rd_qpn.val();
+        self.req.qpc_rd_ready.next = self.qmux.c_rd_ready.val();
+        self.req.qpc_valid.next = self.qmux.c_valid.val();
+        self.req.qpc_state.next = self.csr.qpc_state.val();
+        self.req.qpc_pd.next = self.csr.qpc_pd.val();
+        self.req.qpc_dest_qpn.next = self.csr.qpc_dest_qpn.val();
+        self.req.qpc_pmtu.next = self.csr.qpc_pmtu.val();
+        self.req.qpc_sq_psn.next = self.csr.qpc_sq_psn.val();
+        self.req.qpc_sq_base.next = self.csr.qpc_sq_base.val();
+        self.req.qpc_sq_log2_entries.next = self.csr.qpc_sq_log2_entries.val();
+        self.req.qpc_sq_log2_stride.next = self.csr.qpc_sq_log2_stride.val();
+        self.req.qpc_send_cqn.next = self.csr.qpc_send_cqn.val();
         self.csr.qpc_rd_valid.next = self.qmux.rd_valid.val();
         self.csr.qpc_rd_qpn.next = self.qmux.rd_qpn.val();
         self.qmux.valid.next = self.csr.qpc_valid.val();
@@ -288,45 +368,82 @@ impl Logic for NicTop {
         self.resp.qpc_dest_qpn.next = self.csr.qpc_dest_qpn.val();
         self.resp.qpc_pmtu.next = self.csr.qpc_pmtu.val();
         self.resp.qpc_rq_psn.next = self.csr.qpc_rq_psn.val();
-        // a MODIFY into RTR (re)loads the responder's state from the QP's RQ_PSN; every other
-        // event (SQ/RQ doorbells, other MODIFYs) is consumed: no SQ/RQ engine listens yet
+        // a MODIFY into RTR (re)loads the responder's state from the QP's RQ_PSN; RQ doorbells
+        // are consumed (no receive-queue engine yet); SQ doorbells and every other MODIFY go to
+        // the requester
         self.load_hit.next = (self.csr.qev_kind.val() == self.c_modify.val())
             & (self.csr.qev_value.val().get_bits::<3>(0) == self.c_rtr.val());
+        self.rq_ev.next = self.csr.qev_kind.val() == self.c_rq.val();
         self.resp.load_valid.next = self.csr.qev_valid.val() & self.load_hit.val();
         self.resp.load_qpn.next = self.csr.qev_qpn.val().get_bits::<NIC_QA>(0);
-        self.csr.qev_ready.next = !self.load_hit.val() | self.resp.load_ready.val();
-        // MR table
-        self.csr.mr_req_valid.next = self.resp.mr_req_valid.val();
-        self.resp.mr_req_ready.next = self.csr.mr_req_ready.val();
-        self.csr.mr_req_key.next = self.resp.mr_req_key.val();
-        self.csr.mr_req_pd.next = self.resp.mr_req_pd.val();
-        self.csr.mr_req_need.next = self.resp.mr_req_need.val();
-        self.csr.mr_req_va.next = self.resp.mr_req_va.val();
-        self.csr.mr_req_len.next = self.resp.mr_req_len.val();
-        self.csr.mr_req_remote.next = self.resp.mr_req_remote.val();
-        self.csr.mr_req_tag.next = self.resp.mr_req_tag.val();
-        self.resp.mr_resp_valid.next = self.csr.mr_resp_valid.val();
+        self.req.ev_valid.next =
+            self.csr.qev_valid.val() & !self.load_hit.val() & !self.rq_ev.val();
+        self.req.ev_kind.next = self.csr.qev_kind.val();
+        self.req.ev_qpn.next = self.csr.qev_qpn.val().get_bits::<NIC_QA>(0);
+        self.req.ev_value.next = self.csr.qev_value.val();
+        self.csr.qev_ready.next = self.req.ev_ready.val();
+        if self.load_hit.val() {
+            self.csr.qev_ready.next = self.resp.load_ready.val();
+        }
+        if self.rq_ev.val() {
+            self.csr.qev_ready.next = true;
+        }
+        // MR table: the responder's remote checks first, then the requester's lkeys
+        self.mrmux.a_req_valid.next = self.resp.mr_req_valid.val();
+        self.resp.mr_req_ready.next = self.mrmux.a_req_ready.val();
+        self.mrmux.a_req_key.next = self.resp.mr_req_key.val();
+        self.mrmux.a_req_pd.next = self.resp.mr_req_pd.val();
+        self.mrmux.a_req_need.next = self.resp.mr_req_need.val();
+        self.mrmux.a_req_va.next = self.resp.mr_req_va.val();
+        self.mrmux.a_req_len.next = self.resp.mr_req_len.val();
+        self.mrmux.a_req_remote.next = self.resp.mr_req_remote.val();
+        self.mrmux.a_req_tag.next = self.resp.mr_req_tag.val();
+        self.mrmux.b_req_valid.next = self.req.mr_req_valid.val();
+        self.req.mr_req_ready.next = self.mrmux.b_req_ready.val();
+        self.mrmux.b_req_key.next = self.req.mr_req_key.val();
+        self.mrmux.b_req_pd.next = self.req.mr_req_pd.val();
+        self.mrmux.b_req_va.next = self.req.mr_req_va.val();
+        self.mrmux.b_req_len.next = self.req.mr_req_len.val();
+        self.csr.mr_req_valid.next = self.mrmux.req_valid.val();
+        self.mrmux.req_ready.next = self.csr.mr_req_ready.val();
+        self.csr.mr_req_key.next = self.mrmux.req_key.val();
+        self.csr.mr_req_pd.next = self.mrmux.req_pd.val();
+        self.csr.mr_req_need.next = self.mrmux.req_need.val();
+        self.csr.mr_req_va.next = self.mrmux.req_va.val();
+        self.csr.mr_req_len.next = self.mrmux.req_len.val();
+        self.csr.mr_req_remote.next = self.mrmux.req_remote.val();
+        self.csr.mr_req_tag.next = self.mrmux.req_tag.val();
+        self.mrmux.resp_valid.next = self.csr.mr_resp_valid.val();
+        self.resp.mr_resp_valid.next = self.mrmux.a_resp_valid.val();
         self.resp.mr_resp_ok.next = self.csr.mr_resp_ok.val();
         self.resp.mr_resp_code.next = self.csr.mr_resp_code.val();
         self.resp.mr_resp_zero.next = self.csr.mr_resp_zero.val();
         self.resp.mr_resp_addr.next = self.csr.mr_resp_addr.val();
         self.resp.mr_resp_remote.next = self.csr.mr_resp_remote.val();
         self.resp.mr_resp_tag.next = self.csr.mr_resp_tag.val();
+        self.req.mr_resp_valid.next = self.mrmux.b_resp_valid.val();
+        self.req.mr_resp_ok.next = self.csr.mr_resp_ok.val();
+        self.req.mr_resp_addr.next = self.csr.mr_resp_addr.val();
         self.resp.mr_drain_req.next = self.csr.mr_drain_req.val();
         self.csr.mr_drain_ack.next = self.resp.mr_drain_ack.val();
         // QP to ERR
-        self.csr.qerr_valid.next = self.resp.qerr_valid.val();
+        // QP to ERR: the responder first, then the requester
+        self.csr.qerr_valid.next = self.resp.qerr_valid.val() | self.req.qerr_valid.val();
         self.resp.qerr_ready.next = self.csr.qerr_ready.val();
+        self.req.qerr_ready.next = self.csr.qerr_ready.val() & !self.resp.qerr_valid.val();
         self.csr.qerr_qpn.next = self.resp.qerr_qpn.val();
         self.csr.qerr_status.next = self.resp.qerr_status.val();
         self.csr.qerr_vendor.next = self.resp.qerr_vendor.val();
-        // DMA: the responder writes; nothing reads yet
-        DmaWriteMaster::<64, 8>::link(&mut self.dma.wr, &mut self.resp.dma_wr);
-        self.dma.rd.req_valid.next = false;
-        self.dma.rd.req_addr.next = 0.into();
-        self.dma.rd.req_len.next = 0.into();
-        self.dma.rd.req_tag.next = 0.into();
-        self.dma.rd.rsp.ready.next = true;
+        if !self.resp.qerr_valid.val() {
+            self.csr.qerr_qpn.next = self.req.qerr_qpn.val();
+            self.csr.qerr_status.next = self.req.qerr_status.val();
+            self.csr.qerr_vendor.next = self.req.qerr_vendor.val();
+        }
+        // DMA: the responder and the CQE writer share the write channel; the requester reads
+        DmaWriteMaster::<64, 8>::join(&mut self.resp.dma_wr, &mut self.wrmux.a);
+        DmaWriteMaster::<64, 8>::join(&mut self.cqw.dma_wr, &mut self.wrmux.b);
+        DmaWriteMaster::<64, 8>::link(&mut self.dma.wr, &mut self.wrmux.out);
+        DmaReadMaster::<64, 8>::link(&mut self.dma.rd, &mut self.req.dma_rd);
         self.resp_cnt_executed.next = self.resp.cnt_executed.val();
         self.resp_cnt_duplicate.next = self.resp.cnt_duplicate.val();
         self.resp_cnt_psn_err.next = self.resp.cnt_psn_err.val();
@@ -335,52 +452,98 @@ impl Logic for NicTop {
         self.resp_cnt_unsupported.next = self.resp.cnt_unsupported.val();
         self.resp_cnt_qp_drop.next = self.resp.cnt_qp_drop.val();
         self.resp_cnt_dma_error.next = self.resp.cnt_dma_error.val();
+        self.req_cnt_packets.next = self.req.cnt_packets.val();
+        self.req_cnt_messages.next = self.req.cnt_messages.val();
+        self.req_cnt_acks.next = self.req.cnt_acks.val();
+        self.req_cnt_naks.next = self.req.cnt_naks.val();
+        self.req_cnt_resent.next = self.req.cnt_resent.val();
+        self.req_cnt_errors.next = self.req.cnt_errors.val();
+        self.cq_cnt_written.next = self.cqw.cnt_written.val();
+        self.cq_cnt_dropped.next = self.cqw.cnt_dropped.val();
 
-        // ---- ACKs out
-        self.ackf.ack_valid.next = self.resp.ack_valid.val();
-        self.resp.ack_ready.next = self.ackf.ack_ready.val();
-        self.ackf.ack_qpn.next = self.resp.ack_qpn.val();
-        self.ackf.ack_dest_qpn.next = self.resp.ack_dest_qpn.val();
-        self.ackf.ack_psn.next = self.resp.ack_psn.val();
-        self.ackf.ack_syndrome.next = self.resp.ack_syndrome.val();
-        self.ackf.ack_msn.next = self.resp.ack_msn.val();
-        self.ackf.qpc_valid.next = self.qmux.b_valid.val();
-        self.ackf.qpc_dmac.next = self.csr.qpc_dmac.val();
-        self.ackf.qpc_dgid.next = self.csr.qpc_dgid.val();
-        self.ackf.qpc_sgid_index.next = self.csr.qpc_sgid_index.val();
-        self.ackf.qpc_traffic_class.next = self.csr.qpc_traffic_class.val();
-        self.ackf.qpc_hop_limit.next = self.csr.qpc_hop_limit.val();
-        self.ackf.qpc_default_dscp.next = self.csr.qpc_default_dscp.val();
-        self.ackf.qpc_flow_label.next = self.csr.qpc_flow_label.val();
-        self.ackf.qpc_udp_sport.next = self.csr.qpc_udp_sport.val();
-        self.ackf.cfg_mac.next = self.csr.cfg_mac.val();
-        self.ackf.cfg_traffic.next = self.csr.cfg_traffic.val();
-        self.ackf.cfg_udp_sport.next = self.csr.cfg_udp_sport.val();
-        self.ackf.gid0.next = self.csr.gid0.val();
-        self.ackf.gid1.next = self.csr.gid1.val();
-        self.ackf.gid2.next = self.csr.gid2.val();
-        self.ackf.gid3.next = self.csr.gid3.val();
-        self.ackf.gid4.next = self.csr.gid4.val();
-        self.ackf.gid5.next = self.csr.gid5.val();
-        self.ackf.gid6.next = self.csr.gid6.val();
-        self.ackf.gid7.next = self.csr.gid7.val();
-        self.ackf.gid8.next = self.csr.gid8.val();
-        self.ackf.gid9.next = self.csr.gid9.val();
-        self.ackf.gid10.next = self.csr.gid10.val();
-        self.ackf.gid11.next = self.csr.gid11.val();
-        self.ackf.gid12.next = self.csr.gid12.val();
-        self.ackf.gid13.next = self.csr.gid13.val();
-        self.ackf.gid14.next = self.csr.gid14.val();
-        self.ackf.gid15.next = self.csr.gid15.val();
-        self.ackf.gid_type.next = self.csr.gid_type.val();
-        self.tx.desc_valid.next = self.ackf.hdr_valid.val();
-        self.ackf.hdr_ready.next = self.tx.desc_ready.val();
-        self.tx.desc.next = self.ackf.hdr.val();
-        // ACKs carry no payload: the builder takes no beat for payload_len 0
-        self.tx.pay.valid.next = false;
-        self.tx.pay.data.next = 0.into();
-        self.tx.pay.keep.next = 0.into();
-        self.tx.pay.last.next = false;
+        // ---- completions
+        self.cqw.cqe_valid.next = self.req.cqe_valid.val();
+        self.req.cqe_ready.next = self.cqw.cqe_ready.val();
+        self.cqw.cqe_cqn.next = self.req.cqe_cqn.val();
+        self.cqw.cqe_wr_id.next = self.req.cqe_wr_id.val();
+        self.cqw.cqe_byte_len.next = 0.into();
+        self.cqw.cqe_imm.next = 0.into();
+        self.cqw.cqe_qpn.next = self.req.cqe_qpn.val();
+        self.cqw.cqe_src_qp.next = self.req.cqe_src_qp.val();
+        self.cqw.cqe_wqe_index.next = self.req.cqe_wqe_index.val();
+        self.cqw.cqe_vendor.next = self.req.cqe_vendor.val();
+        self.cqw.cqe_flags.next = 0.into();
+        self.cqw.cqe_status.next = self.req.cqe_status.val();
+        self.cqw.cqe_opcode.next = self.req.cqe_opcode.val();
+
+        // ---- packets out: the responder's ACKs first (they free the peer's requester), then
+        // the requester's packets; the formatter latches its request when it takes it
+        self.fmt.pk_valid.next = self.resp.ack_valid.val() | self.req.pk_valid.val();
+        self.resp.ack_ready.next = self.fmt.pk_ready.val();
+        self.req.pk_ready.next = self.fmt.pk_ready.val() & !self.resp.ack_valid.val();
+        self.fmt.pk_qpn.next = self.resp.ack_qpn.val();
+        self.fmt.pk_opcode.next = self.c_ack_op.val();
+        self.fmt.pk_dest_qpn.next = self.resp.ack_dest_qpn.val();
+        self.fmt.pk_psn.next = self.resp.ack_psn.val();
+        self.fmt.pk_ackreq.next = false;
+        self.fmt.pk_se.next = false;
+        self.fmt.pk_syndrome.next = self.resp.ack_syndrome.val();
+        self.fmt.pk_msn.next = self.resp.ack_msn.val();
+        self.fmt.pk_va.next = 0.into();
+        self.fmt.pk_rkey.next = 0.into();
+        self.fmt.pk_dlen.next = 0.into();
+        self.fmt.pk_imm.next = 0.into();
+        self.fmt.pk_plen.next = 0.into();
+        if !self.resp.ack_valid.val() {
+            self.fmt.pk_qpn.next = self.req.pk_qpn.val();
+            self.fmt.pk_opcode.next = self.req.pk_opcode.val();
+            self.fmt.pk_dest_qpn.next = self.req.pk_dest_qpn.val();
+            self.fmt.pk_psn.next = self.req.pk_psn.val();
+            self.fmt.pk_ackreq.next = self.req.pk_ackreq.val();
+            self.fmt.pk_se.next = self.req.pk_se.val();
+            self.fmt.pk_syndrome.next = 0.into();
+            self.fmt.pk_msn.next = 0.into();
+            self.fmt.pk_va.next = self.req.pk_va.val();
+            self.fmt.pk_rkey.next = self.req.pk_rkey.val();
+            self.fmt.pk_dlen.next = self.req.pk_dlen.val();
+            self.fmt.pk_imm.next = self.req.pk_imm.val();
+            self.fmt.pk_plen.next = self.req.pk_plen.val();
+        }
+        self.fmt.qpc_valid.next = self.qmux.b_valid.val();
+        self.fmt.qpc_dmac.next = self.csr.qpc_dmac.val();
+        self.fmt.qpc_dgid.next = self.csr.qpc_dgid.val();
+        self.fmt.qpc_sgid_index.next = self.csr.qpc_sgid_index.val();
+        self.fmt.qpc_traffic_class.next = self.csr.qpc_traffic_class.val();
+        self.fmt.qpc_hop_limit.next = self.csr.qpc_hop_limit.val();
+        self.fmt.qpc_default_dscp.next = self.csr.qpc_default_dscp.val();
+        self.fmt.qpc_flow_label.next = self.csr.qpc_flow_label.val();
+        self.fmt.qpc_udp_sport.next = self.csr.qpc_udp_sport.val();
+        self.fmt.cfg_mac.next = self.csr.cfg_mac.val();
+        self.fmt.cfg_traffic.next = self.csr.cfg_traffic.val();
+        self.fmt.cfg_udp_sport.next = self.csr.cfg_udp_sport.val();
+        self.fmt.gid0.next = self.csr.gid0.val();
+        self.fmt.gid1.next = self.csr.gid1.val();
+        self.fmt.gid2.next = self.csr.gid2.val();
+        self.fmt.gid3.next = self.csr.gid3.val();
+        self.fmt.gid4.next = self.csr.gid4.val();
+        self.fmt.gid5.next = self.csr.gid5.val();
+        self.fmt.gid6.next = self.csr.gid6.val();
+        self.fmt.gid7.next = self.csr.gid7.val();
+        self.fmt.gid8.next = self.csr.gid8.val();
+        self.fmt.gid9.next = self.csr.gid9.val();
+        self.fmt.gid10.next = self.csr.gid10.val();
+        self.fmt.gid11.next = self.csr.gid11.val();
+        self.fmt.gid12.next = self.csr.gid12.val();
+        self.fmt.gid13.next = self.csr.gid13.val();
+        self.fmt.gid14.next = self.csr.gid14.val();
+        self.fmt.gid15.next = self.csr.gid15.val();
+        self.fmt.gid_type.next = self.csr.gid_type.val();
+        self.tx.desc_valid.next = self.fmt.hdr_valid.val();
+        self.fmt.hdr_ready.next = self.tx.desc_ready.val();
+        self.tx.desc.next = self.fmt.hdr.val();
+        // payload: only requester packets have any (the builder takes no beat for an ACK's
+        // payload_len 0, so the requester's packed payload always meets its own header)
+        StreamSource::<64, 8>::join(&mut self.req.pay, &mut self.tx.pay);
         StreamSource::<64, 8>::link(&mut self.tx_mac, &mut self.tx.out);
 
         // ---- CSR counters: one pulse per event. Each event drives its own mask local (a
@@ -417,8 +580,11 @@ impl Logic for NicTop {
             self.ev[7].next = self.c_mask[7].val();
         }
         // ACK / NAK kind from the AETH syndrome: 000xxxxx ACK, 011ccccc NAK with code c
-        self.syn.next = self.ackf.hdr.val().aeth_syndrome;
-        if self.ackf.hdr_valid.val() & self.tx.desc_ready.val() {
+        self.syn.next = self.fmt.hdr.val().aeth_syndrome;
+        if self.fmt.hdr_valid.val()
+            & self.tx.desc_ready.val()
+            & (self.fmt.hdr.val().opcode == self.c_ack_op.val())
+        {
             if self.syn.val().get_bits::<3>(5) == 0 {
                 self.ev[8].next = self.c_mask[8].val();
             }

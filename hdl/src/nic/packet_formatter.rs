@@ -1,11 +1,16 @@
-//! `AckFormatter`: turns the responder's ACK/NAK requests into complete [`RoceHeader`]
-//! descriptors for the TX header builder (RC ACKNOWLEDGE, opcode 0x11, BTH + AETH, no payload).
+//! `PacketFormatter`: turns a packet request (the responder's ACK/NAK, or one packet of the
+//! requester's messages) into a complete [`RoceHeader`] descriptor for the TX header builder.
 //!
-//! Why here and not in the responder: the responder decides *what* to answer (PSN, syndrome,
-//! MSN); *how* the answer is addressed is the QP's address vector, the same for every packet the
-//! QP sends (ACKs now, READ responses and requests later), so it is read from the QP context
-//! table like any sender would, not copied from the request (a request's source address is not
-//! authenticated and need not be where the QP's answers go).
+//! Why here and not in the engines: the engines decide *what* to send (opcode, PSN, AETH
+//! syndrome and MSN, RETH, immediate, payload length); *how* it is addressed is the QP's address
+//! vector, the same for every packet the QP sends, so it is read from the QP context table once
+//! per packet, not copied from a request (a request's source address is not authenticated and
+//! need not be where the QP's answers go).
+//!
+//! A request names the opcode, destination QP, PSN, AckReq and SE bits, AETH syndrome and MSN
+//! (ACKNOWLEDGE), RETH virtual address, rkey and DMA length (WRITE FIRST/ONLY), the immediate
+//! (…WITH_IMMEDIATE) and the payload length; fields an opcode does not carry are ignored by the
+//! TX builder, which derives the extension headers from the opcode.
 //!
 //! Addressing (docs/HOST-INTERFACE.md 5): destination MAC `QP_AV_DMAC`, destination IP from
 //! `QP_AV_DGID` (IPv4-mapped for IPv4), source MAC `CFG_MAC`, source IP and framing (IPv4 or
@@ -14,11 +19,11 @@
 //! AV; UDP source port `QP_AV_SPORT`, or `CFG_UDP_SPORT`'s base when it is 0 (the hashed
 //! policy belongs to the requester's sender and arrives with it); IPv4 DF set, ID 0 (as rxe).
 //!
-//! Flow: `ack_*` is taken (`ack_ready` high in `Idle`) into registers, the QP's context is read
+//! Flow: `pk_*` is taken (`pk_ready` high in `Idle`) into registers, the QP's context is read
 //! through `qpc_rd_*` (granted by `qpc_rd_ready`; data on `qpc_valid`, which the NIC's
 //! [`super::QpcReadMux`] raises only for this requester's reads), the header is computed into a
-//! register and offered on `hdr_*`. One ACK every ~5 cycles: far above the one-per-packet
-//! worst case of minimum-size requests (8 cycles each at 64 bits).
+//! register and offered on `hdr_*`. One packet every ~5 cycles: far above the one-per-packet
+//! worst case of minimum-size packets (8 cycles each at 64 bits).
 use crate::csr::qp_config::{FLOW_W, SGID_W, SPORT_W};
 use crate::header::{RoceHeader, L3_IPV4, L3_IPV6};
 use ferroce_proto::host::config::GidType;
@@ -38,7 +43,7 @@ const _: () = assert!(cfg_udp_sport::BASE.lsb == 0 && cfg_udp_sport::BASE.width 
 pub const OPCODE_RC_ACK: u64 = Opcode::RC_ACKNOWLEDGE.0 as u64;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
-pub enum AckFmtState {
+pub enum PktFmtState {
     Idle,
     Read,
     Wait,
@@ -46,16 +51,24 @@ pub enum AckFmtState {
 }
 
 #[derive(LogicBlock)]
-pub struct AckFormatter<const QA: usize> {
+pub struct PacketFormatter<const QA: usize> {
     pub clock: Signal<In, Clock>,
-    // ---- from the responder
-    pub ack_valid: Signal<In, Bit>,
-    pub ack_ready: Signal<Out, Bit>,
-    pub ack_qpn: Signal<In, Bits<QA>>,
-    pub ack_dest_qpn: Signal<In, Bits<24>>,
-    pub ack_psn: Signal<In, Bits<24>>,
-    pub ack_syndrome: Signal<In, Bits<8>>,
-    pub ack_msn: Signal<In, Bits<24>>,
+    // ---- packet requests (responder ACKs, requester packets)
+    pub pk_valid: Signal<In, Bit>,
+    pub pk_ready: Signal<Out, Bit>,
+    pub pk_qpn: Signal<In, Bits<QA>>,
+    pub pk_opcode: Signal<In, Bits<8>>,
+    pub pk_dest_qpn: Signal<In, Bits<24>>,
+    pub pk_psn: Signal<In, Bits<24>>,
+    pub pk_ackreq: Signal<In, Bit>,
+    pub pk_se: Signal<In, Bit>,
+    pub pk_syndrome: Signal<In, Bits<8>>,
+    pub pk_msn: Signal<In, Bits<24>>,
+    pub pk_va: Signal<In, Bits<64>>,
+    pub pk_rkey: Signal<In, Bits<32>>,
+    pub pk_dlen: Signal<In, Bits<32>>,
+    pub pk_imm: Signal<In, Bits<32>>,
+    pub pk_plen: Signal<In, Bits<13>>,
     // ---- QP context read (through the NIC's QpcReadMux)
     pub qpc_rd_valid: Signal<Out, Bit>,
     pub qpc_rd_ready: Signal<In, Bit>,
@@ -95,12 +108,20 @@ pub struct AckFormatter<const QA: usize> {
     pub hdr_ready: Signal<In, Bit>,
     pub hdr: Signal<Out, RoceHeader>,
     // ---- state
-    state: DFF<AckFmtState>,
+    state: DFF<PktFmtState>,
     a_qpn: DFF<Bits<QA>>,
+    a_opcode: DFF<Bits<8>>,
     a_dest_qpn: DFF<Bits<24>>,
     a_psn: DFF<Bits<24>>,
+    a_ackreq: DFF<Bit>,
+    a_se: DFF<Bit>,
     a_syndrome: DFF<Bits<8>>,
     a_msn: DFF<Bits<24>>,
+    a_va: DFF<Bits<64>>,
+    a_rkey: DFF<Bits<32>>,
+    a_dlen: DFF<Bits<32>>,
+    a_imm: DFF<Bits<32>>,
+    a_plen: DFF<Bits<13>>,
     h: DFF<RoceHeader>,
     // ---- locals
     sel_gid: Signal<Local, Bits<128>>,
@@ -112,23 +133,30 @@ pub struct AckFormatter<const QA: usize> {
     c_ipv6: Constant<Bits<2>>,
     c_l3_v4: Constant<Bits<2>>,
     c_l3_v6: Constant<Bits<2>>,
-    c_opcode: Constant<Bits<8>>,
     c_dport: Constant<Bits<16>>,
     c_pkey: Constant<Bits<16>>,
     c_df: Constant<Bits<16>>,
 }
 
-impl<const QA: usize> Default for AckFormatter<QA> {
+impl<const QA: usize> Default for PacketFormatter<QA> {
     fn default() -> Self {
-        AckFormatter {
+        PacketFormatter {
             clock: Default::default(),
-            ack_valid: Default::default(),
-            ack_ready: Default::default(),
-            ack_qpn: Default::default(),
-            ack_dest_qpn: Default::default(),
-            ack_psn: Default::default(),
-            ack_syndrome: Default::default(),
-            ack_msn: Default::default(),
+            pk_valid: Default::default(),
+            pk_ready: Default::default(),
+            pk_qpn: Default::default(),
+            pk_opcode: Default::default(),
+            pk_dest_qpn: Default::default(),
+            pk_psn: Default::default(),
+            pk_ackreq: Default::default(),
+            pk_se: Default::default(),
+            pk_syndrome: Default::default(),
+            pk_msn: Default::default(),
+            pk_va: Default::default(),
+            pk_rkey: Default::default(),
+            pk_dlen: Default::default(),
+            pk_imm: Default::default(),
+            pk_plen: Default::default(),
             qpc_rd_valid: Default::default(),
             qpc_rd_ready: Default::default(),
             qpc_rd_qpn: Default::default(),
@@ -166,10 +194,18 @@ impl<const QA: usize> Default for AckFormatter<QA> {
             hdr: Default::default(),
             state: Default::default(),
             a_qpn: Default::default(),
+            a_opcode: Default::default(),
             a_dest_qpn: Default::default(),
             a_psn: Default::default(),
+            a_ackreq: Default::default(),
+            a_se: Default::default(),
             a_syndrome: Default::default(),
             a_msn: Default::default(),
+            a_va: Default::default(),
+            a_rkey: Default::default(),
+            a_dlen: Default::default(),
+            a_imm: Default::default(),
+            a_plen: Default::default(),
             h: Default::default(),
             sel_gid: Default::default(),
             sel_type: Default::default(),
@@ -180,7 +216,6 @@ impl<const QA: usize> Default for AckFormatter<QA> {
             c_ipv6: Constant::new((GidType::RoceV2Ipv6 as u64).into()),
             c_l3_v4: Constant::new(L3_IPV4.into()),
             c_l3_v6: Constant::new(L3_IPV6.into()),
-            c_opcode: Constant::new(OPCODE_RC_ACK.into()),
             c_dport: Constant::new((ROCE_V2_PORT as u64).into()),
             c_pkey: Constant::new((DEFAULT_PKEY as u64).into()),
             c_df: Constant::new(0x4000u64.into()),
@@ -188,12 +223,15 @@ impl<const QA: usize> Default for AckFormatter<QA> {
     }
 }
 
-impl<const QA: usize> Logic for AckFormatter<QA> {
+impl<const QA: usize> Logic for PacketFormatter<QA> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, a_qpn, a_dest_qpn, a_psn, a_syndrome, a_msn, h);
+        dff_setup!(
+            self, clock, state, a_qpn, a_opcode, a_dest_qpn, a_psn, a_ackreq, a_se, a_syndrome,
+            a_msn, a_va, a_rkey, a_dlen, a_imm, a_plen, h
+        );
         // defaults
-        self.ack_ready.next = false;
+        self.pk_ready.next = false;
         self.qpc_rd_valid.next = false;
         self.qpc_rd_qpn.next = self.a_qpn.q.val();
         self.hdr_valid.next = false;
@@ -258,24 +296,32 @@ impl<const QA: usize> Logic for AckFormatter<QA> {
         }
 
         match self.state.q.val() {
-            AckFmtState::Idle => {
-                self.ack_ready.next = true;
-                if self.ack_valid.val() {
-                    self.a_qpn.d.next = self.ack_qpn.val();
-                    self.a_dest_qpn.d.next = self.ack_dest_qpn.val();
-                    self.a_psn.d.next = self.ack_psn.val();
-                    self.a_syndrome.d.next = self.ack_syndrome.val();
-                    self.a_msn.d.next = self.ack_msn.val();
-                    self.state.d.next = AckFmtState::Read;
+            PktFmtState::Idle => {
+                self.pk_ready.next = true;
+                if self.pk_valid.val() {
+                    self.a_qpn.d.next = self.pk_qpn.val();
+                    self.a_opcode.d.next = self.pk_opcode.val();
+                    self.a_dest_qpn.d.next = self.pk_dest_qpn.val();
+                    self.a_psn.d.next = self.pk_psn.val();
+                    self.a_ackreq.d.next = self.pk_ackreq.val();
+                    self.a_se.d.next = self.pk_se.val();
+                    self.a_syndrome.d.next = self.pk_syndrome.val();
+                    self.a_msn.d.next = self.pk_msn.val();
+                    self.a_va.d.next = self.pk_va.val();
+                    self.a_rkey.d.next = self.pk_rkey.val();
+                    self.a_dlen.d.next = self.pk_dlen.val();
+                    self.a_imm.d.next = self.pk_imm.val();
+                    self.a_plen.d.next = self.pk_plen.val();
+                    self.state.d.next = PktFmtState::Read;
                 }
             }
-            AckFmtState::Read => {
+            PktFmtState::Read => {
                 self.qpc_rd_valid.next = true;
                 if self.qpc_rd_ready.val() {
-                    self.state.d.next = AckFmtState::Wait;
+                    self.state.d.next = PktFmtState::Wait;
                 }
             }
-            AckFmtState::Wait => {
+            PktFmtState::Wait => {
                 if self.qpc_valid.val() {
                     // the fields not written here (VLAN, IP ID, DETH, RETH, ...) are never
                     // written at all and stay 0
@@ -299,23 +345,30 @@ impl<const QA: usize> Logic for AckFormatter<QA> {
                         self.h.d.next.udp_sport = self.cfg_udp_sport.val().get_bits::<16>(0);
                     }
                     self.h.d.next.udp_dport = self.c_dport.val();
-                    self.h.d.next.opcode = self.c_opcode.val();
+                    self.h.d.next.opcode = self.a_opcode.q.val();
+                    self.h.d.next.se = self.a_se.q.val();
                     self.h.d.next.pkey = self.c_pkey.val();
                     self.h.d.next.dest_qp = self.a_dest_qpn.q.val();
+                    self.h.d.next.ack_req = self.a_ackreq.q.val();
                     self.h.d.next.psn = self.a_psn.q.val();
                     self.h.d.next.aeth_syndrome = self.a_syndrome.q.val();
                     self.h.d.next.aeth_msn = self.a_msn.q.val();
-                    self.state.d.next = AckFmtState::Offer;
+                    self.h.d.next.va = self.a_va.q.val();
+                    self.h.d.next.rkey = self.a_rkey.q.val();
+                    self.h.d.next.dma_len = self.a_dlen.q.val();
+                    self.h.d.next.imm = self.a_imm.q.val();
+                    self.h.d.next.payload_len = self.a_plen.q.val();
+                    self.state.d.next = PktFmtState::Offer;
                 }
             }
-            AckFmtState::Offer => {
+            PktFmtState::Offer => {
                 self.hdr_valid.next = true;
                 if self.hdr_ready.val() {
-                    self.state.d.next = AckFmtState::Idle;
+                    self.state.d.next = PktFmtState::Idle;
                 }
             }
             _ => {
-                self.state.d.next = AckFmtState::Idle;
+                self.state.d.next = PktFmtState::Idle;
             }
         }
     }

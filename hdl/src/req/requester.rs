@@ -1,0 +1,1224 @@
+//! [`RcRequester`]: the RC requester and completer (SEND, SEND with immediate, RDMA WRITE, RDMA
+//! WRITE with immediate), 64-bit datapath. Decisions are in the [module documentation](super).
+//!
+//! # Ports
+//!
+//! * `ev_*`: SQ doorbells (kind `QEV_SQ`, value = producer index) and QP MODIFY notifications
+//!   (kind `QEV_MODIFY`, value = new state in 2:0, old state in 6:4) from the CSR block.
+//! * `ack_*`: ACKNOWLEDGE packets from the RX parser (BTH destination QP, PSN, AETH syndrome).
+//! * `qpc_*`: the QP context read port (through the NIC's `QpcReadMux`, with a grant).
+//! * `mr_*`: the MR table's lookup port (local gather: no rights needed, not remote).
+//! * `dma_rd`: WQE, SGE and payload reads (docs/DMA.md).
+//! * `pk_*`: one request per packet to the packet formatter (which addresses it from the QP's
+//!   address vector); `pay`: the packet's payload, packed, `last` on its final beat.
+//! * `cqe_*`: send completions to the CQE writer; `qerr_*`: QP to ERR (the CSR block).
+//!
+//! # Per-QP state (block RAM, `2^QA` rows)
+//!
+//! SQ producer index (last doorbell), consumer index (the oldest WQE not completed), next PSN,
+//! first and last PSN of the message in flight, flags (`queued` in the work ring, `outstanding`,
+//! `signaled`, `err`), and the in-flight WQE's wr_id and opcode for its completion.
+//!
+//! # Flow
+//!
+//! One job at a time, in priority order: an ACK, an SQ event, then the QP at the head of the work
+//! ring. Each job reads the QP's context and state, updates it, and writes it back:
+//!
+//! * send: fetch the WQE at the consumer index (48 bytes), check owner bit, opcode, flags, SGE
+//!   count and length; fetch and check every SGE's lkey in the MR table and add up their lengths
+//!   (pass 1, nothing sent yet); then segment (pass 2): per packet a header request (FIRST /
+//!   MIDDLE / LAST / ONLY, RETH on a WRITE's first packet, ImmDt on the last, AckReq on the last),
+//!   then one DMA read per piece of SGE the packet covers, packed into one payload.
+//! * ACK covering the message's last PSN: retire the WQE (a CQE if it was signaled), take the
+//!   next. NAK PSN sequence error or RNR: send the message again from its first PSN. NAK invalid
+//!   request / remote access / remote operational: error completion, QP to ERR.
+//! * a QP in ERR: every WQE left completes with WR_FLUSH_ERR.
+use super::StreamPacker;
+use crate::csr::fifo::RegFifo;
+use crate::csr::qp_config::{CQN_W, LOG2E_W, LOG2S_W, PMTU_W, ST_W};
+use crate::dma::DmaReadMaster;
+use crate::stream::StreamSource;
+use ferroce_proto::host::cqe::{vendor_err, WcStatus};
+use rust_hdl::prelude::*;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum ReqState {
+    Idle,
+    PopWait,
+    Pop,
+    QRd,
+    QWait,
+    QLatch,
+    Dispatch,
+    EvApply,
+    AckApply,
+    SqStart,
+    WqeReq,
+    WqeWait,
+    WqeCheck,
+    SgeNext,
+    SgeReq,
+    SgeWait,
+    SgeMr,
+    SgeMrWait,
+    PktHdr,
+    Gather,
+    ZeroFill,
+    PktDone,
+    Qerr,
+    Cqe,
+    Requeue,
+    Writeback,
+}
+
+// Job kinds (`r_job`, written as literals in the kernel: rust-hdl emits named constants as
+// undeclared Verilog identifiers): 0 SQ event, 1 send / flush from the work ring, 2 ACK.
+// `c_st` / `c_vend` indices: status 0 success, 1 LOC_LEN, 2 LOC_QP_OP, 3 LOC_PROT, 4 WR_FLUSH,
+// 5 REM_INV_REQ, 6 REM_ACCESS, 7 REM_OP; vendor 0 none, 1 owner, 2 opcode, 3 SGE count,
+// 4 length, 5 lkey.
+
+#[derive(LogicBlock)]
+pub struct RcRequester<const QA: usize> {
+    pub clock: Signal<In, Clock>,
+    // ---- SQ events ----
+    pub ev_valid: Signal<In, Bit>,
+    pub ev_ready: Signal<Out, Bit>,
+    pub ev_kind: Signal<In, Bits<2>>,
+    pub ev_qpn: Signal<In, Bits<QA>>,
+    pub ev_value: Signal<In, Bits<16>>,
+    // ---- ACKs from the receive path ----
+    pub ack_valid: Signal<In, Bit>,
+    pub ack_ready: Signal<Out, Bit>,
+    pub ack_qpn: Signal<In, Bits<24>>,
+    pub ack_psn: Signal<In, Bits<24>>,
+    pub ack_syndrome: Signal<In, Bits<8>>,
+    // ---- QP context read ----
+    pub qpc_rd_valid: Signal<Out, Bit>,
+    pub qpc_rd_ready: Signal<In, Bit>,
+    pub qpc_rd_qpn: Signal<Out, Bits<QA>>,
+    pub qpc_valid: Signal<In, Bit>,
+    pub qpc_state: Signal<In, Bits<ST_W>>,
+    pub qpc_pd: Signal<In, Bits<24>>,
+    pub qpc_dest_qpn: Signal<In, Bits<24>>,
+    pub qpc_pmtu: Signal<In, Bits<PMTU_W>>,
+    pub qpc_sq_psn: Signal<In, Bits<24>>,
+    pub qpc_sq_base: Signal<In, Bits<64>>,
+    pub qpc_sq_log2_entries: Signal<In, Bits<LOG2E_W>>,
+    pub qpc_sq_log2_stride: Signal<In, Bits<LOG2S_W>>,
+    pub qpc_send_cqn: Signal<In, Bits<CQN_W>>,
+    // ---- MR lookup ----
+    pub mr_req_valid: Signal<Out, Bit>,
+    pub mr_req_ready: Signal<In, Bit>,
+    pub mr_req_key: Signal<Out, Bits<32>>,
+    pub mr_req_pd: Signal<Out, Bits<24>>,
+    pub mr_req_va: Signal<Out, Bits<64>>,
+    pub mr_req_len: Signal<Out, Bits<64>>,
+    pub mr_resp_valid: Signal<In, Bit>,
+    pub mr_resp_ok: Signal<In, Bit>,
+    pub mr_resp_addr: Signal<In, Bits<64>>,
+    // ---- DMA reads ----
+    pub dma_rd: DmaReadMaster<64, 8>,
+    // ---- packets out ----
+    pub pk_valid: Signal<Out, Bit>,
+    pub pk_ready: Signal<In, Bit>,
+    pub pk_qpn: Signal<Out, Bits<QA>>,
+    pub pk_dest_qpn: Signal<Out, Bits<24>>,
+    pub pk_opcode: Signal<Out, Bits<8>>,
+    pub pk_psn: Signal<Out, Bits<24>>,
+    pub pk_ackreq: Signal<Out, Bit>,
+    pub pk_se: Signal<Out, Bit>,
+    pub pk_va: Signal<Out, Bits<64>>,
+    pub pk_rkey: Signal<Out, Bits<32>>,
+    pub pk_dlen: Signal<Out, Bits<32>>,
+    pub pk_imm: Signal<Out, Bits<32>>,
+    pub pk_plen: Signal<Out, Bits<13>>,
+    pub pay: StreamSource<64, 8>,
+    // ---- completions ----
+    pub cqe_valid: Signal<Out, Bit>,
+    pub cqe_ready: Signal<In, Bit>,
+    pub cqe_cqn: Signal<Out, Bits<CQN_W>>,
+    pub cqe_wr_id: Signal<Out, Bits<64>>,
+    pub cqe_qpn: Signal<Out, Bits<24>>,
+    pub cqe_src_qp: Signal<Out, Bits<24>>,
+    pub cqe_wqe_index: Signal<Out, Bits<16>>,
+    pub cqe_vendor: Signal<Out, Bits<8>>,
+    pub cqe_status: Signal<Out, Bits<8>>,
+    pub cqe_opcode: Signal<Out, Bits<8>>,
+    // ---- QP to ERR ----
+    pub qerr_valid: Signal<Out, Bit>,
+    pub qerr_ready: Signal<In, Bit>,
+    pub qerr_qpn: Signal<Out, Bits<QA>>,
+    pub qerr_status: Signal<Out, Bits<8>>,
+    pub qerr_vendor: Signal<Out, Bits<8>>,
+    // ---- counters (32-bit, wrapping) ----
+    pub cnt_packets: Signal<Out, Bits<32>>,
+    pub cnt_messages: Signal<Out, Bits<32>>,
+    pub cnt_acks: Signal<Out, Bits<32>>,
+    pub cnt_naks: Signal<Out, Bits<32>>,
+    pub cnt_resent: Signal<Out, Bits<32>>,
+    pub cnt_errors: Signal<Out, Bits<32>>,
+
+    packer: StreamPacker,
+    /// kind of each DMA read in flight, in order: bit 0 payload (else a descriptor), bit 1 the
+    /// piece ends its packet
+    kinds: RegFifo<2, 16, 5>,
+    // per-QP state
+    ram_pi: RAM<Bits<16>, QA>,
+    ram_ci: RAM<Bits<16>, QA>,
+    ram_psn: RAM<Bits<24>, QA>,
+    ram_spsn: RAM<Bits<24>, QA>,
+    ram_lpsn: RAM<Bits<24>, QA>,
+    ram_flags: RAM<Bits<8>, QA>,
+    ram_wrid_hi: RAM<Bits<32>, QA>,
+    ram_wrid_lo: RAM<Bits<32>, QA>,
+    ram_op: RAM<Bits<8>, QA>,
+    /// the work ring: QPs with WQEs to send or flush, each at most once
+    ram_work: RAM<Bits<QA>, QA>,
+    w_head: DFF<Bits<16>>,
+    w_tail: DFF<Bits<16>>,
+
+    state: DFF<ReqState>,
+    r_job: DFF<Bits<2>>,
+    r_qpn: DFF<Bits<QA>>,
+    r_evkind: DFF<Bits<2>>,
+    r_evval: DFF<Bits<16>>,
+    r_apsn: DFF<Bits<24>>,
+    r_asyn: DFF<Bits<8>>,
+    // QP context
+    q_state: DFF<Bits<ST_W>>,
+    q_pd: DFF<Bits<24>>,
+    q_dest: DFF<Bits<24>>,
+    q_pmtu: DFF<Bits<PMTU_W>>,
+    q_sqpsn: DFF<Bits<24>>,
+    q_base: DFF<Bits<64>>,
+    q_log2e: DFF<Bits<LOG2E_W>>,
+    q_log2s: DFF<Bits<LOG2S_W>>,
+    q_cqn: DFF<Bits<CQN_W>>,
+    // the QP's requester state
+    s_pi: DFF<Bits<16>>,
+    s_ci: DFF<Bits<16>>,
+    s_psn: DFF<Bits<24>>,
+    s_spsn: DFF<Bits<24>>,
+    s_lpsn: DFF<Bits<24>>,
+    s_flags: DFF<Bits<8>>,
+    s_wrid: DFF<Bits<64>>,
+    s_op: DFF<Bits<8>>,
+    // descriptor beats (WQE header or SGE)
+    d0: DFF<Bits<64>>,
+    d1: DFF<Bits<64>>,
+    d2: DFF<Bits<64>>,
+    d3: DFF<Bits<64>>,
+    d_cnt: DFF<Bits<4>>,
+    d_done: DFF<Bit>,
+    // the WQE being sent
+    r_flush: DFF<Bit>,
+    w_op: DFF<Bits<8>>,
+    w_flags: DFF<Bits<8>>,
+    w_nsge: DFF<Bits<8>>,
+    w_len: DFF<Bits<32>>,
+    w_imm: DFF<Bits<32>>,
+    w_rkey: DFF<Bits<32>>,
+    w_va: DFF<Bits<64>>,
+    w_wrid: DFF<Bits<64>>,
+    w_slot: DFF<Bits<64>>,
+    r_pass2: DFF<Bit>,
+    r_k: DFF<Bits<8>>,
+    r_sum: DFF<Bits<40>>,
+    // current SGE
+    g_addr: DFF<Bits<64>>,
+    g_len: DFF<Bits<32>>,
+    g_lkey: DFF<Bits<32>>,
+    g_iova: DFF<Bits<64>>,
+    g_rem: DFF<Bits<32>>,
+    // segmentation
+    m_rem: DFF<Bits<32>>,
+    m_first: DFF<Bit>,
+    p_rem: DFF<Bits<13>>,
+    p_last: DFF<Bit>,
+    // completion to write
+    c_status: DFF<Bits<8>>,
+    c_vendor: DFF<Bits<8>>,
+    c_wrid: DFF<Bits<64>>,
+    c_op: DFF<Bits<8>>,
+    c_index: DFF<Bits<16>>,
+    c_err: DFF<Bit>,
+    // counters
+    n_packets: DFF<Bits<32>>,
+    n_messages: DFF<Bits<32>>,
+    n_acks: DFF<Bits<32>>,
+    n_naks: DFF<Bits<32>>,
+    n_resent: DFF<Bits<32>>,
+    n_errors: DFF<Bits<32>>,
+
+    /// 2^QA: ACKs for QPNs at or above it are dropped
+    c_nqp: Constant<Bits<24>>,
+    c_st: [Constant<Bits<8>>; 8],
+    c_vend: [Constant<Bits<8>>; 6],
+
+    // ---- locals ----
+    is_pay: Signal<Local, Bit>,
+    rsp_fire: Signal<Local, Bit>,
+    rd_fire: Signal<Local, Bit>,
+    ring_mask: Signal<Local, Bits<16>>,
+    slot_addr: Signal<Local, Bits<64>>,
+    exp_owner: Signal<Local, Bit>,
+    sge_cap: Signal<Local, Bits<16>>,
+    x_len: Signal<Local, Bits<32>>,
+    x_wrid: Signal<Local, Bits<64>>,
+    x_rkey: Signal<Local, Bits<32>>,
+    x_va: Signal<Local, Bits<64>>,
+    x_saddr: Signal<Local, Bits<64>>,
+    x_slen: Signal<Local, Bits<32>>,
+    x_lkey: Signal<Local, Bits<32>>,
+    cqe_op: Signal<Local, Bits<8>>,
+    pmtu: Signal<Local, Bits<13>>,
+    plen: Signal<Local, Bits<13>>,
+    plen32: Signal<Local, Bits<32>>,
+    is_last: Signal<Local, Bit>,
+    opc: Signal<Local, Bits<8>>,
+    chunk: Signal<Local, Bits<32>>,
+    p_rem32: Signal<Local, Bits<32>>,
+    queued: Signal<Local, Bit>,
+    outstanding: Signal<Local, Bit>,
+    signaled: Signal<Local, Bit>,
+    qp_err: Signal<Local, Bit>,
+    covered: Signal<Local, Bit>,
+    apsn_d: Signal<Local, Bits<24>>,
+    ci_pass: Signal<Local, Bits<16>>,
+    c_one16: Constant<Bits<16>>,
+    c_128: Constant<Bits<13>>,
+    zf_n: Signal<Local, Bits<4>>,
+    c_keep: [Constant<Bits<8>>; 9],
+    c_cnt: [Constant<Bits<4>>; 9],
+}
+
+impl<const QA: usize> Default for RcRequester<QA> {
+    fn default() -> Self {
+        assert!((1..=16).contains(&QA), "RcRequester: QA must be 1..=16");
+        fn zram<T: Synth + Default, const A: usize>() -> RAM<T, A> {
+            RAM::from((0..(1usize << A)).map(|_| T::default()))
+        }
+        let st = [
+            WcStatus::Success,
+            WcStatus::LocLenErr,
+            WcStatus::LocQpOpErr,
+            WcStatus::LocProtErr,
+            WcStatus::WrFlushErr,
+            WcStatus::RemInvReqErr,
+            WcStatus::RemAccessErr,
+            WcStatus::RemOpErr,
+        ];
+        let vend = [
+            vendor_err::NONE,
+            vendor_err::WQE_OWNER,
+            vendor_err::WQE_OPCODE,
+            vendor_err::WQE_SGE_COUNT,
+            vendor_err::WQE_LENGTH,
+            vendor_err::LKEY,
+        ];
+        RcRequester {
+            clock: Default::default(),
+            ev_valid: Default::default(),
+            ev_ready: Default::default(),
+            ev_kind: Default::default(),
+            ev_qpn: Default::default(),
+            ev_value: Default::default(),
+            ack_valid: Default::default(),
+            ack_ready: Default::default(),
+            ack_qpn: Default::default(),
+            ack_psn: Default::default(),
+            ack_syndrome: Default::default(),
+            qpc_rd_valid: Default::default(),
+            qpc_rd_ready: Default::default(),
+            qpc_rd_qpn: Default::default(),
+            qpc_valid: Default::default(),
+            qpc_state: Default::default(),
+            qpc_pd: Default::default(),
+            qpc_dest_qpn: Default::default(),
+            qpc_pmtu: Default::default(),
+            qpc_sq_psn: Default::default(),
+            qpc_sq_base: Default::default(),
+            qpc_sq_log2_entries: Default::default(),
+            qpc_sq_log2_stride: Default::default(),
+            qpc_send_cqn: Default::default(),
+            mr_req_valid: Default::default(),
+            mr_req_ready: Default::default(),
+            mr_req_key: Default::default(),
+            mr_req_pd: Default::default(),
+            mr_req_va: Default::default(),
+            mr_req_len: Default::default(),
+            mr_resp_valid: Default::default(),
+            mr_resp_ok: Default::default(),
+            mr_resp_addr: Default::default(),
+            dma_rd: Default::default(),
+            pk_valid: Default::default(),
+            pk_ready: Default::default(),
+            pk_qpn: Default::default(),
+            pk_dest_qpn: Default::default(),
+            pk_opcode: Default::default(),
+            pk_psn: Default::default(),
+            pk_ackreq: Default::default(),
+            pk_se: Default::default(),
+            pk_va: Default::default(),
+            pk_rkey: Default::default(),
+            pk_dlen: Default::default(),
+            pk_imm: Default::default(),
+            pk_plen: Default::default(),
+            pay: Default::default(),
+            cqe_valid: Default::default(),
+            cqe_ready: Default::default(),
+            cqe_cqn: Default::default(),
+            cqe_wr_id: Default::default(),
+            cqe_qpn: Default::default(),
+            cqe_src_qp: Default::default(),
+            cqe_wqe_index: Default::default(),
+            cqe_vendor: Default::default(),
+            cqe_status: Default::default(),
+            cqe_opcode: Default::default(),
+            qerr_valid: Default::default(),
+            qerr_ready: Default::default(),
+            qerr_qpn: Default::default(),
+            qerr_status: Default::default(),
+            qerr_vendor: Default::default(),
+            cnt_packets: Default::default(),
+            cnt_messages: Default::default(),
+            cnt_acks: Default::default(),
+            cnt_naks: Default::default(),
+            cnt_resent: Default::default(),
+            cnt_errors: Default::default(),
+            packer: Default::default(),
+            kinds: Default::default(),
+            ram_pi: zram(),
+            ram_ci: zram(),
+            ram_psn: zram(),
+            ram_spsn: zram(),
+            ram_lpsn: zram(),
+            ram_flags: zram(),
+            ram_wrid_hi: zram(),
+            ram_wrid_lo: zram(),
+            ram_op: zram(),
+            ram_work: zram(),
+            w_head: Default::default(),
+            w_tail: Default::default(),
+            state: Default::default(),
+            r_job: Default::default(),
+            r_qpn: Default::default(),
+            r_evkind: Default::default(),
+            r_evval: Default::default(),
+            r_apsn: Default::default(),
+            r_asyn: Default::default(),
+            q_state: Default::default(),
+            q_pd: Default::default(),
+            q_dest: Default::default(),
+            q_pmtu: Default::default(),
+            q_sqpsn: Default::default(),
+            q_base: Default::default(),
+            q_log2e: Default::default(),
+            q_log2s: Default::default(),
+            q_cqn: Default::default(),
+            s_pi: Default::default(),
+            s_ci: Default::default(),
+            s_psn: Default::default(),
+            s_spsn: Default::default(),
+            s_lpsn: Default::default(),
+            s_flags: Default::default(),
+            s_wrid: Default::default(),
+            s_op: Default::default(),
+            d0: Default::default(),
+            d1: Default::default(),
+            d2: Default::default(),
+            d3: Default::default(),
+            d_cnt: Default::default(),
+            d_done: Default::default(),
+            r_flush: Default::default(),
+            w_op: Default::default(),
+            w_flags: Default::default(),
+            w_nsge: Default::default(),
+            w_len: Default::default(),
+            w_imm: Default::default(),
+            w_rkey: Default::default(),
+            w_va: Default::default(),
+            w_wrid: Default::default(),
+            w_slot: Default::default(),
+            r_pass2: Default::default(),
+            r_k: Default::default(),
+            r_sum: Default::default(),
+            g_addr: Default::default(),
+            g_len: Default::default(),
+            g_lkey: Default::default(),
+            g_iova: Default::default(),
+            g_rem: Default::default(),
+            m_rem: Default::default(),
+            m_first: Default::default(),
+            p_rem: Default::default(),
+            p_last: Default::default(),
+            c_status: Default::default(),
+            c_vendor: Default::default(),
+            c_wrid: Default::default(),
+            c_op: Default::default(),
+            c_index: Default::default(),
+            c_err: Default::default(),
+            n_packets: Default::default(),
+            n_messages: Default::default(),
+            n_acks: Default::default(),
+            n_naks: Default::default(),
+            n_resent: Default::default(),
+            n_errors: Default::default(),
+            c_nqp: Constant::new((1u64 << QA).into()),
+            c_st: core::array::from_fn(|i| Constant::new((st[i] as u64).into())),
+            c_vend: core::array::from_fn(|i| Constant::new((vend[i] as u64).into())),
+            is_pay: Default::default(),
+            rsp_fire: Default::default(),
+            rd_fire: Default::default(),
+            ring_mask: Default::default(),
+            slot_addr: Default::default(),
+            exp_owner: Default::default(),
+            sge_cap: Default::default(),
+            x_len: Default::default(),
+            x_wrid: Default::default(),
+            x_rkey: Default::default(),
+            x_va: Default::default(),
+            x_saddr: Default::default(),
+            x_slen: Default::default(),
+            x_lkey: Default::default(),
+            cqe_op: Default::default(),
+            pmtu: Default::default(),
+            plen: Default::default(),
+            plen32: Default::default(),
+            is_last: Default::default(),
+            opc: Default::default(),
+            chunk: Default::default(),
+            p_rem32: Default::default(),
+            queued: Default::default(),
+            outstanding: Default::default(),
+            signaled: Default::default(),
+            qp_err: Default::default(),
+            covered: Default::default(),
+            apsn_d: Default::default(),
+            ci_pass: Default::default(),
+            c_one16: Constant::new(1u64.into()),
+            c_128: Constant::new(128u64.into()),
+            zf_n: Default::default(),
+            c_keep: core::array::from_fn(|k| Constant::new(((0xFF00u64 >> k) & 0xFF).into())),
+            c_cnt: core::array::from_fn(|k| Constant::new((k as u64).into())),
+        }
+    }
+}
+
+impl<const QA: usize> Logic for RcRequester<QA> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, packer, kinds);
+        dff_setup!(
+            self, clock, w_head, w_tail, state, r_job, r_qpn, r_evkind, r_evval, r_apsn, r_asyn,
+            q_state, q_pd, q_dest, q_pmtu, q_sqpsn, q_base, q_log2e, q_log2s, q_cqn, s_pi, s_ci,
+            s_psn, s_spsn, s_lpsn, s_flags, s_wrid, s_op, d0, d1, d2, d3, d_cnt, d_done, r_flush,
+            w_op, w_flags, w_nsge, w_len, w_imm, w_rkey, w_va, w_wrid, w_slot, r_pass2, r_k, r_sum,
+            g_addr, g_len, g_lkey, g_iova, g_rem, m_rem, m_first, p_rem, p_last, c_status,
+            c_vendor, c_wrid, c_op, c_index, c_err, n_packets, n_messages, n_acks, n_naks,
+            n_resent, n_errors
+        );
+        self.ram_pi.read_clock.next = self.clock.val();
+        self.ram_pi.write_clock.next = self.clock.val();
+        self.ram_ci.read_clock.next = self.clock.val();
+        self.ram_ci.write_clock.next = self.clock.val();
+        self.ram_psn.read_clock.next = self.clock.val();
+        self.ram_psn.write_clock.next = self.clock.val();
+        self.ram_spsn.read_clock.next = self.clock.val();
+        self.ram_spsn.write_clock.next = self.clock.val();
+        self.ram_lpsn.read_clock.next = self.clock.val();
+        self.ram_lpsn.write_clock.next = self.clock.val();
+        self.ram_flags.read_clock.next = self.clock.val();
+        self.ram_flags.write_clock.next = self.clock.val();
+        self.ram_wrid_hi.read_clock.next = self.clock.val();
+        self.ram_wrid_hi.write_clock.next = self.clock.val();
+        self.ram_wrid_lo.read_clock.next = self.clock.val();
+        self.ram_wrid_lo.write_clock.next = self.clock.val();
+        self.ram_op.read_clock.next = self.clock.val();
+        self.ram_op.write_clock.next = self.clock.val();
+        self.ram_work.read_clock.next = self.clock.val();
+        self.ram_work.write_clock.next = self.clock.val();
+
+        // ================= defaults ==========================================================
+        self.ev_ready.next = false;
+        self.ack_ready.next = false;
+        self.qpc_rd_valid.next = false;
+        self.qpc_rd_qpn.next = self.r_qpn.q.val();
+        self.mr_req_valid.next = false;
+        self.mr_req_key.next = self.g_lkey.q.val();
+        self.mr_req_pd.next = self.q_pd.q.val();
+        self.mr_req_va.next = self.g_addr.q.val();
+        self.mr_req_len.next = bit_cast::<64, 32>(self.g_len.q.val());
+        self.dma_rd.req_valid.next = false;
+        self.dma_rd.req_addr.next = self.g_iova.q.val();
+        self.dma_rd.req_len.next = 16.into();
+        self.dma_rd.req_tag.next = 0.into();
+        self.kinds.push.next = false;
+        self.kinds.din.next = 0.into();
+        self.pk_valid.next = false;
+        self.pk_qpn.next = self.r_qpn.q.val();
+        self.pk_dest_qpn.next = self.q_dest.q.val();
+        self.pk_psn.next = self.s_psn.q.val();
+        self.pk_se.next = false;
+        self.pk_va.next = self.w_va.q.val();
+        self.pk_rkey.next = self.w_rkey.q.val();
+        self.pk_dlen.next = self.w_len.q.val();
+        self.pk_imm.next = self.w_imm.q.val();
+        self.cqe_valid.next = false;
+        self.cqe_cqn.next = self.q_cqn.q.val();
+        self.cqe_wr_id.next = self.c_wrid.q.val();
+        self.cqe_qpn.next = bit_cast::<24, QA>(self.r_qpn.q.val());
+        self.cqe_src_qp.next = self.q_dest.q.val();
+        self.cqe_wqe_index.next = self.c_index.q.val();
+        self.cqe_vendor.next = self.c_vendor.q.val();
+        self.cqe_status.next = self.c_status.q.val();
+        self.cqe_opcode.next = self.c_op.q.val();
+        self.qerr_valid.next = false;
+        self.qerr_qpn.next = self.r_qpn.q.val();
+        self.qerr_status.next = self.c_status.q.val();
+        self.qerr_vendor.next = self.c_vendor.q.val();
+        self.cnt_packets.next = self.n_packets.q.val();
+        self.cnt_messages.next = self.n_messages.q.val();
+        self.cnt_acks.next = self.n_acks.q.val();
+        self.cnt_naks.next = self.n_naks.q.val();
+        self.cnt_resent.next = self.n_resent.q.val();
+        self.cnt_errors.next = self.n_errors.q.val();
+        // per-QP RAMs: read and written at the job's QP
+        self.ram_pi.read_address.next = self.r_qpn.q.val();
+        self.ram_ci.read_address.next = self.r_qpn.q.val();
+        self.ram_psn.read_address.next = self.r_qpn.q.val();
+        self.ram_spsn.read_address.next = self.r_qpn.q.val();
+        self.ram_lpsn.read_address.next = self.r_qpn.q.val();
+        self.ram_flags.read_address.next = self.r_qpn.q.val();
+        self.ram_wrid_hi.read_address.next = self.r_qpn.q.val();
+        self.ram_wrid_lo.read_address.next = self.r_qpn.q.val();
+        self.ram_op.read_address.next = self.r_qpn.q.val();
+        self.ram_pi.write_address.next = self.r_qpn.q.val();
+        self.ram_ci.write_address.next = self.r_qpn.q.val();
+        self.ram_psn.write_address.next = self.r_qpn.q.val();
+        self.ram_spsn.write_address.next = self.r_qpn.q.val();
+        self.ram_lpsn.write_address.next = self.r_qpn.q.val();
+        self.ram_flags.write_address.next = self.r_qpn.q.val();
+        self.ram_wrid_hi.write_address.next = self.r_qpn.q.val();
+        self.ram_wrid_lo.write_address.next = self.r_qpn.q.val();
+        self.ram_op.write_address.next = self.r_qpn.q.val();
+        self.ram_pi.write_data.next = self.s_pi.q.val();
+        self.ram_ci.write_data.next = self.s_ci.q.val();
+        self.ram_psn.write_data.next = self.s_psn.q.val();
+        self.ram_spsn.write_data.next = self.s_spsn.q.val();
+        self.ram_lpsn.write_data.next = self.s_lpsn.q.val();
+        self.ram_flags.write_data.next = self.s_flags.q.val();
+        self.ram_wrid_hi.write_data.next = self.s_wrid.q.val().get_bits::<32>(32);
+        self.ram_wrid_lo.write_data.next = self.s_wrid.q.val().get_bits::<32>(0);
+        self.ram_op.write_data.next = self.s_op.q.val();
+        self.ram_pi.write_enable.next = false;
+        self.ram_ci.write_enable.next = false;
+        self.ram_psn.write_enable.next = false;
+        self.ram_spsn.write_enable.next = false;
+        self.ram_lpsn.write_enable.next = false;
+        self.ram_flags.write_enable.next = false;
+        self.ram_wrid_hi.write_enable.next = false;
+        self.ram_wrid_lo.write_enable.next = false;
+        self.ram_op.write_enable.next = false;
+        self.ram_work.read_address.next = self.w_head.q.val().get_bits::<QA>(0);
+        self.ram_work.write_address.next = self.w_tail.q.val().get_bits::<QA>(0);
+        self.ram_work.write_data.next = self.r_qpn.q.val();
+        self.ram_work.write_enable.next = false;
+
+        // ================= read responses: descriptors here, payload to the packer ===========
+        self.is_pay.next = self.kinds.valid.val() & self.kinds.dout.val().get_bit(0);
+        self.packer.inp.valid.next = self.dma_rd.rsp.valid.val() & self.is_pay.val();
+        self.packer.inp.data.next = self.dma_rd.rsp.data.val();
+        self.packer.inp.keep.next = self.dma_rd.rsp.keep.val();
+        self.packer.inp.last.next = self.dma_rd.rsp.last.val();
+        self.packer.inp_eop.next = self.kinds.dout.val().get_bit(1);
+        self.dma_rd.rsp.ready.next = self.kinds.valid.val();
+        if self.is_pay.val() {
+            self.dma_rd.rsp.ready.next = self.packer.inp.ready.val();
+        }
+        self.rsp_fire.next = self.dma_rd.rsp.valid.val() & self.dma_rd.rsp.ready.val();
+        self.kinds.pop.next = self.rsp_fire.val() & self.dma_rd.rsp.last.val();
+        self.kinds.flush.next = false;
+        if self.rsp_fire.val() & !self.is_pay.val() {
+            if self.d_cnt.q.val() == 0 {
+                self.d0.d.next = self.dma_rd.rsp.data.val();
+            }
+            if self.d_cnt.q.val() == 1 {
+                self.d1.d.next = self.dma_rd.rsp.data.val();
+            }
+            if self.d_cnt.q.val() == 2 {
+                self.d2.d.next = self.dma_rd.rsp.data.val();
+            }
+            if self.d_cnt.q.val() == 3 {
+                self.d3.d.next = self.dma_rd.rsp.data.val();
+            }
+            self.d_cnt.d.next = self.d_cnt.q.val() + 1;
+            if self.dma_rd.rsp.last.val() {
+                self.d_cnt.d.next = 0.into();
+                self.d_done.d.next = true;
+            }
+        }
+        self.pay.valid.next = self.packer.out.valid.val();
+        self.pay.data.next = self.packer.out.data.val();
+        self.pay.keep.next = self.packer.out.keep.val();
+        self.pay.last.next = self.packer.out.last.val();
+        self.packer.out.ready.next = self.pay.ready.val();
+
+        // ================= decode ============================================================
+        // SQ slot of the consumer index: base + (ci mod 2^log2e) << log2s
+        self.ring_mask.next = (self.c_one16.val() << self.q_log2e.q.val()) - 1;
+        self.slot_addr.next = self.q_base.q.val()
+            + (bit_cast::<64, 16>(self.s_ci.q.val() & self.ring_mask.val())
+                << self.q_log2s.q.val());
+        // owner bit of index ci: 1 on even passes of the ring (ring::owner_for)
+        self.ci_pass.next = self.s_ci.q.val() >> self.q_log2e.q.val();
+        self.exp_owner.next = !self.ci_pass.val().get_bit(0);
+        // SGEs a slot holds: (2^log2s - 48) / 16
+        self.sge_cap.next = (self.c_one16.val() << (self.q_log2s.q.val() - 4)) - 3;
+        // little-endian WQE fields (the first byte is the beat's MSB)
+        // WQE header: length (bytes 4..8), wr_id (8..16), rkey (20..24), remote VA (24..32)
+        self.x_len.next = (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(0)) << 24)
+            | (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(8)) << 16)
+            | (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(16)) << 8)
+            | bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(24));
+        self.x_wrid.next = (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(0)) << 56)
+            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(8)) << 48)
+            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(16)) << 40)
+            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(24)) << 32)
+            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(32)) << 24)
+            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(40)) << 16)
+            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(48)) << 8)
+            | bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(56));
+        self.x_rkey.next = (bit_cast::<32, 8>(self.d2.q.val().get_bits::<8>(0)) << 24)
+            | (bit_cast::<32, 8>(self.d2.q.val().get_bits::<8>(8)) << 16)
+            | (bit_cast::<32, 8>(self.d2.q.val().get_bits::<8>(16)) << 8)
+            | bit_cast::<32, 8>(self.d2.q.val().get_bits::<8>(24));
+        self.x_va.next = (bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(0)) << 56)
+            | (bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(8)) << 48)
+            | (bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(16)) << 40)
+            | (bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(24)) << 32)
+            | (bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(32)) << 24)
+            | (bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(40)) << 16)
+            | (bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(48)) << 8)
+            | bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(56));
+        // SGE: address (bytes 0..8), length (8..12), lkey (12..16)
+        self.x_saddr.next = (bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(0)) << 56)
+            | (bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(8)) << 48)
+            | (bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(16)) << 40)
+            | (bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(24)) << 32)
+            | (bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(32)) << 24)
+            | (bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(40)) << 16)
+            | (bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(48)) << 8)
+            | bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(56));
+        self.x_slen.next = (bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(32)) << 24)
+            | (bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(40)) << 16)
+            | (bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(48)) << 8)
+            | bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(56));
+        self.x_lkey.next = (bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(0)) << 24)
+            | (bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(8)) << 16)
+            | (bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(16)) << 8)
+            | bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(24));
+        // completion opcode: SEND* -> 0 (Send), WRITE* -> 1 (RdmaWrite)
+        self.cqe_op.next = 0.into();
+        if !self.w_op.q.val().get_bit(1) {
+            self.cqe_op.next = 1.into();
+        }
+        // PMTU bytes: 256 << (pmtu - 1)
+        self.pmtu.next = self.c_128.val() << self.q_pmtu.q.val();
+        self.plen.next = self.pmtu.val();
+        if self.m_rem.q.val() < bit_cast::<32, 13>(self.pmtu.val()) {
+            self.plen.next = self.m_rem.q.val().get_bits::<13>(0);
+        }
+        self.plen32.next = bit_cast::<32, 13>(self.plen.val());
+        self.is_last.next = self.m_rem.q.val() == self.plen32.val();
+        // packet opcode: WRITE 6/7/8/9(imm)/10/11(imm), SEND 0/1/2/3(imm)/4/5(imm)
+        self.opc.next = 0.into();
+        if self.w_op.q.val().get_bit(1) {
+            // SEND, SEND_IMM
+            if self.m_first.q.val() & self.is_last.val() {
+                self.opc.next = 4.into();
+                if self.w_op.q.val().get_bit(0) {
+                    self.opc.next = 5.into();
+                }
+            } else if self.m_first.q.val() {
+                self.opc.next = 0.into();
+            } else if self.is_last.val() {
+                self.opc.next = 2.into();
+                if self.w_op.q.val().get_bit(0) {
+                    self.opc.next = 3.into();
+                }
+            } else {
+                self.opc.next = 1.into();
+            }
+        } else if self.m_first.q.val() & self.is_last.val() {
+            self.opc.next = 10.into();
+            if self.w_op.q.val().get_bit(0) {
+                self.opc.next = 11.into();
+            }
+        } else if self.m_first.q.val() {
+            self.opc.next = 6.into();
+        } else if self.is_last.val() {
+            self.opc.next = 8.into();
+            if self.w_op.q.val().get_bit(0) {
+                self.opc.next = 9.into();
+            }
+        } else {
+            self.opc.next = 7.into();
+        }
+        self.pk_opcode.next = self.opc.val();
+        self.pk_plen.next = self.plen.val();
+        self.pk_ackreq.next = self.is_last.val();
+        // gather piece: min(bytes left in the packet, bytes left in the SGE)
+        self.p_rem32.next = bit_cast::<32, 13>(self.p_rem.q.val());
+        self.chunk.next = self.g_rem.q.val();
+        if self.p_rem32.val() < self.g_rem.q.val() {
+            self.chunk.next = self.p_rem32.val();
+        }
+        // flags: bit 0 queued, 1 outstanding, 2 signaled, 3 err
+        self.queued.next = self.s_flags.q.val().get_bit(0);
+        self.outstanding.next = self.s_flags.q.val().get_bit(1);
+        self.signaled.next = self.s_flags.q.val().get_bit(2);
+        self.qp_err.next = self.s_flags.q.val().get_bit(3) | (self.q_state.q.val() == 6);
+        // an ACK covers the message when its PSN is at or after the last PSN (24-bit modular)
+        self.apsn_d.next = self.r_apsn.q.val() - self.s_lpsn.q.val();
+        self.covered.next = !self.apsn_d.val().get_bit(23);
+        // zero fill: bytes of the next beat
+        self.zf_n.next = 8.into();
+        if self.p_rem.q.val() < 8 {
+            self.zf_n.next = self.p_rem.q.val().get_bits::<4>(0);
+        }
+        self.rd_fire.next = false;
+
+        // ================= the job state machine =============================================
+        match self.state.q.val() {
+            ReqState::Idle => {
+                if self.ack_valid.val() {
+                    self.ack_ready.next = true;
+                    self.r_job.d.next = 2.into();
+                    self.r_qpn.d.next = self.ack_qpn.val().get_bits::<QA>(0);
+                    self.r_apsn.d.next = self.ack_psn.val();
+                    self.r_asyn.d.next = self.ack_syndrome.val();
+                    self.n_acks.d.next = self.n_acks.q.val() + 1;
+                    // an ACK for a QPN outside the table is dropped
+                    if self.ack_qpn.val() < self.c_nqp.val() {
+                        self.state.d.next = ReqState::QRd;
+                    }
+                } else if self.ev_valid.val() {
+                    self.ev_ready.next = true;
+                    self.r_job.d.next = 0.into();
+                    self.r_qpn.d.next = self.ev_qpn.val();
+                    self.r_evkind.d.next = self.ev_kind.val();
+                    self.r_evval.d.next = self.ev_value.val();
+                    self.state.d.next = ReqState::QRd;
+                } else if self.w_head.q.val() != self.w_tail.q.val() {
+                    self.state.d.next = ReqState::PopWait;
+                }
+            }
+            ReqState::PopWait => {
+                self.state.d.next = ReqState::Pop;
+            }
+            ReqState::Pop => {
+                self.r_job.d.next = 1.into();
+                self.r_qpn.d.next = self.ram_work.read_data.val();
+                self.w_head.d.next = self.w_head.q.val() + 1;
+                self.state.d.next = ReqState::QRd;
+            }
+            ReqState::QRd => {
+                self.qpc_rd_valid.next = true;
+                if self.qpc_rd_ready.val() {
+                    self.state.d.next = ReqState::QWait;
+                }
+            }
+            ReqState::QWait => {
+                if self.qpc_valid.val() {
+                    self.q_state.d.next = self.qpc_state.val();
+                    self.q_pd.d.next = self.qpc_pd.val();
+                    self.q_dest.d.next = self.qpc_dest_qpn.val();
+                    self.q_pmtu.d.next = self.qpc_pmtu.val();
+                    self.q_sqpsn.d.next = self.qpc_sq_psn.val();
+                    self.q_base.d.next = self.qpc_sq_base.val();
+                    self.q_log2e.d.next = self.qpc_sq_log2_entries.val();
+                    self.q_log2s.d.next = self.qpc_sq_log2_stride.val();
+                    self.q_cqn.d.next = self.qpc_send_cqn.val();
+                    self.state.d.next = ReqState::QLatch;
+                }
+            }
+            ReqState::QLatch => {
+                // the RAMs were read at r_qpn (stable since the job started)
+                self.s_pi.d.next = self.ram_pi.read_data.val();
+                self.s_ci.d.next = self.ram_ci.read_data.val();
+                self.s_psn.d.next = self.ram_psn.read_data.val();
+                self.s_spsn.d.next = self.ram_spsn.read_data.val();
+                self.s_lpsn.d.next = self.ram_lpsn.read_data.val();
+                self.s_flags.d.next = self.ram_flags.read_data.val();
+                self.s_wrid.d.next = (bit_cast::<64, 32>(self.ram_wrid_hi.read_data.val()) << 32)
+                    | bit_cast::<64, 32>(self.ram_wrid_lo.read_data.val());
+                self.s_op.d.next = self.ram_op.read_data.val();
+                self.state.d.next = ReqState::Dispatch;
+            }
+            ReqState::Dispatch => {
+                self.state.d.next = ReqState::EvApply;
+                if self.r_job.q.val() == 1 {
+                    self.state.d.next = ReqState::SqStart;
+                }
+                if self.r_job.q.val() == 2 {
+                    self.state.d.next = ReqState::AckApply;
+                }
+            }
+            ReqState::EvApply => {
+                self.state.d.next = ReqState::Requeue;
+                if self.r_evkind.q.val() == 0 {
+                    // SQ doorbell: the new producer index
+                    self.s_pi.d.next = self.r_evval.q.val();
+                } else if self.r_evkind.q.val() == 2 {
+                    // MODIFY: RESET->INIT and ->RESET start the SQ from index 0; RTR->RTS
+                    // takes the initial PSN; ->ERR flushes what is posted (Requeue)
+                    if (self.r_evval.q.val().get_bits::<3>(0) == 0)
+                        | ((self.r_evval.q.val().get_bits::<3>(0) == 1)
+                            & (self.r_evval.q.val().get_bits::<3>(4) == 0))
+                    {
+                        self.s_pi.d.next = 0.into();
+                        self.s_ci.d.next = 0.into();
+                        self.s_flags.d.next = self.s_flags.q.val() & 1;
+                    }
+                    if (self.r_evval.q.val().get_bits::<3>(0) == 3)
+                        & (self.r_evval.q.val().get_bits::<3>(4) == 2)
+                    {
+                        self.s_psn.d.next = self.q_sqpsn.q.val();
+                    }
+                }
+            }
+            ReqState::SqStart => {
+                // taken off the work ring
+                self.s_flags.d.next = self.s_flags.q.val() & 0xFE;
+                self.state.d.next = ReqState::Writeback;
+                if !self.outstanding.val() & (self.s_pi.q.val() != self.s_ci.q.val()) {
+                    if self.qp_err.val() {
+                        self.r_flush.d.next = true;
+                        self.state.d.next = ReqState::WqeReq;
+                    } else if self.q_state.q.val() == 3 {
+                        self.r_flush.d.next = false;
+                        self.state.d.next = ReqState::WqeReq;
+                    }
+                }
+            }
+            ReqState::WqeReq => {
+                self.dma_rd.req_valid.next = !self.kinds.full.val();
+                self.dma_rd.req_addr.next = self.slot_addr.val();
+                self.dma_rd.req_len.next = 48.into();
+                self.rd_fire.next = self.dma_rd.req_valid.val() & self.dma_rd.req_ready.val();
+                if self.rd_fire.val() {
+                    self.kinds.push.next = true;
+                    self.kinds.din.next = 0.into();
+                    self.w_slot.d.next = self.slot_addr.val();
+                    self.state.d.next = ReqState::WqeWait;
+                }
+            }
+            ReqState::WqeWait => {
+                if self.d_done.q.val() {
+                    self.d_done.d.next = false;
+                    self.state.d.next = ReqState::WqeCheck;
+                }
+            }
+            ReqState::WqeCheck => {
+                self.w_op.d.next = self.d0.q.val().get_bits::<8>(48);
+                self.w_flags.d.next = self.d0.q.val().get_bits::<8>(40);
+                self.w_nsge.d.next = self.d0.q.val().get_bits::<8>(32);
+                self.w_len.d.next = self.x_len.val();
+                self.w_wrid.d.next = self.x_wrid.val();
+                self.w_imm.d.next = self.d2.q.val().get_bits::<32>(32);
+                self.w_rkey.d.next = self.x_rkey.val();
+                self.w_va.d.next = self.x_va.val();
+                // a completion for this WQE, if it ends here
+                self.c_wrid.d.next = self.x_wrid.val();
+                self.c_op.d.next = 0.into();
+                if !self.d0.q.val().get_bit(49) {
+                    self.c_op.d.next = 1.into();
+                }
+                self.c_index.d.next = self.s_ci.q.val();
+                self.c_vendor.d.next = self.c_vend[0].val();
+                self.c_err.d.next = true;
+                self.state.d.next = ReqState::Qerr;
+                if self.r_flush.q.val() {
+                    // QP in ERR: flushed, no QP error to report again
+                    self.c_status.d.next = self.c_st[4].val();
+                    self.c_err.d.next = false;
+                    self.s_ci.d.next = self.s_ci.q.val() + 1;
+                    self.state.d.next = ReqState::Cqe;
+                } else if self.d0.q.val().get_bit(56) != self.exp_owner.val() {
+                    self.c_status.d.next = self.c_st[2].val();
+                    self.c_vendor.d.next = self.c_vend[1].val();
+                } else if (self.d0.q.val().get_bits::<8>(48) > 3)
+                    | (self.d0.q.val().get_bits::<8>(40) > 7)
+                {
+                    // opcodes beyond SEND_IMM (READ, atomics: the RC issue) and INLINE or
+                    // undefined flags
+                    self.c_status.d.next = self.c_st[2].val();
+                    self.c_vendor.d.next = self.c_vend[2].val();
+                } else if bit_cast::<16, 8>(self.d0.q.val().get_bits::<8>(32)) > self.sge_cap.val()
+                {
+                    self.c_status.d.next = self.c_st[2].val();
+                    self.c_vendor.d.next = self.c_vend[3].val();
+                } else if self.x_len.val().get_bit(31) & (self.x_len.val().get_bits::<31>(0) != 0) {
+                    self.c_status.d.next = self.c_st[1].val();
+                    self.c_vendor.d.next = self.c_vend[4].val();
+                } else {
+                    // pass 1: check every SGE and add up their lengths
+                    self.r_pass2.d.next = false;
+                    self.r_k.d.next = 0.into();
+                    self.r_sum.d.next = 0.into();
+                    self.state.d.next = ReqState::SgeNext;
+                }
+            }
+            ReqState::SgeNext => {
+                if self.r_k.q.val() == self.w_nsge.q.val() {
+                    if bit_cast::<40, 32>(self.w_len.q.val()) == self.r_sum.q.val() {
+                        // pass 2: segment
+                        self.r_pass2.d.next = true;
+                        self.r_k.d.next = 0.into();
+                        self.g_rem.d.next = 0.into();
+                        self.m_rem.d.next = self.w_len.q.val();
+                        self.m_first.d.next = true;
+                        self.s_spsn.d.next = self.s_psn.q.val();
+                        self.state.d.next = ReqState::PktHdr;
+                    } else {
+                        self.c_status.d.next = self.c_st[1].val();
+                        self.c_vendor.d.next = self.c_vend[4].val();
+                        self.state.d.next = ReqState::Qerr;
+                    }
+                } else {
+                    self.state.d.next = ReqState::SgeReq;
+                }
+            }
+            ReqState::SgeReq => {
+                self.dma_rd.req_valid.next = !self.kinds.full.val();
+                self.dma_rd.req_addr.next =
+                    self.w_slot.q.val() + 48 + (bit_cast::<64, 8>(self.r_k.q.val()) << 4);
+                self.dma_rd.req_len.next = 16.into();
+                self.rd_fire.next = self.dma_rd.req_valid.val() & self.dma_rd.req_ready.val();
+                if self.rd_fire.val() {
+                    self.kinds.push.next = true;
+                    self.kinds.din.next = 0.into();
+                    self.state.d.next = ReqState::SgeWait;
+                }
+            }
+            ReqState::SgeWait => {
+                if self.d_done.q.val() {
+                    self.d_done.d.next = false;
+                    self.g_addr.d.next = self.x_saddr.val();
+                    self.g_len.d.next = self.x_slen.val();
+                    self.g_lkey.d.next = self.x_lkey.val();
+                    self.state.d.next = ReqState::SgeMr;
+                }
+            }
+            ReqState::SgeMr => {
+                if self.g_len.q.val() == 0 {
+                    // an empty SGE: nothing to check or read
+                    self.r_k.d.next = self.r_k.q.val() + 1;
+                    self.g_rem.d.next = 0.into();
+                    self.state.d.next = ReqState::SgeNext;
+                    if self.r_pass2.q.val() {
+                        self.state.d.next = ReqState::Gather;
+                    }
+                } else {
+                    self.mr_req_valid.next = true;
+                    if self.mr_req_ready.val() {
+                        self.state.d.next = ReqState::SgeMrWait;
+                    }
+                }
+            }
+            ReqState::SgeMrWait => {
+                if self.mr_resp_valid.val() {
+                    if self.mr_resp_ok.val() {
+                        self.g_iova.d.next = self.mr_resp_addr.val();
+                        self.g_rem.d.next = self.g_len.q.val();
+                        self.r_sum.d.next =
+                            self.r_sum.q.val() + bit_cast::<40, 32>(self.g_len.q.val());
+                        self.r_k.d.next = self.r_k.q.val() + 1;
+                        self.state.d.next = ReqState::SgeNext;
+                        if self.r_pass2.q.val() {
+                            self.state.d.next = ReqState::Gather;
+                        }
+                    } else {
+                        self.c_status.d.next = self.c_st[3].val();
+                        self.c_vendor.d.next = self.c_vend[5].val();
+                        self.state.d.next = ReqState::Qerr;
+                        if self.r_pass2.q.val() {
+                            // the MR went away between the passes: finish the packet whose
+                            // header is out with zeros, then fail the WQE
+                            self.state.d.next = ReqState::ZeroFill;
+                        }
+                    }
+                }
+            }
+            ReqState::PktHdr => {
+                self.pk_valid.next = true;
+                self.pk_se.next = self.is_last.val() & self.w_flags.q.val().get_bit(1);
+                if self.pk_ready.val() {
+                    self.p_rem.d.next = self.plen.val();
+                    self.p_last.d.next = self.is_last.val();
+                    self.m_rem.d.next = self.m_rem.q.val() - self.plen32.val();
+                    self.m_first.d.next = false;
+                    self.s_lpsn.d.next = self.s_psn.q.val();
+                    self.s_psn.d.next = self.s_psn.q.val() + 1;
+                    self.n_packets.d.next = self.n_packets.q.val() + 1;
+                    self.state.d.next = ReqState::PktDone;
+                    if self.plen.val() != 0 {
+                        self.state.d.next = ReqState::Gather;
+                    }
+                }
+            }
+            ReqState::Gather => {
+                if self.p_rem.q.val() == 0 {
+                    self.state.d.next = ReqState::PktDone;
+                } else if self.g_rem.q.val() == 0 {
+                    // the next SGE (pass 1 proved the SGEs cover the message)
+                    self.state.d.next = ReqState::SgeReq;
+                } else {
+                    self.dma_rd.req_valid.next = !self.kinds.full.val();
+                    self.dma_rd.req_addr.next = self.g_iova.q.val();
+                    self.dma_rd.req_len.next = self.chunk.val().get_bits::<16>(0);
+                    self.rd_fire.next = self.dma_rd.req_valid.val() & self.dma_rd.req_ready.val();
+                    if self.rd_fire.val() {
+                        self.kinds.push.next = true;
+                        self.kinds.din.next = 1.into();
+                        if self.chunk.val() == self.p_rem32.val() {
+                            self.kinds.din.next = 3.into();
+                        }
+                        self.g_iova.d.next =
+                            self.g_iova.q.val() + bit_cast::<64, 32>(self.chunk.val());
+                        self.g_rem.d.next = self.g_rem.q.val() - self.chunk.val();
+                        self.p_rem.d.next = self.p_rem.q.val() - self.chunk.val().get_bits::<13>(0);
+                    }
+                }
+            }
+            ReqState::ZeroFill => {
+                // after every read in flight has reached the packer, zeros to the packet's end
+                if !self.kinds.valid.val() {
+                    if self.p_rem.q.val() == 0 {
+                        self.state.d.next = ReqState::Qerr;
+                    } else {
+                        self.packer.inp.valid.next = true;
+                        self.packer.inp.data.next = 0.into();
+                        self.packer.inp.last.next = true;
+                        self.packer.inp_eop.next = self.p_rem.q.val() <= 8;
+                        for k in 1..9 {
+                            if self.zf_n.val() == self.c_cnt[k].val() {
+                                self.packer.inp.keep.next = self.c_keep[k].val();
+                            }
+                        }
+                        if self.packer.inp.ready.val() {
+                            self.p_rem.d.next =
+                                self.p_rem.q.val() - bit_cast::<13, 4>(self.zf_n.val());
+                        }
+                    }
+                }
+            }
+            ReqState::PktDone => {
+                self.state.d.next = ReqState::PktHdr;
+                if self.p_last.q.val() {
+                    // the message is out: wait for its ACK
+                    self.s_flags.d.next = (self.s_flags.q.val() & 0xF9)
+                        | 2
+                        | (bit_cast::<8, 1>(self.w_flags.q.val().get_bits::<1>(0)) << 2);
+                    self.s_wrid.d.next = self.w_wrid.q.val();
+                    self.s_op.d.next = self.cqe_op.val();
+                    self.n_messages.d.next = self.n_messages.q.val() + 1;
+                    self.state.d.next = ReqState::Writeback;
+                }
+            }
+            ReqState::AckApply => {
+                self.state.d.next = ReqState::Idle;
+                self.c_wrid.d.next = self.s_wrid.q.val();
+                self.c_op.d.next = self.s_op.q.val();
+                self.c_index.d.next = self.s_ci.q.val();
+                self.c_vendor.d.next = self.c_vend[0].val();
+                self.c_err.d.next = false;
+                if self.outstanding.val() {
+                    if self.r_asyn.q.val().get_bits::<3>(5) == 0 {
+                        // ACK: retires the message once it covers its last PSN
+                        if self.covered.val() {
+                            self.s_flags.d.next = self.s_flags.q.val() & 0xF9;
+                            self.s_ci.d.next = self.s_ci.q.val() + 1;
+                            self.c_status.d.next = self.c_st[0].val();
+                            self.state.d.next = ReqState::Requeue;
+                            if self.signaled.val() {
+                                self.state.d.next = ReqState::Cqe;
+                            }
+                        }
+                    } else if (self.r_asyn.q.val().get_bits::<3>(5) == 1)
+                        | (self.r_asyn.q.val() == 0x60)
+                    {
+                        // RNR NAK or PSN sequence error: the whole message again from its
+                        // first PSN (the responder re-ACKs what it already has)
+                        self.s_flags.d.next = self.s_flags.q.val() & 0xF9;
+                        self.s_psn.d.next = self.s_spsn.q.val();
+                        self.n_naks.d.next = self.n_naks.q.val() + 1;
+                        self.n_resent.d.next = self.n_resent.q.val() + 1;
+                        self.state.d.next = ReqState::Requeue;
+                    } else if self.r_asyn.q.val().get_bits::<3>(5) == 3 {
+                        // NAK invalid request / remote access / remote operational error
+                        self.s_flags.d.next = (self.s_flags.q.val() & 0xF9) | 8;
+                        self.s_ci.d.next = self.s_ci.q.val() + 1;
+                        self.n_naks.d.next = self.n_naks.q.val() + 1;
+                        self.c_err.d.next = true;
+                        self.c_status.d.next = self.c_st[7].val();
+                        if self.r_asyn.q.val() == 0x61 {
+                            self.c_status.d.next = self.c_st[5].val();
+                        }
+                        if self.r_asyn.q.val() == 0x62 {
+                            self.c_status.d.next = self.c_st[6].val();
+                        }
+                        self.state.d.next = ReqState::Qerr;
+                    }
+                }
+            }
+            ReqState::Qerr => {
+                // a local or remote error: the QP goes to ERR, then the error completion
+                if self.c_err.q.val() {
+                    self.qerr_valid.next = true;
+                    if self.qerr_ready.val() {
+                        self.s_flags.d.next = (self.s_flags.q.val() & 0xF9) | 8;
+                        self.n_errors.d.next = self.n_errors.q.val() + 1;
+                        if !self.r_flush.q.val() & (self.r_job.q.val() == 1) {
+                            // a local error of the WQE being sent retires it here
+                            self.s_ci.d.next = self.s_ci.q.val() + 1;
+                        }
+                        self.state.d.next = ReqState::Cqe;
+                    }
+                } else {
+                    self.state.d.next = ReqState::Cqe;
+                }
+            }
+            ReqState::Cqe => {
+                self.cqe_valid.next = true;
+                if self.cqe_ready.val() {
+                    self.state.d.next = ReqState::Requeue;
+                }
+            }
+            ReqState::Requeue => {
+                self.state.d.next = ReqState::Writeback;
+                if !self.queued.val()
+                    & !self.outstanding.val()
+                    & (self.s_pi.q.val() != self.s_ci.q.val())
+                {
+                    self.ram_work.write_enable.next = true;
+                    self.w_tail.d.next = self.w_tail.q.val() + 1;
+                    self.s_flags.d.next = self.s_flags.q.val() | 1;
+                }
+            }
+            ReqState::Writeback => {
+                self.ram_pi.write_enable.next = true;
+                self.ram_ci.write_enable.next = true;
+                self.ram_psn.write_enable.next = true;
+                self.ram_spsn.write_enable.next = true;
+                self.ram_lpsn.write_enable.next = true;
+                self.ram_flags.write_enable.next = true;
+                self.ram_wrid_hi.write_enable.next = true;
+                self.ram_wrid_lo.write_enable.next = true;
+                self.ram_op.write_enable.next = true;
+                self.state.d.next = ReqState::Idle;
+            }
+        }
+    }
+}

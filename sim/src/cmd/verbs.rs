@@ -1,0 +1,584 @@
+//! `ferroce verbs`: two simulated NICs back to back (the cycle-accurate hardware, [`NicPair`]),
+//! driven only through the driver's verbs API, each on its own simulated host.
+//!
+//! Both hosts open their NIC, allocate a PD, a CQ and one data buffer registered as an MR, and
+//! connect `--qps` RC QP pairs (RESET -> INIT -> RTR -> RTS, random initial PSNs from the seed).
+//! Messages alternate direction (even: host A sends, odd: host B) and go round robin over the QP
+//! pairs; in each direction they run through every size, then the next operation (cycling),
+//! with random bytes from
+//! the seed, and a random scatter/gather list (1 to 4 SGEs) over its source slot. Every work
+//! request is signaled; every completion is checked (status, opcode, QPN, peer QPN, wr_id in
+//! posting order per QP) and the message's bytes are compared at the receiver when its
+//! completion arrives, before its slots are reused.
+//!
+//! Operations: `write` today. `write_imm`, `send` and `send_imm` need the receive-queue engine
+//! (the receiver's completion and, for SEND, the placement); `read`, `atomic_cas` and
+//! `atomic_fadd` arrive with the RC transport. Asking for them is an error that says so.
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use ferroce_driver::backend::Backend;
+use ferroce_driver::{
+    CompletionQueue, Device, MemoryRegion, ProtectionDomain, QpCapabilities, QpInitAttr, QueuePair,
+    RtrAttr, RtsAttr,
+};
+use ferroce_driver::{Remote, SendWr, WcOpcode, WcStatus};
+use ferroce_hdl::testbench::Rng;
+use ferroce_proto::host::config::{Gid, GidEntry};
+use ferroce_proto::host::qp::{AccessFlags, AddressVector, Pmtu};
+use ferroce_proto::host::regs;
+use ferroce_proto::host::wqe::Sge;
+use ferroce_proto::pcap::PcapWriter;
+use serde_json::json;
+
+use super::CliError;
+use crate::host::{HostMemory, ShellConfig, SimBackend};
+use crate::nic_pair::{lock, NicPair, PairSide, SharedPair, PAIR_CLOCK_HZ};
+use crate::nic_system::NicHardware;
+use crate::nic_verilated::VerilatedNic;
+use ferroce_hdl::nic::NicTop;
+use ferroce_hdl::testbench::Bench;
+
+/// The operations `--ops` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VerbOp {
+    Write,
+}
+
+impl VerbOp {
+    /// Parse one `--ops` name; a name the NIC cannot run yet is an error that says why.
+    pub fn parse(name: &str) -> Result<VerbOp, CliError> {
+        match name {
+            "write" => Ok(VerbOp::Write),
+            "write_imm" | "send" | "send_imm" => Err(CliError(format!(
+                "operation '{name}' needs the NIC's receive-queue engine, which is not in the hardware yet (available: write)"
+            ))),
+            "read" | "atomic_cas" | "atomic_fadd" => Err(CliError(format!(
+                "operation '{name}' arrives with the RC transport (READ and atomics are not in the hardware yet; available: write)"
+            ))),
+            _ => Err(CliError(format!(
+                "unknown operation '{name}' (operations: write, write_imm, send, send_imm, read, atomic_cas, atomic_fadd)"
+            ))),
+        }
+    }
+}
+
+/// Parse a size: bytes, or with a K / M suffix (binary: 64K = 65536).
+pub fn parse_size(s: &str) -> Result<usize, CliError> {
+    let t = s.trim();
+    let (num, mul) = match t.chars().last() {
+        Some('K') | Some('k') => (&t[..t.len() - 1], 1024),
+        Some('M') | Some('m') => (&t[..t.len() - 1], 1024 * 1024),
+        _ => (t, 1),
+    };
+    let n: usize = num.parse().map_err(|_| {
+        CliError(format!(
+            "size '{s}' is not a number of bytes (e.g. 0, 1023, 64K)"
+        ))
+    })?;
+    let v = n
+        .checked_mul(mul)
+        .filter(|v| *v <= MAX_SIZE)
+        .ok_or_else(|| CliError(format!("size '{s}' is larger than {MAX_SIZE} bytes")))?;
+    Ok(v)
+}
+
+/// Largest message `verbs` runs (each QP keeps [`DEPTH`] slots of the largest size per host).
+pub const MAX_SIZE: usize = 16 << 20;
+/// Work requests kept posted per QP.
+pub const DEPTH: usize = 4;
+/// Most QP pairs.
+pub const MAX_QPS: usize = 64;
+/// Cycles without a completion before the run is declared stuck.
+const WATCHDOG: u64 = 4_000_000;
+
+#[derive(Clone, Debug)]
+pub struct VerbsArgs {
+    pub ops: Vec<String>,
+    pub sizes: Vec<String>,
+    pub qps: usize,
+    pub messages: usize,
+    pub seed: u64,
+    pub pmtu: usize,
+    pub pcap: Option<PathBuf>,
+    pub json: bool,
+}
+
+/// What a run measured.
+#[derive(Clone, Debug, Default)]
+pub struct VerbsReport {
+    pub messages: u64,
+    pub verified: u64,
+    pub failed: u64,
+    pub completions: u64,
+    pub cycles: u64,
+    pub bytes: u64,
+    pub frames: [u64; 2],
+    pub packets: [u64; 2],
+    pub errors: Vec<String>,
+}
+
+fn cli<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> CliError + '_ {
+    move |e| CliError(format!("{what}: {e}"))
+}
+
+/// One host: its NIC's driver objects.
+struct Host<H: NicHardware + Send + 'static> {
+    backend: Arc<SimBackend<PairSide<H>>>,
+    device: Device,
+    _pd: ProtectionDomain,
+    cq: CompletionQueue,
+    mr: MemoryRegion,
+    qps: Vec<QueuePair>,
+}
+
+/// A message posted and not completed yet.
+struct InFlight {
+    index: u64,
+    wr_id: u64,
+    dst_offset: usize,
+    data: Vec<u8>,
+}
+
+const MACS: [[u8; 6]; 2] = [[0x02, 0xfe, 0, 0, 0, 0x0a], [0x02, 0xfe, 0, 0, 0, 0x0b]];
+const IPS: [[u8; 4]; 2] = [[10, 0, 0, 1], [10, 0, 0, 2]];
+
+fn open_host<H: NicHardware + Send + 'static>(
+    pair: &SharedPair<H>,
+    side: usize,
+    memory: crate::host::SharedMemory,
+    slot: usize,
+    qps: usize,
+) -> Result<Host<H>, CliError> {
+    let backend = Arc::new(SimBackend::new(
+        PairSide {
+            pair: pair.clone(),
+            side,
+        },
+        memory,
+    ));
+    let dynb: Arc<dyn Backend> = backend.clone();
+    let host = ["A", "B"][side];
+    let device = Device::open(dynb).map_err(cli(&format!("host {host}: opening the NIC")))?;
+    device.set_mac(MACS[side]);
+    device
+        .set_gid(0, &GidEntry::ipv4(IPS[side].into()))
+        .map_err(cli("GID 0"))?;
+    device
+        .set_control(regs::cfg_control::RX_ENABLE | regs::cfg_control::TX_ENABLE)
+        .map_err(cli("CFG_CONTROL"))?;
+    let pd = device.alloc_pd().map_err(cli("allocating a PD"))?;
+    let cq = device
+        .create_cq((2 * qps * DEPTH) as u32, 0)
+        .map_err(cli("creating the CQ"))?;
+    // per QP: DEPTH source slots then DEPTH destination slots
+    let len = (qps * DEPTH * 2 * slot).max(4096);
+    let buf = Arc::new(
+        device
+            .alloc_dma(len, 4096)
+            .map_err(cli(&format!("host {host}: {len} bytes of data buffer")))?,
+    );
+    let mr = pd
+        .register(buf, AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE)
+        .map_err(cli("registering the data buffer"))?;
+    let mut list = Vec::new();
+    for _ in 0..qps {
+        let qp = pd
+            .create_qp(&QpInitAttr {
+                send_cq: &cq,
+                recv_cq: &cq,
+                cap: QpCapabilities {
+                    max_send_wr: DEPTH as u32,
+                    max_send_sge: 4,
+                    ..QpCapabilities::default()
+                },
+                sq_sig_all: false,
+            })
+            .map_err(cli("creating a QP"))?;
+        list.push(qp);
+    }
+    Ok(Host {
+        backend,
+        device,
+        _pd: pd,
+        cq,
+        mr,
+        qps: list,
+    })
+}
+
+fn connect<H: NicHardware + Send + 'static>(
+    hosts: &[Host<H>; 2],
+    pmtu: Pmtu,
+    rng: &mut Rng,
+) -> Result<(), CliError> {
+    let n = hosts[0].qps.len();
+    let mut psn = [[0u32; 2]; MAX_QPS];
+    for p in psn.iter_mut().take(n) {
+        *p = [rng.below(1 << 24) as u32, rng.below(1 << 24) as u32];
+    }
+    for side in 0..2 {
+        let peer = 1 - side;
+        for i in 0..n {
+            let qp = &hosts[side].qps[i];
+            let what = format!("host {} QP {}", ["A", "B"][side], qp.qpn());
+            qp.to_init(AccessFlags::REMOTE_WRITE)
+                .map_err(cli(&format!("{what}: to INIT")))?;
+            qp.to_rtr(&RtrAttr {
+                av: AddressVector {
+                    dmac: MACS[peer],
+                    dgid: Gid::from_ipv4(IPS[peer].into()),
+                    ..AddressVector::default()
+                },
+                path_mtu: pmtu,
+                dest_qpn: hosts[peer].qps[i].qpn(),
+                rq_psn: psn[i][peer],
+                max_dest_rd_atomic: 0,
+                min_rnr_timer: 12,
+            })
+            .map_err(cli(&format!("{what}: to RTR")))?;
+            qp.to_rts(&RtsAttr {
+                sq_psn: psn[i][side],
+                ..RtsAttr::default()
+            })
+            .map_err(cli(&format!("{what}: to RTS")))?;
+        }
+    }
+    Ok(())
+}
+
+/// A random scatter/gather list of 1..=4 pieces covering `len` bytes at `offset` of `mr`.
+fn sg_list(
+    mr: &MemoryRegion,
+    offset: usize,
+    len: usize,
+    rng: &mut Rng,
+) -> Result<Vec<Sge>, CliError> {
+    let pieces = 1 + rng.below(4) as usize;
+    let mut cuts: Vec<usize> = (1..pieces).map(|_| rng.range(0, len + 1)).collect();
+    cuts.push(0);
+    cuts.push(len);
+    cuts.sort_unstable();
+    cuts.windows(2)
+        .map(|w| {
+            mr.sge(offset + w[0], (w[1] - w[0]) as u32)
+                .map_err(cli("building an SGE"))
+        })
+        .collect()
+}
+
+/// Which hardware model runs the NICs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// The Verilator model of the emitted Verilog (fast; needs Verilator).
+    Verilator,
+    /// The rust-hdl simulation (slow; needs nothing else).
+    RustHdl,
+}
+
+impl Engine {
+    pub fn parse(s: &str) -> Result<Engine, CliError> {
+        match s {
+            "verilator" => Ok(Engine::Verilator),
+            "rust-hdl" => Ok(Engine::RustHdl),
+            _ => Err(CliError(format!(
+                "--engine '{s}' is not an engine (verilator, rust-hdl)"
+            ))),
+        }
+    }
+}
+
+/// Run the scenario on `engine`; the report says what happened (the caller decides the exit
+/// code). Runs on a thread with a big stack (emitting the NIC for Verilator recurses deeply).
+pub fn run_scenario(args: &VerbsArgs, engine: Engine) -> Result<VerbsReport, CliError> {
+    let args = args.clone();
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || match engine {
+            Engine::RustHdl => {
+                let hw = [
+                    Bench::new(NicTop::default(), |u| &mut u.clock),
+                    Bench::new(NicTop::default(), |u| &mut u.clock),
+                ];
+                run_on(&args, hw)
+            }
+            Engine::Verilator => {
+                let build = |_| {
+                    VerilatedNic::new().map_err(|e| {
+                        CliError(format!("building the Verilator model of the NIC: {e}"))
+                    })
+                };
+                let hw = [build(0)?, build(1)?];
+                run_on(&args, hw)
+            }
+        })
+        .map_err(cli("starting the simulation thread"))?
+        .join()
+        .map_err(|_| CliError("the simulation thread panicked".into()))?
+}
+
+fn run_on<H: NicHardware + Send + 'static>(
+    args: &VerbsArgs,
+    hw: [H; 2],
+) -> Result<VerbsReport, CliError> {
+    if args.ops.is_empty() {
+        return Err(CliError("--ops is empty (e.g. --ops write)".into()));
+    }
+    if args.sizes.is_empty() {
+        return Err(CliError("--sizes is empty (e.g. --sizes 0,1,4096)".into()));
+    }
+    if !(1..=MAX_QPS).contains(&args.qps) {
+        return Err(CliError(format!(
+            "--qps must be 1..={MAX_QPS}, not {}",
+            args.qps
+        )));
+    }
+    let ops = args
+        .ops
+        .iter()
+        .map(|o| VerbOp::parse(o))
+        .collect::<Result<Vec<_>, _>>()?;
+    let sizes = args
+        .sizes
+        .iter()
+        .map(|s| parse_size(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let pmtu = Pmtu::from_bytes(args.pmtu as u32).ok_or_else(|| {
+        CliError(format!(
+            "--pmtu {} is not a path MTU (256, 512, 1024, 2048, 4096)",
+            args.pmtu
+        ))
+    })?;
+    let slot = (*sizes.iter().max().expect("not empty"))
+        .max(1)
+        .next_multiple_of(64);
+    if slot * DEPTH * 2 * args.qps > 1 << 30 {
+        return Err(CliError(format!(
+            "{} QPs x {DEPTH} messages in flight x {slot} bytes need more than 1 GiB per host; use fewer QPs or smaller sizes",
+            args.qps
+        )));
+    }
+    let memory = [HostMemory::shared(), HostMemory::shared()];
+    let pair: SharedPair<H> = Arc::new(Mutex::new(NicPair::new(
+        hw,
+        memory.clone(),
+        ShellConfig::ideal(),
+        args.pcap.is_some(),
+    )));
+    let [ma, mb] = memory;
+    let hosts = [
+        open_host(&pair, 0, ma, slot, args.qps)?,
+        open_host(&pair, 1, mb, slot, args.qps)?,
+    ];
+    let mut rng = Rng::new(args.seed);
+    connect(&hosts, pmtu, &mut rng)?;
+    let mut pcap = match &args.pcap {
+        Some(p) => Some(PcapWriter::create(p).map_err(cli(&p.display().to_string()))?),
+        None => None,
+    };
+
+    let start = lock(&pair).cycles();
+    let mut report = VerbsReport {
+        messages: args.messages as u64,
+        ..VerbsReport::default()
+    };
+    // in flight per (sender side, QP)
+    let mut flight: Vec<Vec<VecDeque<InFlight>>> = (0..2)
+        .map(|_| (0..args.qps).map(|_| VecDeque::new()).collect())
+        .collect();
+    let mut next = 0u64;
+    let mut last_progress = start;
+    let total = args.messages as u64;
+    let mut done = 0u64;
+    while done < total {
+        // post what fits
+        while next < total {
+            let side = (next % 2) as usize;
+            let q = ((next / 2) % args.qps as u64) as usize;
+            if flight[side][q].len() >= DEPTH {
+                break;
+            }
+            // each direction runs through every size, then the next operation
+            let j = next / 2;
+            let len = sizes[(j % sizes.len() as u64) as usize];
+            let op = ops[((j / sizes.len() as u64) % ops.len() as u64) as usize];
+            // slot k of QP q: source at (q * DEPTH + k) * slot, destination after all sources
+            let k = ((next / 2 / args.qps as u64) % DEPTH as u64) as usize;
+            let src = (q * DEPTH + k) * slot;
+            let dst = (args.qps * DEPTH + q * DEPTH + k) * slot;
+            let data = rng.bytes(len);
+            let host = &hosts[side];
+            let peer = &hosts[1 - side];
+            host.mr
+                .write(src, &data)
+                .map_err(cli("writing the source data"))?;
+            let sges = sg_list(&host.mr, src, len, &mut rng)?;
+            let wr_id = (next << 8) | q as u64;
+            let wr = match op {
+                VerbOp::Write => SendWr::write(
+                    wr_id,
+                    Remote {
+                        va: peer.mr.addr(dst),
+                        rkey: peer.mr.rkey(),
+                    },
+                    sges,
+                )
+                .signaled(),
+            };
+            host.qps[q]
+                .post_send(&[wr])
+                .map_err(cli(&format!("message {next}: post_send")))?;
+            flight[side][q].push_back(InFlight {
+                index: next,
+                wr_id,
+                dst_offset: dst,
+                data,
+            });
+            report.bytes += len as u64;
+            next += 1;
+        }
+        // completions
+        let mut progressed = false;
+        for side in 0..2 {
+            let wcs = hosts[side].cq.poll(64).map_err(cli("polling the CQ"))?;
+            for wc in wcs {
+                progressed = true;
+                report.completions += 1;
+                let q = (wc.wr_id & 0xFF) as usize;
+                let expected = hosts[side]
+                    .qps
+                    .get(q)
+                    .and_then(|_| flight[side][q].pop_front());
+                let Some(m) = expected else {
+                    report.failed += 1;
+                    report.errors.push(format!("unexpected completion {wc:?}"));
+                    continue;
+                };
+                done += 1;
+                let mut bad = Vec::new();
+                if wc.wr_id != m.wr_id {
+                    bad.push(format!("wr_id {:#x}, expected {:#x}", wc.wr_id, m.wr_id));
+                }
+                if wc.status != WcStatus::Success {
+                    bad.push(format!(
+                        "status {:?} (vendor error {})",
+                        wc.status, wc.vendor_err
+                    ));
+                }
+                if wc.opcode != WcOpcode::RdmaWrite {
+                    bad.push(format!("opcode {:?}", wc.opcode));
+                }
+                if wc.qp_num != hosts[side].qps[q].qpn()
+                    || wc.src_qp != hosts[1 - side].qps[q].qpn()
+                {
+                    bad.push(format!("QPNs {}/{}", wc.qp_num, wc.src_qp));
+                }
+                let mut got = vec![0u8; m.data.len()];
+                hosts[1 - side]
+                    .mr
+                    .read(m.dst_offset, &mut got)
+                    .map_err(cli("reading the destination"))?;
+                if got != m.data {
+                    let at = got
+                        .iter()
+                        .zip(&m.data)
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(0);
+                    bad.push(format!("data differs at byte {at} of {}", m.data.len()));
+                }
+                if bad.is_empty() {
+                    report.verified += 1;
+                } else {
+                    report.failed += 1;
+                    if report.errors.len() < 16 {
+                        report.errors.push(format!(
+                            "message {} ({} B, host {} QP {}): {}",
+                            m.index,
+                            m.data.len(),
+                            ["A", "B"][side],
+                            hosts[side].qps[q].qpn(),
+                            bad.join("; ")
+                        ));
+                    }
+                }
+            }
+        }
+        let now = {
+            let mut p = lock(&pair);
+            if !progressed {
+                for _ in 0..32 {
+                    p.cycle();
+                }
+            }
+            if let Some(w) = pcap.as_mut() {
+                for f in p.take_captured() {
+                    w.write_packet(f.cycle * 1_000_000_000 / PAIR_CLOCK_HZ, &f.bytes)
+                        .map_err(cli("writing the pcap"))?;
+                }
+            }
+            p.cycles()
+        };
+        if progressed {
+            last_progress = now;
+        } else if now - last_progress > WATCHDOG {
+            let missing = total - done;
+            report.failed += missing;
+            report.errors.push(format!(
+                "no completion for {WATCHDOG} cycles: {missing} messages never completed"
+            ));
+            break;
+        }
+    }
+    let mut p = lock(&pair);
+    report.cycles = p.cycles() - start;
+    report.frames = p.frames_sent();
+    report.packets = [p.nic(0).req_counts().packets, p.nic(1).req_counts().packets];
+    drop(p);
+    if let Some(mut w) = pcap {
+        w.flush().map_err(cli("writing the pcap"))?;
+    }
+    // keep the hosts (and their NIC state) alive until the end of the run
+    for h in &hosts {
+        let _ = (&h.backend, &h.device);
+    }
+    Ok(report)
+}
+
+pub fn run(args: &VerbsArgs, engine: &str) -> Result<ExitCode, CliError> {
+    let r = run_scenario(args, Engine::parse(engine)?)?;
+    if args.json {
+        println!(
+            "{}",
+            json!({
+                "messages": r.messages,
+                "verified": r.verified,
+                "failed": r.failed,
+                "completions": r.completions,
+                "cycles": r.cycles,
+                "bytes": r.bytes,
+                "qps": args.qps,
+                "pmtu": args.pmtu,
+                "ops": args.ops,
+                "sizes": args.sizes,
+                "frames": {"a_to_b": r.frames[0], "b_to_a": r.frames[1]},
+                "request_packets": {"a": r.packets[0], "b": r.packets[1]},
+                "errors": r.errors,
+            })
+        );
+    } else {
+        println!(
+            "{} messages over {} QP pair(s), PMTU {}: {} verified, {} failed, {} completions, {} bytes, {} cycles ({} frames A->B, {} B->A)",
+            r.messages, args.qps, args.pmtu, r.verified, r.failed, r.completions, r.bytes, r.cycles, r.frames[0], r.frames[1]
+        );
+        for e in &r.errors {
+            println!("  {e}");
+        }
+    }
+    Ok(if r.failed == 0 && r.verified == r.messages {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

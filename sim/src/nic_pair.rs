@@ -1,0 +1,143 @@
+//! [`NicPair`]: two simulated NICs, each with its own host, connected back to back by a
+//! lossless link, stepped together cycle by cycle.
+//!
+//! Each NIC is the cycle-accurate hardware ([`NicSystem`]); the link moves every frame one NIC
+//! finishes transmitting into the other's receive queue (and, when capturing, into a list with
+//! its direction and cycle, for `--pcap`). [`PairSide`] is one side as the driver's
+//! [`RegisterTarget`]: both NICs share one clock, so a register access or a wait on one side
+//! steps both.
+use crate::host::backend::cycles_to_duration;
+use crate::host::{RegisterTarget, SharedMemory, ShellConfig};
+use crate::nic_system::{NicHardware, NicSystem};
+use ferroce_hdl::nic::NicTop;
+use ferroce_hdl::testbench::Bench;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// Core clock assumed for timestamps and driver timeouts (as [`NicSystem`]).
+pub const PAIR_CLOCK_HZ: u64 = crate::host::backend::DEFAULT_CLOCK_HZ;
+
+/// One frame seen on the link.
+#[derive(Clone, Debug)]
+pub struct LinkFrame {
+    /// The NIC that sent it (0 or 1).
+    pub from: usize,
+    /// Cycle at which its last beat left the sender.
+    pub cycle: u64,
+    pub bytes: Vec<u8>,
+}
+
+/// Two NICs and the link between them; `H` is the hardware model of both (rust-hdl by
+/// default, or [`crate::nic_verilated::VerilatedNic`]).
+pub struct NicPair<H: NicHardware = Bench<NicTop>> {
+    nics: [NicSystem<H>; 2],
+    capture: bool,
+    frames: Vec<LinkFrame>,
+    sent: [u64; 2],
+}
+
+impl<H: NicHardware> NicPair<H> {
+    /// Two NICs (hardware models `hw`) over their own host memories.
+    pub fn new(hw: [H; 2], memory: [SharedMemory; 2], shell: ShellConfig, capture: bool) -> Self {
+        let [m0, m1] = memory;
+        let [h0, h1] = hw;
+        NicPair {
+            nics: [
+                NicSystem::with_stepper(h0, m0, shell),
+                NicSystem::with_stepper(h1, m1, shell),
+            ],
+            capture,
+            frames: Vec::new(),
+            sent: [0; 2],
+        }
+    }
+
+    /// One cycle of both NICs, then the link.
+    pub fn cycle(&mut self) {
+        self.nics[0].cycle();
+        self.nics[1].cycle();
+        let cycle = self.nics[0].cycles();
+        for from in 0..2 {
+            for f in self.nics[from].take_frames() {
+                self.sent[from] += 1;
+                self.nics[1 - from].receive(&f);
+                if self.capture {
+                    self.frames.push(LinkFrame {
+                        from,
+                        cycle,
+                        bytes: f,
+                    });
+                }
+            }
+        }
+    }
+
+    pub fn cycles(&self) -> u64 {
+        self.nics[0].cycles()
+    }
+
+    pub fn nic(&mut self, side: usize) -> &mut NicSystem<H> {
+        &mut self.nics[side]
+    }
+
+    /// Frames each side has sent.
+    pub fn frames_sent(&self) -> [u64; 2] {
+        self.sent
+    }
+
+    /// The captured frames so far (empty unless capturing).
+    pub fn take_captured(&mut self) -> Vec<LinkFrame> {
+        std::mem::take(&mut self.frames)
+    }
+
+    fn transaction(&mut self, side: usize) -> u32 {
+        loop {
+            self.cycle();
+            if let Some(d) = self.nics[side].take_completion() {
+                return d;
+            }
+        }
+    }
+}
+
+/// A [`NicPair`] shared by the two sides' driver backends.
+pub type SharedPair<H> = Arc<Mutex<NicPair<H>>>;
+
+/// Lock a shared pair (a panic elsewhere does not make the simulation unusable).
+pub fn lock<H: NicHardware>(p: &SharedPair<H>) -> MutexGuard<'_, NicPair<H>> {
+    p.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One side of a shared pair, as the driver backend's register target.
+pub struct PairSide<H: NicHardware> {
+    pub pair: SharedPair<H>,
+    pub side: usize,
+}
+
+impl<H: NicHardware + Send> RegisterTarget for PairSide<H> {
+    fn axil_read(&mut self, addr: u32) -> u32 {
+        let mut p = lock(&self.pair);
+        p.nics[self.side].start_read(addr);
+        p.transaction(self.side)
+    }
+    fn axil_write(&mut self, addr: u32, data: u32) {
+        let mut p = lock(&self.pair);
+        p.nics[self.side].start_write(addr, data);
+        p.transaction(self.side);
+    }
+    fn step(&mut self, cycles: u64) {
+        let mut p = lock(&self.pair);
+        for _ in 0..cycles {
+            p.cycle();
+        }
+    }
+    fn interrupt_pending(&self, vector: u16) -> bool {
+        lock(&self.pair).nics[self.side].interrupt_pending(vector)
+    }
+    fn ack_interrupt(&mut self, vector: u16) {
+        lock(&self.pair).nics[self.side].ack_interrupt(vector)
+    }
+    fn now(&self) -> Duration {
+        cycles_to_duration(lock(&self.pair).cycles(), PAIR_CLOCK_HZ)
+    }
+}

@@ -1,0 +1,245 @@
+//! [`VerilatedNic`]: the NIC's emitted Verilog (`NicTop`, the same text `ferroce verilog`
+//! writes) compiled by Verilator, as a [`NicHardware`] model: the fast engine of [`NicSystem`].
+//!
+//! The rust-hdl simulation of the whole NIC runs a few hundred cycles per second; the Verilator
+//! model of the same Verilog runs orders of magnitude faster, which is what makes message
+//! matrices and long runs (`ferroce verbs`) practical. Equivalence of the two is checked by the
+//! lock-step co-simulation (`sim/tests/nic_cosim.rs`) and by running one `verbs` scenario on both
+//! engines and comparing every frame and cycle count (`sim/tests/cli_verbs.rs`).
+//!
+//! The first use builds the model (about a minute; cached by the Verilog's hash, see
+//! `ferroce_hdl::cosim`), so Verilator and a C++ compiler are needed.
+use crate::host::axil::{AxilIn, AxilOut};
+use crate::host::dma_shell::{DmaPortIds, VerilatedDmaPort};
+use crate::host::{AxiLiteMaster, AxiLitePort, DmaShell};
+use crate::nic_system::{NicCounters, NicHardware, ReqCounts, RespCounts, RxCounts};
+use ferroce_hdl::cosim::engine::StreamIds;
+use ferroce_hdl::cosim::VerilatedBlock;
+use ferroce_hdl::nic::NicTop;
+use ferroce_hdl::stream::Beat;
+
+/// Port indices of the AXI4-Lite slave.
+struct AxilIds {
+    awaddr: usize,
+    awvalid: usize,
+    awready: usize,
+    wdata: usize,
+    wstrb: usize,
+    wvalid: usize,
+    wready: usize,
+    bresp: usize,
+    bvalid: usize,
+    bready: usize,
+    araddr: usize,
+    arvalid: usize,
+    arready: usize,
+    rdata: usize,
+    rresp: usize,
+    rvalid: usize,
+    rready: usize,
+}
+
+/// The Verilator model of `NicTop` and its port indices.
+pub struct VerilatedNic {
+    model: VerilatedBlock,
+    axil: AxilIds,
+    dma: DmaPortIds,
+    rx: StreamIds,
+    tx: StreamIds,
+    link_up: usize,
+    irq_pulse: usize,
+    counters: Vec<usize>,
+    cycles: u64,
+}
+
+// SAFETY: the Verilator model is a plain C++ object with no thread-local state (built without
+// Verilator threads); `VerilatedNic` owns it exclusively and every access goes through `&mut
+// self`, so moving it to another thread (the driver backend keeps it behind a mutex) is sound.
+unsafe impl Send for VerilatedNic {}
+
+/// The summary counters, in the order of [`VerilatedNic::counters`].
+const COUNTERS: [&str; 24] = [
+    "rx_cnt_accepted",
+    "rx_cnt_bad_icrc",
+    "rx_cnt_truncated",
+    "rx_cnt_length",
+    "rx_cnt_oversize",
+    "rx_cnt_unsupported",
+    "rx_cnt_mac_mismatch",
+    "rx_cnt_bad_opcode",
+    "resp_cnt_executed",
+    "resp_cnt_duplicate",
+    "resp_cnt_psn_err",
+    "resp_cnt_access_err",
+    "resp_cnt_invalid",
+    "resp_cnt_unsupported",
+    "resp_cnt_qp_drop",
+    "resp_cnt_dma_error",
+    "req_cnt_packets",
+    "req_cnt_messages",
+    "req_cnt_acks",
+    "req_cnt_naks",
+    "req_cnt_resent",
+    "req_cnt_errors",
+    "cq_cnt_written",
+    "cq_cnt_dropped",
+];
+
+impl VerilatedNic {
+    /// Build (or take from the cache) and load the model. Needs a big stack on the calling
+    /// thread (rust-hdl walks the whole NIC recursively to emit it).
+    pub fn new() -> Result<VerilatedNic, String> {
+        let mut top = NicTop::default();
+        let model = VerilatedBlock::try_new(&mut top)?;
+        let p = |n: &str| model.port(n);
+        let axil = AxilIds {
+            awaddr: p("s_axil_awaddr"),
+            awvalid: p("s_axil_awvalid"),
+            awready: p("s_axil_awready"),
+            wdata: p("s_axil_wdata"),
+            wstrb: p("s_axil_wstrb"),
+            wvalid: p("s_axil_wvalid"),
+            wready: p("s_axil_wready"),
+            bresp: p("s_axil_bresp"),
+            bvalid: p("s_axil_bvalid"),
+            bready: p("s_axil_bready"),
+            araddr: p("s_axil_araddr"),
+            arvalid: p("s_axil_arvalid"),
+            arready: p("s_axil_arready"),
+            rdata: p("s_axil_rdata"),
+            rresp: p("s_axil_rresp"),
+            rvalid: p("s_axil_rvalid"),
+            rready: p("s_axil_rready"),
+        };
+        let nic = VerilatedNic {
+            dma: DmaPortIds::new(&model, "dma"),
+            rx: model.stream("rx_mac"),
+            tx: model.stream("tx_mac"),
+            link_up: p("link_up"),
+            irq_pulse: p("irq_pulse"),
+            counters: COUNTERS.iter().map(|n| p(n)).collect(),
+            axil,
+            model,
+            cycles: 0,
+        };
+        Ok(nic)
+    }
+}
+
+struct VAxil<'a>(&'a mut VerilatedBlock, &'a AxilIds);
+
+impl AxiLitePort for VAxil<'_> {
+    fn set(&mut self, s: AxilIn, v: u64) {
+        let i = self.1;
+        let id = match s {
+            AxilIn::AwValid => i.awvalid,
+            AxilIn::AwAddr => i.awaddr,
+            AxilIn::WValid => i.wvalid,
+            AxilIn::WData => i.wdata,
+            AxilIn::WStrb => i.wstrb,
+            AxilIn::BReady => i.bready,
+            AxilIn::ArValid => i.arvalid,
+            AxilIn::ArAddr => i.araddr,
+            AxilIn::RReady => i.rready,
+            AxilIn::AwProt | AxilIn::ArProt => return,
+        };
+        let v = if matches!(s, AxilIn::AwAddr | AxilIn::ArAddr) {
+            v & 0x1F_FFFF
+        } else {
+            v
+        };
+        self.0.set(id, v);
+    }
+    fn get(&mut self, s: AxilOut) -> u64 {
+        let i = self.1;
+        self.0.get(match s {
+            AxilOut::AwReady => i.awready,
+            AxilOut::WReady => i.wready,
+            AxilOut::BValid => i.bvalid,
+            AxilOut::BResp => i.bresp,
+            AxilOut::ArReady => i.arready,
+            AxilOut::RValid => i.rvalid,
+            AxilOut::RData => i.rdata,
+            AxilOut::RResp => i.rresp,
+        })
+    }
+}
+
+impl NicHardware for VerilatedNic {
+    fn set_link_up(&mut self, up: bool) {
+        self.model.set(self.link_up, up as u64);
+    }
+    fn drive(
+        &mut self,
+        axil: &mut AxiLiteMaster,
+        shell: &mut DmaShell,
+        rx: Option<&Beat>,
+        tx_ready: bool,
+    ) {
+        axil.drive(&mut VAxil(&mut self.model, &self.axil));
+        shell.drive(&mut VerilatedDmaPort::new(&mut self.model, &self.dma));
+        self.model.drive_stream(self.rx, rx);
+        self.model.set(self.tx.ready, tx_ready as u64);
+    }
+    fn settle(&mut self) {
+        self.model.eval();
+    }
+    fn sample(
+        &mut self,
+        axil: &mut AxiLiteMaster,
+        shell: &mut DmaShell,
+        tx_ready: bool,
+    ) -> (bool, Option<Beat>, u32) {
+        axil.sample(&mut VAxil(&mut self.model, &self.axil));
+        shell.sample(&VerilatedDmaPort::new(&mut self.model, &self.dma));
+        let rx_fired = self.model.get(self.rx.valid) != 0 && self.model.get(self.rx.ready) != 0;
+        let tx = if tx_ready {
+            self.model.peek_stream(self.tx)
+        } else {
+            None
+        };
+        (rx_fired, tx, self.model.get(self.irq_pulse) as u32)
+    }
+    fn tick(&mut self) {
+        self.model.tick();
+        self.cycles += 1;
+    }
+    fn cycles(&self) -> u64 {
+        self.cycles
+    }
+    fn counters(&mut self) -> NicCounters {
+        let c: Vec<u64> = self.counters.iter().map(|&i| self.model.get(i)).collect();
+        NicCounters {
+            rx: RxCounts {
+                accepted: c[0],
+                bad_icrc: c[1],
+                truncated: c[2],
+                length: c[3],
+                oversize: c[4],
+                unsupported: c[5],
+                mac_mismatch: c[6],
+                bad_opcode: c[7],
+            },
+            resp: RespCounts {
+                executed: c[8],
+                duplicate: c[9],
+                psn_err: c[10],
+                access_err: c[11],
+                invalid: c[12],
+                unsupported: c[13],
+                qp_drop: c[14],
+                dma_error: c[15],
+            },
+            req: ReqCounts {
+                packets: c[16],
+                messages: c[17],
+                acks: c[18],
+                naks: c[19],
+                resent: c[20],
+                errors: c[21],
+                cqes_written: c[22],
+                cqes_dropped: c[23],
+            },
+        }
+    }
+}
