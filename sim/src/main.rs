@@ -127,6 +127,9 @@ enum Command {
         /// Print the summary as one JSON object.
         #[arg(long)]
         json: bool,
+        /// Random DMA latency and back-pressure at both hosts (from the seed).
+        #[arg(long)]
+        dma_jitter: bool,
         /// Hardware model: verilator (the emitted Verilog, fast) or rust-hdl (slow).
         #[arg(long, default_value = "verilator")]
         engine: String,
@@ -180,6 +183,7 @@ fn main() -> ExitCode {
             pmtu,
             pcap,
             json,
+            dma_jitter,
             engine,
         } => cmd::verbs::run(
             &cmd::verbs::VerbsArgs {
@@ -191,6 +195,7 @@ fn main() -> ExitCode {
                 pmtu,
                 pcap,
                 json,
+                dma_jitter,
             },
             &engine,
         ),

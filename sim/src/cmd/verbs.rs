@@ -91,6 +91,8 @@ pub const MAX_SIZE: usize = 16 << 20;
 pub const DEPTH: usize = 4;
 /// Most QP pairs.
 pub const MAX_QPS: usize = 64;
+/// Written after each destination range before the message is posted, checked after.
+const GUARD: [u8; 16] = *b"ferroce-guard-16";
 /// Cycles without a completion before the run is declared stuck.
 const WATCHDOG: u64 = 4_000_000;
 
@@ -104,6 +106,8 @@ pub struct VerbsArgs {
     pub pmtu: usize,
     pub pcap: Option<PathBuf>,
     pub json: bool,
+    /// Random DMA latency and back-pressure (the shell's stressed timing, from the seed).
+    pub dma_jitter: bool,
 }
 
 /// What a run measured.
@@ -117,6 +121,9 @@ pub struct VerbsReport {
     pub bytes: u64,
     pub frames: [u64; 2],
     pub packets: [u64; 2],
+    /// Requester counters of each side (NAKs received, messages sent again).
+    pub naks: [u64; 2],
+    pub resent: [u64; 2],
     pub errors: Vec<String>,
 }
 
@@ -124,14 +131,15 @@ fn cli<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> CliError + '_ {
     move |e| CliError(format!("{what}: {e}"))
 }
 
-/// One host: its NIC's driver objects.
-struct Host<H: NicHardware + Send + 'static> {
-    backend: Arc<SimBackend<PairSide<H>>>,
-    device: Device,
-    _pd: ProtectionDomain,
-    cq: CompletionQueue,
-    mr: MemoryRegion,
-    qps: Vec<QueuePair>,
+/// One host: its NIC's driver objects (one PD, one CQ for sends and receives, one data buffer
+/// registered with LOCAL_WRITE and REMOTE_WRITE, the QPs).
+pub struct Host<H: NicHardware + Send + 'static> {
+    pub backend: Arc<SimBackend<PairSide<H>>>,
+    pub device: Device,
+    pub pd: ProtectionDomain,
+    pub cq: CompletionQueue,
+    pub mr: MemoryRegion,
+    pub qps: Vec<QueuePair>,
 }
 
 /// A message posted and not completed yet.
@@ -142,8 +150,9 @@ struct InFlight {
     data: Vec<u8>,
 }
 
-const MACS: [[u8; 6]; 2] = [[0x02, 0xfe, 0, 0, 0, 0x0a], [0x02, 0xfe, 0, 0, 0, 0x0b]];
-const IPS: [[u8; 4]; 2] = [[10, 0, 0, 1], [10, 0, 0, 2]];
+/// The two hosts' MAC and IPv4 addresses.
+pub const MACS: [[u8; 6]; 2] = [[0x02, 0xfe, 0, 0, 0, 0x0a], [0x02, 0xfe, 0, 0, 0, 0x0b]];
+pub const IPS: [[u8; 4]; 2] = [[10, 0, 0, 1], [10, 0, 0, 2]];
 
 fn open_host<H: NicHardware + Send + 'static>(
     pair: &SharedPair<H>,
@@ -202,14 +211,16 @@ fn open_host<H: NicHardware + Send + 'static>(
     Ok(Host {
         backend,
         device,
-        _pd: pd,
+        pd,
         cq,
         mr,
         qps: list,
     })
 }
 
-fn connect<H: NicHardware + Send + 'static>(
+/// Take every QP pair RESET -> INIT -> RTR -> RTS (QP i of host A with QP i of host B), with
+/// random initial PSNs.
+pub fn connect<H: NicHardware + Send + 'static>(
     hosts: &[Host<H>; 2],
     pmtu: Pmtu,
     rng: &mut Rng,
@@ -257,7 +268,7 @@ fn sg_list(
     rng: &mut Rng,
 ) -> Result<Vec<Sge>, CliError> {
     let pieces = 1 + rng.below(4) as usize;
-    let mut cuts: Vec<usize> = (1..pieces).map(|_| rng.range(0, len + 1)).collect();
+    let mut cuts: Vec<usize> = (1..pieces).map(|_| rng.range(0, len)).collect();
     cuts.push(0);
     cuts.push(len);
     cuts.sort_unstable();
@@ -267,6 +278,27 @@ fn sg_list(
                 .map_err(cli("building an SGE"))
         })
         .collect()
+}
+
+/// Two hosts with their NICs (`hw`) back to back: each opened through the driver with `qps`
+/// QPs (not connected yet: see [`connect`]) and a data buffer of `2 * qps * DEPTH` slots of
+/// `slot` bytes.
+pub fn open_pair<H: NicHardware + Send + 'static>(
+    hw: [H; 2],
+    shell: ShellConfig,
+    qps: usize,
+    slot: usize,
+    capture: bool,
+) -> Result<(SharedPair<H>, [Host<H>; 2]), CliError> {
+    let memory = [HostMemory::shared(), HostMemory::shared()];
+    let pair: SharedPair<H> =
+        Arc::new(Mutex::new(NicPair::new(hw, memory.clone(), shell, capture)));
+    let [ma, mb] = memory;
+    let hosts = [
+        open_host(&pair, 0, ma, slot, qps)?,
+        open_host(&pair, 1, mb, slot, qps)?,
+    ];
+    Ok((pair, hosts))
 }
 
 /// Which hardware model runs the NICs.
@@ -351,27 +383,19 @@ fn run_on<H: NicHardware + Send + 'static>(
             args.pmtu
         ))
     })?;
-    let slot = (*sizes.iter().max().expect("not empty"))
-        .max(1)
-        .next_multiple_of(64);
+    let slot = (*sizes.iter().max().expect("not empty") + GUARD.len()).next_multiple_of(64);
     if slot * DEPTH * 2 * args.qps > 1 << 30 {
         return Err(CliError(format!(
             "{} QPs x {DEPTH} messages in flight x {slot} bytes need more than 1 GiB per host; use fewer QPs or smaller sizes",
             args.qps
         )));
     }
-    let memory = [HostMemory::shared(), HostMemory::shared()];
-    let pair: SharedPair<H> = Arc::new(Mutex::new(NicPair::new(
-        hw,
-        memory.clone(),
-        ShellConfig::ideal(),
-        args.pcap.is_some(),
-    )));
-    let [ma, mb] = memory;
-    let hosts = [
-        open_host(&pair, 0, ma, slot, args.qps)?,
-        open_host(&pair, 1, mb, slot, args.qps)?,
-    ];
+    let shell = if args.dma_jitter {
+        ShellConfig::stressed(args.seed)
+    } else {
+        ShellConfig::ideal()
+    };
+    let (pair, hosts) = open_pair(hw, shell, args.qps, slot, args.pcap.is_some())?;
     let mut rng = Rng::new(args.seed);
     connect(&hosts, pmtu, &mut rng)?;
     let mut pcap = match &args.pcap {
@@ -414,6 +438,10 @@ fn run_on<H: NicHardware + Send + 'static>(
             host.mr
                 .write(src, &data)
                 .map_err(cli("writing the source data"))?;
+            // a guard after the destination range: a write past the message would change it
+            peer.mr
+                .write(dst + len, &GUARD)
+                .map_err(cli("writing the guard bytes"))?;
             let sges = sg_list(&host.mr, src, len, &mut rng)?;
             let wr_id = (next << 8) | q as u64;
             let wr = match op {
@@ -480,6 +508,19 @@ fn run_on<H: NicHardware + Send + 'static>(
                     .mr
                     .read(m.dst_offset, &mut got)
                     .map_err(cli("reading the destination"))?;
+                let mut guard = [0u8; GUARD.len()];
+                hosts[1 - side]
+                    .mr
+                    .read(m.dst_offset + m.data.len(), &mut guard)
+                    .map_err(cli("reading the guard bytes"))?;
+                if guard != GUARD {
+                    bad.push(format!(
+                        "bytes after the message were written: {guard:02x?}"
+                    ));
+                }
+                if wc.byte_len != 0 {
+                    bad.push(format!("byte_len {} (0 for a WRITE)", wc.byte_len));
+                }
                 if got != m.data {
                     let at = got
                         .iter()
@@ -534,7 +575,10 @@ fn run_on<H: NicHardware + Send + 'static>(
     let mut p = lock(&pair);
     report.cycles = p.cycles() - start;
     report.frames = p.frames_sent();
-    report.packets = [p.nic(0).req_counts().packets, p.nic(1).req_counts().packets];
+    let rc = [p.nic(0).req_counts(), p.nic(1).req_counts()];
+    report.packets = [rc[0].packets, rc[1].packets];
+    report.naks = [rc[0].naks, rc[1].naks];
+    report.resent = [rc[0].resent, rc[1].resent];
     drop(p);
     if let Some(mut w) = pcap {
         w.flush().map_err(cli("writing the pcap"))?;
@@ -564,6 +608,8 @@ pub fn run(args: &VerbsArgs, engine: &str) -> Result<ExitCode, CliError> {
                 "sizes": args.sizes,
                 "frames": {"a_to_b": r.frames[0], "b_to_a": r.frames[1]},
                 "request_packets": {"a": r.packets[0], "b": r.packets[1]},
+                "naks": {"a": r.naks[0], "b": r.naks[1]},
+                "resent_messages": {"a": r.resent[0], "b": r.resent[1]},
                 "errors": r.errors,
             })
         );
