@@ -5,7 +5,7 @@
 //! other QPs unaffected). The hardware runs as its Verilator model (the same Verilog as
 //! `ferroce verilog`); one scenario also runs on the rust-hdl simulation and must give the same
 //! frames and cycle count.
-use ferroce_driver::{AccessFlags, QpState, Remote, SendWr, WcOpcode, WcStatus};
+use ferroce_driver::{AccessFlags, ArmMode, QpState, Remote, SendWr, WcOpcode, WcStatus};
 use ferroce_hdl::testbench::Rng;
 use ferroce_hdl::verilog::require_tool;
 use ferroce_proto::pcap;
@@ -334,7 +334,11 @@ fn remote_access_errors_are_naked_and_write_nothing() {
         .filter(|s| *s == 0x62)
         .count();
     assert_eq!(naks, cases);
-    // the last QP pair was never touched and still works
+    // the last QP pair was never touched and still works; its completion raises the CQ's
+    // interrupt (armed for the next completion, with nothing waiting, so it must not fire yet)
+    assert!(a.cq.poll(8).unwrap().is_empty());
+    a.cq.arm(ArmMode::Next);
+    assert!(!a.cq.wait_event(Duration::from_micros(20)).unwrap());
     let q = cases;
     let sge = a.mr.sge(0, 100).unwrap();
     a.qps[q]
@@ -348,7 +352,11 @@ fn remote_access_errors_are_naked_and_write_nothing() {
         )
         .signaled()])
         .unwrap();
-    let wc = a.cq.poll_until(1, 1, Duration::from_millis(1)).unwrap();
+    assert!(
+        a.cq.wait_event(Duration::from_millis(1)).unwrap(),
+        "no CQ interrupt"
+    );
+    let wc = a.cq.poll(8).unwrap();
     assert_eq!(wc.len(), 1);
     assert_eq!((wc[0].wr_id, wc[0].status), (99, WcStatus::Success));
     let mut got = vec![0u8; 100];
