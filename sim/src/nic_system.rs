@@ -96,10 +96,6 @@ pub trait NicHardware {
     fn counters(&mut self) -> NicCounters;
 }
 
-fn v(x: impl Into<u64>) -> u64 {
-    x.into()
-}
-
 impl<S: Stepper<NicTop>> NicHardware for S {
     fn set_link_up(&mut self, up: bool) {
         self.uut().link_up.next = up;
@@ -144,37 +140,97 @@ impl<S: Stepper<NicTop>> NicHardware for S {
     }
     fn counters(&mut self) -> NicCounters {
         let u = self.uut();
-        let c = |b: rust_hdl::prelude::Bits<32>| v(b.to_u64());
+        let ports = [
+            &u.rx_cnt_accepted,
+            &u.rx_cnt_bad_icrc,
+            &u.rx_cnt_truncated,
+            &u.rx_cnt_length,
+            &u.rx_cnt_oversize,
+            &u.rx_cnt_unsupported,
+            &u.rx_cnt_mac_mismatch,
+            &u.rx_cnt_bad_opcode,
+            &u.resp_cnt_executed,
+            &u.resp_cnt_duplicate,
+            &u.resp_cnt_psn_err,
+            &u.resp_cnt_access_err,
+            &u.resp_cnt_invalid,
+            &u.resp_cnt_unsupported,
+            &u.resp_cnt_qp_drop,
+            &u.resp_cnt_dma_error,
+            &u.req_cnt_packets,
+            &u.req_cnt_messages,
+            &u.req_cnt_acks,
+            &u.req_cnt_naks,
+            &u.req_cnt_resent,
+            &u.req_cnt_errors,
+            &u.cq_cnt_written,
+            &u.cq_cnt_dropped,
+        ];
+        NicCounters::from_ports(ports.map(|p| p.val().to_u64()))
+    }
+}
+
+/// The NIC's summary counter outputs, in the order [`NicCounters::from_ports`] takes them.
+pub const COUNTER_PORTS: [&str; 24] = [
+    "rx_cnt_accepted",
+    "rx_cnt_bad_icrc",
+    "rx_cnt_truncated",
+    "rx_cnt_length",
+    "rx_cnt_oversize",
+    "rx_cnt_unsupported",
+    "rx_cnt_mac_mismatch",
+    "rx_cnt_bad_opcode",
+    "resp_cnt_executed",
+    "resp_cnt_duplicate",
+    "resp_cnt_psn_err",
+    "resp_cnt_access_err",
+    "resp_cnt_invalid",
+    "resp_cnt_unsupported",
+    "resp_cnt_qp_drop",
+    "resp_cnt_dma_error",
+    "req_cnt_packets",
+    "req_cnt_messages",
+    "req_cnt_acks",
+    "req_cnt_naks",
+    "req_cnt_resent",
+    "req_cnt_errors",
+    "cq_cnt_written",
+    "cq_cnt_dropped",
+];
+
+impl NicCounters {
+    /// The counters from the values of the [`COUNTER_PORTS`], in that order.
+    pub fn from_ports(c: [u64; 24]) -> NicCounters {
         NicCounters {
             rx: RxCounts {
-                accepted: c(u.rx_cnt_accepted.val()),
-                bad_icrc: c(u.rx_cnt_bad_icrc.val()),
-                truncated: c(u.rx_cnt_truncated.val()),
-                length: c(u.rx_cnt_length.val()),
-                oversize: c(u.rx_cnt_oversize.val()),
-                unsupported: c(u.rx_cnt_unsupported.val()),
-                mac_mismatch: c(u.rx_cnt_mac_mismatch.val()),
-                bad_opcode: c(u.rx_cnt_bad_opcode.val()),
+                accepted: c[0],
+                bad_icrc: c[1],
+                truncated: c[2],
+                length: c[3],
+                oversize: c[4],
+                unsupported: c[5],
+                mac_mismatch: c[6],
+                bad_opcode: c[7],
             },
             resp: RespCounts {
-                executed: c(u.resp_cnt_executed.val()),
-                duplicate: c(u.resp_cnt_duplicate.val()),
-                psn_err: c(u.resp_cnt_psn_err.val()),
-                access_err: c(u.resp_cnt_access_err.val()),
-                invalid: c(u.resp_cnt_invalid.val()),
-                unsupported: c(u.resp_cnt_unsupported.val()),
-                qp_drop: c(u.resp_cnt_qp_drop.val()),
-                dma_error: c(u.resp_cnt_dma_error.val()),
+                executed: c[8],
+                duplicate: c[9],
+                psn_err: c[10],
+                access_err: c[11],
+                invalid: c[12],
+                unsupported: c[13],
+                qp_drop: c[14],
+                dma_error: c[15],
             },
             req: ReqCounts {
-                packets: c(u.req_cnt_packets.val()),
-                messages: c(u.req_cnt_messages.val()),
-                acks: c(u.req_cnt_acks.val()),
-                naks: c(u.req_cnt_naks.val()),
-                resent: c(u.req_cnt_resent.val()),
-                errors: c(u.req_cnt_errors.val()),
-                cqes_written: c(u.cq_cnt_written.val()),
-                cqes_dropped: c(u.cq_cnt_dropped.val()),
+                packets: c[16],
+                messages: c[17],
+                acks: c[18],
+                naks: c[19],
+                resent: c[20],
+                errors: c[21],
+                cqes_written: c[22],
+                cqes_dropped: c[23],
             },
         }
     }

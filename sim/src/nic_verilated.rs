@@ -12,7 +12,7 @@
 use crate::host::axil::{AxilIn, AxilOut};
 use crate::host::dma_shell::{DmaPortIds, VerilatedDmaPort};
 use crate::host::{AxiLiteMaster, AxiLitePort, DmaShell};
-use crate::nic_system::{NicCounters, NicHardware, ReqCounts, RespCounts, RxCounts};
+use crate::nic_system::{NicCounters, NicHardware, COUNTER_PORTS};
 use ferroce_hdl::cosim::engine::StreamIds;
 use ferroce_hdl::cosim::VerilatedBlock;
 use ferroce_hdl::nic::NicTop;
@@ -48,7 +48,7 @@ pub struct VerilatedNic {
     tx: StreamIds,
     link_up: usize,
     irq_pulse: usize,
-    counters: Vec<usize>,
+    counters: [usize; 24],
     cycles: u64,
 }
 
@@ -56,34 +56,6 @@ pub struct VerilatedNic {
 // Verilator threads); `VerilatedNic` owns it exclusively and every access goes through `&mut
 // self`, so moving it to another thread (the driver backend keeps it behind a mutex) is sound.
 unsafe impl Send for VerilatedNic {}
-
-/// The summary counters, in the order of [`VerilatedNic::counters`].
-const COUNTERS: [&str; 24] = [
-    "rx_cnt_accepted",
-    "rx_cnt_bad_icrc",
-    "rx_cnt_truncated",
-    "rx_cnt_length",
-    "rx_cnt_oversize",
-    "rx_cnt_unsupported",
-    "rx_cnt_mac_mismatch",
-    "rx_cnt_bad_opcode",
-    "resp_cnt_executed",
-    "resp_cnt_duplicate",
-    "resp_cnt_psn_err",
-    "resp_cnt_access_err",
-    "resp_cnt_invalid",
-    "resp_cnt_unsupported",
-    "resp_cnt_qp_drop",
-    "resp_cnt_dma_error",
-    "req_cnt_packets",
-    "req_cnt_messages",
-    "req_cnt_acks",
-    "req_cnt_naks",
-    "req_cnt_resent",
-    "req_cnt_errors",
-    "cq_cnt_written",
-    "cq_cnt_dropped",
-];
 
 impl VerilatedNic {
     /// Build (or take from the cache) and load the model. Needs a big stack on the calling
@@ -117,7 +89,7 @@ impl VerilatedNic {
             tx: model.stream("tx_mac"),
             link_up: p("link_up"),
             irq_pulse: p("irq_pulse"),
-            counters: COUNTERS.iter().map(|n| p(n)).collect(),
+            counters: COUNTER_PORTS.map(p),
             axil,
             model,
             cycles: 0,
@@ -208,38 +180,6 @@ impl NicHardware for VerilatedNic {
         self.cycles
     }
     fn counters(&mut self) -> NicCounters {
-        let c: Vec<u64> = self.counters.iter().map(|&i| self.model.get(i)).collect();
-        NicCounters {
-            rx: RxCounts {
-                accepted: c[0],
-                bad_icrc: c[1],
-                truncated: c[2],
-                length: c[3],
-                oversize: c[4],
-                unsupported: c[5],
-                mac_mismatch: c[6],
-                bad_opcode: c[7],
-            },
-            resp: RespCounts {
-                executed: c[8],
-                duplicate: c[9],
-                psn_err: c[10],
-                access_err: c[11],
-                invalid: c[12],
-                unsupported: c[13],
-                qp_drop: c[14],
-                dma_error: c[15],
-            },
-            req: ReqCounts {
-                packets: c[16],
-                messages: c[17],
-                acks: c[18],
-                naks: c[19],
-                resent: c[20],
-                errors: c[21],
-                cqes_written: c[22],
-                cqes_dropped: c[23],
-            },
-        }
+        NicCounters::from_ports(self.counters.map(|i| self.model.get(i)))
     }
 }
