@@ -3,3 +3,6 @@
 pub mod cqe_writer;
 
 pub use cqe_writer::CqeWriter;
+
+#[cfg(test)]
+mod tests;

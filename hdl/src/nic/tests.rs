@@ -239,3 +239,10 @@ fn formatter_waits_for_the_priority_reader_and_a_stalled_builder() {
     assert_eq!(slow, fast + 6 + 5, "fast {fast} slow {slow}");
     assert!(fast <= 6, "an uncontended ACK took {fast} cycles");
 }
+
+#[test]
+fn port_muxes_synthesize() {
+    crate::csr::synth_check(&mut MrPortMux::default(), "mr_mux");
+    crate::csr::synth_check(&mut DmaWriteMux::default(), "dma_wr_mux");
+    crate::csr::synth_check(&mut QpcReadMux::<8>::default(), "qpc_mux");
+}

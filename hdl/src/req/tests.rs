@@ -106,3 +106,8 @@ fn packer_handles_one_byte_segments_and_exact_beats() {
 fn packer_synthesizes() {
     crate::csr::synth_check(&mut StreamPacker::default(), "packer");
 }
+
+#[test]
+fn requester_synthesizes() {
+    crate::csr::synth_check(&mut RcRequester::<4>::default(), "requester");
+}
