@@ -34,6 +34,9 @@ pub struct NicPair<H: NicHardware = Bench<NicTop>> {
     capture: bool,
     frames: Vec<LinkFrame>,
     sent: [u64; 2],
+    /// Frames the link loses: ordinals (0-based, counting every frame a side sends).
+    lose: [std::collections::BTreeSet<u64>; 2],
+    lost: [u64; 2],
 }
 
 impl<H: NicHardware> NicPair<H> {
@@ -49,6 +52,8 @@ impl<H: NicHardware> NicPair<H> {
             capture,
             frames: Vec::new(),
             sent: [0; 2],
+            lose: Default::default(),
+            lost: [0; 2],
         }
     }
 
@@ -59,8 +64,13 @@ impl<H: NicHardware> NicPair<H> {
         let cycle = self.nics[0].cycles();
         for from in 0..2 {
             for f in self.nics[from].take_frames() {
+                let ordinal = self.sent[from];
                 self.sent[from] += 1;
-                self.nics[1 - from].receive(&f);
+                if self.lose[from].remove(&ordinal) {
+                    self.lost[from] += 1;
+                } else {
+                    self.nics[1 - from].receive(&f);
+                }
                 if self.capture {
                     self.frames.push(LinkFrame {
                         from,
@@ -78,6 +88,18 @@ impl<H: NicHardware> NicPair<H> {
 
     pub fn nic(&mut self, side: usize) -> &mut NicSystem<H> {
         &mut self.nics[side]
+    }
+
+    /// Make the link lose the frames with these ordinals (0-based, every frame `from` sends
+    /// counts) on their way to the other side. They are still captured: the capture is what
+    /// each side sent.
+    pub fn lose_frames(&mut self, from: usize, ordinals: impl IntoIterator<Item = u64>) {
+        self.lose[from].extend(ordinals);
+    }
+
+    /// Frames the link has lost, per sending side.
+    pub fn frames_lost(&self) -> [u64; 2] {
+        self.lost
     }
 
     /// Frames each side has sent.
