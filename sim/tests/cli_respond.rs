@@ -154,6 +154,17 @@ fn write_stream_is_placed_and_acknowledged() {
     let (s, sent) = respond(&d, &cfg, &frames);
     assert_eq!(s["accepted"], 5, "{s}");
     assert_eq!(s["responder"]["executed"], 5, "{s}");
+    // the NIC's own counters, read through BAR0
+    let c = &s["counters"];
+    let bytes_in: usize = frames.iter().map(|f| f.len()).sum();
+    let bytes_out: usize = sent.iter().map(|f| f.buffer_len()).sum();
+    assert_eq!(c["rx_frames"], 5, "{c}");
+    assert_eq!(c["rx_roce"], 5, "{c}");
+    assert_eq!(c["rx_bytes"], bytes_in as u64, "{c}");
+    assert_eq!(c["tx_frames"], sent.len() as u64, "{c}");
+    assert_eq!(c["tx_bytes"], bytes_out as u64, "{c}");
+    assert_eq!(c["tx_ack"], 3, "{c}");
+    assert_eq!(c["tx_nak_rem_access"], 0, "{c}");
     // one ACK per message, PSN of its last packet, MSN counting messages
     let a = acks(&sent);
     assert_eq!(a.len(), 3, "{a:?}");
@@ -231,6 +242,8 @@ fn attacks_get_nak_and_write_nothing() {
         assert_eq!(a[0].1, 100, "{what}");
         assert_eq!(s["dma_writes"].as_array().unwrap().len(), 0, "{what}: {s}");
         assert_eq!(s["responder"]["access_error"], 1, "{what}: {s}");
+        assert_eq!(s["counters"]["tx_nak_rem_access"], 1, "{what}: {s}");
+        assert_eq!(s["counters"]["tx_ack"], 0, "{what}: {s}");
     }
     // a PSN gap: one NAK sequence error, nothing written; then the right PSN is executed
     let frames = vec![

@@ -395,6 +395,20 @@ fn lost_middle_packet_is_recovered_by_a_sequence_nak() {
     let mut got = vec![0u8; 2000];
     b.mr.read(4096, &mut got).unwrap();
     assert_eq!(got, data);
+    // the NICs' own counters through BAR0: A received one NAK PSN sequence error, B sent it
+    let count = |h: &ferroce_sim::cmd::verbs::Host<VerilatedNic>, name: &str| {
+        h.device
+            .counters()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .unwrap()
+            .1
+    };
+    assert_eq!(count(a, "RX_NAK_PSN_SEQ"), 1);
+    assert_eq!(count(b, "TX_NAK_PSN_SEQ"), 1);
+    assert_eq!(count(a, "RX_ACK"), count(b, "TX_ACK"));
+    assert!(count(a, "RX_ACK") >= 1);
+    assert_eq!(count(a, "TX_FRAMES"), 16);
     let mut p = lock(&pair);
     assert_eq!(p.frames_lost(), [1, 0]);
     let req = p.nic(0).req_counts();

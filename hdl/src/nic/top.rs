@@ -61,8 +61,16 @@ const C_NAK_PSN: usize = cnt(regs::CNT_TX_NAK_PSN_SEQ_LO);
 const C_NAK_INV: usize = cnt(regs::CNT_TX_NAK_INV_REQ_LO);
 const C_NAK_ACC: usize = cnt(regs::CNT_TX_NAK_REM_ACCESS_LO);
 const C_NAK_OP: usize = cnt(regs::CNT_TX_NAK_REM_OP_LO);
+const C_RX_BYTES: usize = cnt(regs::CNT_RX_BYTES_LO);
+const C_TX_BYTES: usize = cnt(regs::CNT_TX_BYTES_LO);
+const C_RX_ACK: usize = cnt(regs::CNT_RX_ACK_LO);
+const C_RX_NAK_PSN: usize = cnt(regs::CNT_RX_NAK_PSN_SEQ_LO);
+const C_RX_NAK_RNR: usize = cnt(regs::CNT_RX_NAK_RNR_LO);
+const C_RX_NAK_INV: usize = cnt(regs::CNT_RX_NAK_INV_REQ_LO);
+const C_RX_NAK_ACC: usize = cnt(regs::CNT_RX_NAK_REM_ACCESS_LO);
+const C_RX_NAK_OP: usize = cnt(regs::CNT_RX_NAK_REM_OP_LO);
 /// Counter events the top pulses (the `idx` table in `Default`).
-const NEV: usize = 13;
+const NEV: usize = 21;
 
 #[derive(LogicBlock)]
 pub struct NicTop {
@@ -136,6 +144,7 @@ pub struct NicTop {
     rq_ev: Signal<Local, Bit>,
     is_ack: Signal<Local, Bit>,
     syn: Signal<Local, Bits<8>>,
+    rsyn: Signal<Local, Bits<8>>,
     c_modify: Constant<Bits<2>>,
     c_rtr: Constant<Bits<3>>,
     c_rq: Constant<Bits<2>>,
@@ -162,6 +171,14 @@ impl Default for NicTop {
             C_NAK_INV,
             C_NAK_ACC,
             C_NAK_OP,
+            C_RX_BYTES,
+            C_TX_BYTES,
+            C_RX_ACK,
+            C_RX_NAK_PSN,
+            C_RX_NAK_RNR,
+            C_RX_NAK_INV,
+            C_RX_NAK_ACC,
+            C_RX_NAK_OP,
         ];
         NicTop {
             clock: Default::default(),
@@ -227,6 +244,7 @@ impl Default for NicTop {
             rq_ev: Default::default(),
             is_ack: Default::default(),
             syn: Default::default(),
+            rsyn: Default::default(),
             c_modify: Constant::new(QEV_MODIFY.into()),
             c_rtr: Constant::new((QpState::Rtr as u64).into()),
             c_rq: Constant::new(QEV_RQ.into()),
@@ -603,6 +621,37 @@ impl Logic for NicTop {
                 }
             }
         }
+        // byte counters add cnt_rx_bytes / cnt_tx_bytes when their bit is set
+        if self.rx.vd_valid.val() {
+            self.ev[13].next = self.c_mask[13].val();
+        }
+        if self.tx_mac.valid.val() & self.tx_mac.ready.val() {
+            self.ev[14].next = self.c_mask[14].val();
+        }
+        // ACKs and NAKs received (taken by the requester), by AETH syndrome
+        self.rsyn.next = self.rx.hdr.val().aeth_syndrome;
+        if self.req.ack_valid.val() & self.req.ack_ready.val() {
+            if self.rsyn.val().get_bits::<3>(5) == 0 {
+                self.ev[15].next = self.c_mask[15].val();
+            }
+            if self.rsyn.val().get_bits::<3>(5) == 1 {
+                self.ev[17].next = self.c_mask[17].val();
+            }
+            if self.rsyn.val().get_bits::<3>(5) == 3 {
+                if self.rsyn.val().get_bits::<5>(0) == self.c_nak[0].val() {
+                    self.ev[16].next = self.c_mask[16].val();
+                }
+                if self.rsyn.val().get_bits::<5>(0) == self.c_nak[1].val() {
+                    self.ev[18].next = self.c_mask[18].val();
+                }
+                if self.rsyn.val().get_bits::<5>(0) == self.c_nak[2].val() {
+                    self.ev[19].next = self.c_mask[19].val();
+                }
+                if self.rsyn.val().get_bits::<5>(0) == self.c_nak[3].val() {
+                    self.ev[20].next = self.c_mask[20].val();
+                }
+            }
+        }
         self.csr.cnt_inc.next = self.ev[0].val()
             | self.ev[1].val()
             | self.ev[2].val()
@@ -615,7 +664,15 @@ impl Logic for NicTop {
             | self.ev[9].val()
             | self.ev[10].val()
             | self.ev[11].val()
-            | self.ev[12].val();
+            | self.ev[12].val()
+            | self.ev[13].val()
+            | self.ev[14].val()
+            | self.ev[15].val()
+            | self.ev[16].val()
+            | self.ev[17].val()
+            | self.ev[18].val()
+            | self.ev[19].val()
+            | self.ev[20].val();
         self.csr.cnt_rx_bytes.next = 0.into();
         if self.rx.vd_valid.val() {
             self.csr.cnt_rx_bytes.next = self.rx.vd_flen.val();

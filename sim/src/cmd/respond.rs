@@ -9,7 +9,8 @@
 //!
 //! The summary lists the NIC's DMA writes into host memory (each with its IOVA, its length, and
 //! where it falls in the remote's view: the MR's rkey and VA), the frames accepted and dropped
-//! by reason, the responder's events and the frames sent.
+//! by reason, the responder's events, the frames sent, and the NIC's `CNT_*` counters read
+//! through BAR0 by the driver.
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -227,6 +228,13 @@ pub fn run(
     writer
         .flush()
         .map_err(|e| CliError(format!("{}: {e}", output.display())))?;
+    // the NIC's own counters, read through BAR0 by the driver as on a board
+    let counters: serde_json::Map<String, Value> = nic
+        .device
+        .counters()
+        .into_iter()
+        .map(|(name, v)| (name.to_ascii_lowercase(), json!(v)))
+        .collect();
     let dma: Vec<Value> = writes
         .iter()
         .map(|w| json!({"address": w.addr, "length": w.len, "remote": remote_view(&nic.mrs, w.addr)}))
@@ -246,6 +254,7 @@ pub fn run(
             "unsupported": resp.unsupported, "qp_dropped": resp.qp_drop, "dma_error": resp.dma_error,
         },
         "dma_writes": dma,
+        "counters": counters,
         "cycles": cycles,
     });
     if json_out {
