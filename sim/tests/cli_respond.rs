@@ -304,10 +304,22 @@ fn malformed_frames_are_dropped_and_counted() {
     let truncated = good[..good.len() - 20].to_vec();
     let mut other_mac = good.clone();
     other_mac[5] = 0x77;
-    let (s, sent) = respond(&d, &cfg, &[bad_icrc, truncated, other_mac, good]);
+    // our MAC, another IP (a well-formed frame with a good ICRC): dropped by address
+    let other_ip = roce_frames::request_to(
+        [10, 0, 0, 9],
+        QPN,
+        Opcode::RC_RDMA_WRITE_ONLY,
+        100,
+        Some((VA, RKEY, 40)),
+        vec![0xA5; 40],
+    );
+    let (s, sent) = respond(&d, &cfg, &[bad_icrc, truncated, other_mac, other_ip, good]);
     assert_eq!(s["dropped"]["bad_icrc"], 1, "{s}");
     assert_eq!(s["dropped"]["mac_mismatch"], 1, "{s}");
-    assert_eq!(s["accepted"], 1, "{s}");
+    // the parser passes the frame on (every check of its own passed); the top drops it
+    assert_eq!(s["accepted"], 2, "{s}");
+    assert_eq!(s["counters"]["rx_drop_addr"], 2, "{s}");
+    assert_eq!(s["counters"]["rx_drop_icrc"], 1, "{s}");
     let dropped: u64 = s["dropped"]
         .as_object()
         .unwrap()
@@ -315,6 +327,7 @@ fn malformed_frames_are_dropped_and_counted() {
         .map(|v| v.as_u64().unwrap())
         .sum();
     assert_eq!(dropped, 3, "{s}");
+    assert_eq!(s["responder"]["executed"], 1, "{s}");
     // only the good frame was executed and acknowledged
     assert_eq!(acks(&sent).len(), 1);
     assert_eq!(writes(&s), vec![(VA, 40)]);

@@ -31,11 +31,13 @@ use super::{DmaWriteMux, MrPortMux, PacketFormatter, QpcReadMux};
 use crate::cq::CqeWriter;
 use crate::csr::{CsrBlockDefault, QEV_MODIFY, QEV_RQ};
 use crate::dma::{DmaMaster, DmaReadMaster, DmaWriteMaster};
+use crate::header::{L3_IPV4, L3_IPV6, L3_ROCEV1};
 use crate::req::RcRequester;
 use crate::resp::RcWriteResponder;
 use crate::rx::{DropReason, RxParser64};
 use crate::stream::{Sink64, Source64, StreamSink, StreamSource};
 use crate::tx::TxHeaderBuilder;
+use ferroce_proto::host::config::GidType;
 use ferroce_proto::host::qp::QpState;
 use ferroce_proto::host::regs;
 use rust_hdl::prelude::*;
@@ -70,7 +72,7 @@ const C_RX_NAK_INV: usize = cnt(regs::CNT_RX_NAK_INV_REQ_LO);
 const C_RX_NAK_ACC: usize = cnt(regs::CNT_RX_NAK_REM_ACCESS_LO);
 const C_RX_NAK_OP: usize = cnt(regs::CNT_RX_NAK_REM_OP_LO);
 /// Counter events the top pulses (the `idx` table in `Default`).
-const NEV: usize = 21;
+const NEV: usize = 22;
 
 #[derive(LogicBlock)]
 pub struct NicTop {
@@ -145,6 +147,16 @@ pub struct NicTop {
     is_ack: Signal<Local, Bit>,
     syn: Signal<Local, Bits<8>>,
     rsyn: Signal<Local, Bits<8>>,
+    /// the received packet's destination IP is one of the valid local GIDs
+    ip_ok: Signal<Local, Bit>,
+    /// a packet for a foreign IP was taken: its payload is being discarded
+    draining: DFF<Bit>,
+    c_gt_v4: Constant<Bits<2>>,
+    c_gt_v6: Constant<Bits<2>>,
+    c_gt_v1: Constant<Bits<2>>,
+    c_l3_v4: Constant<Bits<2>>,
+    c_l3_v6: Constant<Bits<2>>,
+    c_l3_v1: Constant<Bits<2>>,
     c_modify: Constant<Bits<2>>,
     c_rtr: Constant<Bits<3>>,
     c_rq: Constant<Bits<2>>,
@@ -179,6 +191,7 @@ impl Default for NicTop {
             C_RX_NAK_INV,
             C_RX_NAK_ACC,
             C_RX_NAK_OP,
+            C_ADDR,
         ];
         NicTop {
             clock: Default::default(),
@@ -245,6 +258,14 @@ impl Default for NicTop {
             is_ack: Default::default(),
             syn: Default::default(),
             rsyn: Default::default(),
+            ip_ok: Default::default(),
+            draining: Default::default(),
+            c_gt_v4: Constant::new((GidType::RoceV2Ipv4 as u64).into()),
+            c_gt_v6: Constant::new((GidType::RoceV2Ipv6 as u64).into()),
+            c_gt_v1: Constant::new((GidType::RoceV1 as u64).into()),
+            c_l3_v4: Constant::new(L3_IPV4.into()),
+            c_l3_v6: Constant::new(L3_IPV6.into()),
+            c_l3_v1: Constant::new(L3_ROCEV1.into()),
             c_modify: Constant::new(QEV_MODIFY.into()),
             c_rtr: Constant::new((QpState::Rtr as u64).into()),
             c_rq: Constant::new(QEV_RQ.into()),
@@ -265,6 +286,7 @@ impl Default for NicTop {
 impl Logic for NicTop {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, draining);
         self.csr.clock.next = self.clock.val();
         self.rx.clock.next = self.clock.val();
         self.resp.clock.next = self.clock.val();
@@ -345,11 +367,183 @@ impl Logic for NicTop {
         // ACKNOWLEDGE that claims a payload)
         self.is_ack.next = (self.rx.hdr.val().opcode == self.c_ack_op.val())
             & (self.rx.hdr.val().payload_len == 0);
-        self.resp.hdr_valid.next = self.rx.hdr_valid.val() & !self.is_ack.val();
-        self.req.ack_valid.next = self.rx.hdr_valid.val() & self.is_ack.val();
-        self.rx.hdr_ready.next = self.resp.hdr_ready.val();
-        if self.is_ack.val() {
-            self.rx.hdr_ready.next = self.req.ack_ready.val();
+        // the destination IP must be a valid local GID of the packet's kind (IPv4: the
+        // entry's low 32 bits; IPv6 and RoCEv1: all 128); a packet for another address is
+        // taken here, counted (RX_DROP_ADDR) and its payload discarded
+        self.ip_ok.next = (((self.csr.gid_type.val().get_bits::<2>(0) == self.c_gt_v4.val())
+            & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+            & (self.csr.gid0.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+            | ((self.csr.gid_type.val().get_bits::<2>(0) == self.c_gt_v6.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                & (self.csr.gid0.val() == self.rx.hdr.val().ip6_dst))
+            | ((self.csr.gid_type.val().get_bits::<2>(0) == self.c_gt_v1.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                & (self.csr.gid0.val() == self.rx.hdr.val().ip6_dst)))
+            | (((self.csr.gid_type.val().get_bits::<2>(2) == self.c_gt_v4.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                & (self.csr.gid1.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(2) == self.c_gt_v6.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                    & (self.csr.gid1.val() == self.rx.hdr.val().ip6_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(2) == self.c_gt_v1.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                    & (self.csr.gid1.val() == self.rx.hdr.val().ip6_dst)))
+            | (((self.csr.gid_type.val().get_bits::<2>(4) == self.c_gt_v4.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                & (self.csr.gid2.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(4) == self.c_gt_v6.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                    & (self.csr.gid2.val() == self.rx.hdr.val().ip6_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(4) == self.c_gt_v1.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                    & (self.csr.gid2.val() == self.rx.hdr.val().ip6_dst)))
+            | (((self.csr.gid_type.val().get_bits::<2>(6) == self.c_gt_v4.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                & (self.csr.gid3.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(6) == self.c_gt_v6.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                    & (self.csr.gid3.val() == self.rx.hdr.val().ip6_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(6) == self.c_gt_v1.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                    & (self.csr.gid3.val() == self.rx.hdr.val().ip6_dst)))
+            | (((self.csr.gid_type.val().get_bits::<2>(8) == self.c_gt_v4.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                & (self.csr.gid4.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(8) == self.c_gt_v6.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                    & (self.csr.gid4.val() == self.rx.hdr.val().ip6_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(8) == self.c_gt_v1.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                    & (self.csr.gid4.val() == self.rx.hdr.val().ip6_dst)))
+            | (((self.csr.gid_type.val().get_bits::<2>(10) == self.c_gt_v4.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                & (self.csr.gid5.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(10) == self.c_gt_v6.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                    & (self.csr.gid5.val() == self.rx.hdr.val().ip6_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(10) == self.c_gt_v1.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                    & (self.csr.gid5.val() == self.rx.hdr.val().ip6_dst)))
+            | (((self.csr.gid_type.val().get_bits::<2>(12) == self.c_gt_v4.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                & (self.csr.gid6.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(12) == self.c_gt_v6.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                    & (self.csr.gid6.val() == self.rx.hdr.val().ip6_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(12) == self.c_gt_v1.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                    & (self.csr.gid6.val() == self.rx.hdr.val().ip6_dst)))
+            | (((self.csr.gid_type.val().get_bits::<2>(14) == self.c_gt_v4.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                & (self.csr.gid7.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(14) == self.c_gt_v6.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                    & (self.csr.gid7.val() == self.rx.hdr.val().ip6_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(14) == self.c_gt_v1.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                    & (self.csr.gid7.val() == self.rx.hdr.val().ip6_dst)))
+            | (((self.csr.gid_type.val().get_bits::<2>(16) == self.c_gt_v4.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                & (self.csr.gid8.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(16) == self.c_gt_v6.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                    & (self.csr.gid8.val() == self.rx.hdr.val().ip6_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(16) == self.c_gt_v1.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                    & (self.csr.gid8.val() == self.rx.hdr.val().ip6_dst)))
+            | (((self.csr.gid_type.val().get_bits::<2>(18) == self.c_gt_v4.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                & (self.csr.gid9.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(18) == self.c_gt_v6.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                    & (self.csr.gid9.val() == self.rx.hdr.val().ip6_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(18) == self.c_gt_v1.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                    & (self.csr.gid9.val() == self.rx.hdr.val().ip6_dst)))
+            | (((self.csr.gid_type.val().get_bits::<2>(20) == self.c_gt_v4.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                & (self.csr.gid10.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(20) == self.c_gt_v6.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                    & (self.csr.gid10.val() == self.rx.hdr.val().ip6_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(20) == self.c_gt_v1.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                    & (self.csr.gid10.val() == self.rx.hdr.val().ip6_dst)))
+            | (((self.csr.gid_type.val().get_bits::<2>(22) == self.c_gt_v4.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                & (self.csr.gid11.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(22) == self.c_gt_v6.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                    & (self.csr.gid11.val() == self.rx.hdr.val().ip6_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(22) == self.c_gt_v1.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                    & (self.csr.gid11.val() == self.rx.hdr.val().ip6_dst)))
+            | (((self.csr.gid_type.val().get_bits::<2>(24) == self.c_gt_v4.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                & (self.csr.gid12.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(24) == self.c_gt_v6.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                    & (self.csr.gid12.val() == self.rx.hdr.val().ip6_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(24) == self.c_gt_v1.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                    & (self.csr.gid12.val() == self.rx.hdr.val().ip6_dst)))
+            | (((self.csr.gid_type.val().get_bits::<2>(26) == self.c_gt_v4.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                & (self.csr.gid13.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(26) == self.c_gt_v6.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                    & (self.csr.gid13.val() == self.rx.hdr.val().ip6_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(26) == self.c_gt_v1.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                    & (self.csr.gid13.val() == self.rx.hdr.val().ip6_dst)))
+            | (((self.csr.gid_type.val().get_bits::<2>(28) == self.c_gt_v4.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                & (self.csr.gid14.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(28) == self.c_gt_v6.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                    & (self.csr.gid14.val() == self.rx.hdr.val().ip6_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(28) == self.c_gt_v1.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                    & (self.csr.gid14.val() == self.rx.hdr.val().ip6_dst)))
+            | (((self.csr.gid_type.val().get_bits::<2>(30) == self.c_gt_v4.val())
+                & (self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                & (self.csr.gid15.val().get_bits::<32>(0) == self.rx.hdr.val().ip4_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(30) == self.c_gt_v6.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v6.val())
+                    & (self.csr.gid15.val() == self.rx.hdr.val().ip6_dst))
+                | ((self.csr.gid_type.val().get_bits::<2>(30) == self.c_gt_v1.val())
+                    & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
+                    & (self.csr.gid15.val() == self.rx.hdr.val().ip6_dst)));
+        self.resp.hdr_valid.next = self.rx.hdr_valid.val()
+            & !self.is_ack.val()
+            & self.ip_ok.val()
+            & !self.draining.q.val();
+        self.req.ack_valid.next =
+            self.rx.hdr_valid.val() & self.is_ack.val() & self.ip_ok.val() & !self.draining.q.val();
+        self.rx.hdr_ready.next = false;
+        if !self.draining.q.val() {
+            self.rx.hdr_ready.next = self.resp.hdr_ready.val();
+            if self.is_ack.val() {
+                self.rx.hdr_ready.next = self.req.ack_ready.val();
+            }
+            if !self.ip_ok.val() {
+                self.rx.hdr_ready.next = true;
+                if self.rx.hdr_valid.val() & (self.rx.hdr.val().payload_len != 0) {
+                    self.draining.d.next = true;
+                }
+            }
+        }
+        // payload: to the responder, or discarded after a foreign header
+        self.resp.pay.valid.next = self.rx.pay.valid.val() & !self.draining.q.val();
+        self.resp.pay.data.next = self.rx.pay.data.val();
+        self.resp.pay.keep.next = self.rx.pay.keep.val();
+        self.resp.pay.last.next = self.rx.pay.last.val();
+        self.rx.pay.ready.next = self.resp.pay.ready.val();
+        if self.draining.q.val() {
+            self.rx.pay.ready.next = true;
+            if self.rx.pay.valid.val() & self.rx.pay.last.val() {
+                self.draining.d.next = false;
+            }
         }
         self.resp.hdr.next = self.rx.hdr.val();
         self.req.ack_qpn.next = self.rx.hdr.val().dest_qp;
@@ -357,7 +551,6 @@ impl Logic for NicTop {
         self.req.ack_syndrome.next = self.rx.hdr.val().aeth_syndrome;
 
         // ---- responder
-        StreamSource::<64, 8>::join(&mut self.rx.pay, &mut self.resp.pay);
         // QP context: the responder is the mux's priority reader (fixed latency, no ready)
         self.qmux.a_rd_valid.next = self.resp.qpc_rd_valid.val();
         self.qmux.a_rd_qpn.next = self.resp.qpc_rd_qpn.val();
@@ -652,6 +845,9 @@ impl Logic for NicTop {
                 }
             }
         }
+        if self.rx.hdr_valid.val() & !self.ip_ok.val() & !self.draining.q.val() {
+            self.ev[21].next = self.c_mask[21].val();
+        }
         self.csr.cnt_inc.next = self.ev[0].val()
             | self.ev[1].val()
             | self.ev[2].val()
@@ -672,7 +868,8 @@ impl Logic for NicTop {
             | self.ev[17].val()
             | self.ev[18].val()
             | self.ev[19].val()
-            | self.ev[20].val();
+            | self.ev[20].val()
+            | self.ev[21].val();
         self.csr.cnt_rx_bytes.next = 0.into();
         if self.rx.vd_valid.val() {
             self.csr.cnt_rx_bytes.next = self.rx.vd_flen.val();

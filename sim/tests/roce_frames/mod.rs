@@ -18,6 +18,18 @@ pub fn request(
     reth: Option<(u64, u32, u32)>,
     payload: Vec<u8>,
 ) -> Vec<u8> {
+    request_to(LOCAL_IP, qpn, opcode, psn, reth, payload)
+}
+
+/// The same to destination IP `dst` (still to the NIC's MAC).
+pub fn request_to(
+    dst: [u8; 4],
+    qpn: u32,
+    opcode: Opcode,
+    psn: u32,
+    reth: Option<(u64, u32, u32)>,
+    payload: Vec<u8>,
+) -> Vec<u8> {
     let mut bth = BthRepr::new(opcode, qpn, psn);
     bth.ack_req = matches!(
         opcode,
@@ -27,7 +39,7 @@ pub fn request(
         reth: reth.map(|(va, rkey, dma_len)| RethRepr { va, rkey, dma_len }),
         ..ExtHeaders::default()
     };
-    let net = RoceNet::ipv4(REMOTE_IP, LOCAL_IP, 0xC123);
+    let net = RoceNet::ipv4(REMOTE_IP, dst, 0xC123);
     let eth = EthernetRepr {
         dst: LOCAL_MAC,
         src: REMOTE_MAC,
