@@ -297,5 +297,5 @@ fn a_cqe_for_a_cq_that_does_not_exist_is_dropped() {
 
 #[test]
 fn cqe_writer_synthesizes() {
-    crate::csr::synth_check(&mut CqeWriter::<4>::default(), "cqe_writer");
+    crate::csr::synth_check(&mut CqeWriter::<8>::default(), "cqe_writer");
 }

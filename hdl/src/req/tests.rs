@@ -109,5 +109,5 @@ fn packer_synthesizes() {
 
 #[test]
 fn requester_synthesizes() {
-    crate::csr::synth_check(&mut RcRequester::<4>::default(), "requester");
+    crate::csr::synth_check(&mut RcRequester::<8>::default(), "requester");
 }
