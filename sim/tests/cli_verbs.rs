@@ -215,7 +215,8 @@ fn remote_access_errors_are_naked_and_write_nothing() {
     }
     let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
     let cases = 5;
-    let (pair, hosts) = open_pair(hw, ShellConfig::ideal(), cases + 1, 4096, true).unwrap();
+    // QPs 0..5: the cases; 5: untouched; 6: its peer goes to ERR, then it is moved to ERR
+    let (pair, hosts) = open_pair(hw, ShellConfig::ideal(), cases + 2, 4096, true).unwrap();
     let mut rng = Rng::new(11);
     connect(&hosts, ferroce_driver::Pmtu::Mtu1024, &mut rng).unwrap();
     let [a, b] = &hosts;
@@ -334,8 +335,37 @@ fn remote_access_errors_are_naked_and_write_nothing() {
         .filter(|s| *s == 0x62)
         .count();
     assert_eq!(naks, cases);
-    // the last QP pair was never touched and still works; its completion raises the CQ's
-    // interrupt (armed for the next completion, with nothing waiting, so it must not fire yet)
+    // QP 6: its peer is in ERR, so its WRITEs are never acknowledged; moving it to ERR flushes
+    // them all, the one in flight included
+    let stuck = cases + 1;
+    b.qps[stuck].to_error().unwrap();
+    let sge = a.mr.sge(0, 100).unwrap();
+    let to_b = Remote {
+        va: b.mr.addr(0),
+        rkey: b.mr.rkey(),
+    };
+    a.qps[stuck]
+        .post_send(&[
+            SendWr::write(70, to_b, vec![sge]).signaled(),
+            SendWr::write(71, to_b, vec![sge]).signaled(),
+        ])
+        .unwrap();
+    assert!(a
+        .cq
+        .poll_until(1, 8, Duration::from_micros(200))
+        .unwrap()
+        .is_empty());
+    a.qps[stuck].to_error().unwrap();
+    let wcs = a.cq.poll_until(2, 8, Duration::from_millis(1)).unwrap();
+    let got: Vec<_> = wcs.iter().map(|w| (w.wr_id, w.status)).collect();
+    assert_eq!(
+        got,
+        vec![(70, WcStatus::WrFlushErr), (71, WcStatus::WrFlushErr)]
+    );
+    assert_eq!(before[0], snapshot(&b.mr));
+
+    // the untouched QP pair still works; its completion raises the CQ's interrupt (armed for
+    // the next completion, with nothing waiting, so it must not fire yet)
     assert!(a.cq.poll(8).unwrap().is_empty());
     a.cq.arm(ArmMode::Next);
     assert!(!a.cq.wait_event(Duration::from_micros(20)).unwrap());

@@ -872,7 +872,8 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                     self.s_pi.d.next = self.r_evval.q.val();
                 } else if self.r_evkind.q.val() == 2 {
                     // MODIFY: RESET->INIT and ->RESET start the SQ from index 0; RTR->RTS
-                    // takes the initial PSN; ->ERR flushes what is posted (Requeue)
+                    // takes the initial PSN; ->ERR flushes what is posted (Requeue), the
+                    // message in flight included (its WQE is still at the consumer index)
                     if (self.r_evval.q.val().get_bits::<3>(0) == 0)
                         | ((self.r_evval.q.val().get_bits::<3>(0) == 1)
                             & (self.r_evval.q.val().get_bits::<3>(4) == 0))
@@ -885,6 +886,9 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                         & (self.r_evval.q.val().get_bits::<3>(4) == 2)
                     {
                         self.s_psn.d.next = self.q_sqpsn.q.val();
+                    }
+                    if self.r_evval.q.val().get_bits::<3>(0) == 6 {
+                        self.s_flags.d.next = (self.s_flags.q.val() & 0xF9) | 8;
                     }
                 }
             }
