@@ -363,6 +363,29 @@ fn remote_access_errors_are_naked_and_write_nothing() {
         vec![(70, WcStatus::WrFlushErr), (71, WcStatus::WrFlushErr)]
     );
     assert_eq!(before[0], snapshot(&b.mr));
+    // QUERY reads the requester's runtime state: both WQEs consumed, the SQ drained
+    let q = a.qps[stuck].query().unwrap();
+    assert_eq!(
+        (q.sq_producer, q.sq_consumer, q.sq_drained),
+        (2, 2, true),
+        "{q:?}"
+    );
+    let q0 = a.qps[0].query().unwrap();
+    assert_eq!((q0.sq_producer, q0.sq_consumer), (2, 2), "{q0:?}");
+    let qu = a.qps[cases].query().unwrap();
+    assert_eq!((qu.sq_producer, qu.sq_consumer), (0, 0), "{qu:?}");
+    // the CQ's runtime state through the CQ window's QUERY: PI counts every CQE written
+    let cq = a
+        .device
+        .registers()
+        .command(
+            ferroce_driver::Window::Cq,
+            &ferroce_proto::host::cq::CqConfig::query_writes(a.cq.cqn()),
+            |w| ferroce_proto::host::cq::CqQuery::from_window(|o| w.read(o)),
+        )
+        .unwrap();
+    assert_eq!(cq.pi, 2 * cases as u32 + 2, "{cq:?}");
+    assert!(!cq.armed);
 
     // the untouched QP pair still works; its completion raises the CQ's interrupt (armed for
     // the next completion, with nothing waiting, so it must not fire yet)

@@ -32,6 +32,8 @@ pub enum CqwState {
     Check,
     Write,
     Done,
+    QueryWait,
+    QueryAns,
 }
 
 #[derive(LogicBlock)]
@@ -71,6 +73,13 @@ pub struct CqeWriter<const CA: usize> {
     // ---- interrupts ----
     pub cq_irq_valid: Signal<Out, Bit>,
     pub cq_irq_vector: Signal<Out, Bits<5>>,
+    // ---- runtime query (QUERY of a CQ: CQ_PI, CQ_CI, CQ_STATE) ----
+    pub rtq_valid: Signal<In, Bit>,
+    pub rtq_cqn: Signal<In, Bits<CA>>,
+    pub rtq_ack: Signal<Out, Bit>,
+    pub rtq_pi: Signal<Out, Bits<32>>,
+    pub rtq_ci: Signal<Out, Bits<32>>,
+    pub rtq_state: Signal<Out, Bits<32>>,
     // ---- counters ----
     pub cnt_written: Signal<Out, Bits<32>>,
     pub cnt_dropped: Signal<Out, Bits<32>>,
@@ -79,6 +88,8 @@ pub struct CqeWriter<const CA: usize> {
     ram_ci: RAM<Bits<24>, CA>,
     ram_arm: RAM<Bits<2>, CA>,
     state: DFF<CqwState>,
+    q_pend: DFF<Bit>,
+    q_cqn: DFF<Bits<CA>>,
     r_cqn: DFF<Bits<CA>>,
     r_kind: DFF<Bits<2>>,
     r_value: DFF<Bits<32>>,
@@ -153,12 +164,20 @@ impl<const CA: usize> Default for CqeWriter<CA> {
             dma_wr: Default::default(),
             cq_irq_valid: Default::default(),
             cq_irq_vector: Default::default(),
+            rtq_valid: Default::default(),
+            rtq_cqn: Default::default(),
+            rtq_ack: Default::default(),
+            rtq_pi: Default::default(),
+            rtq_ci: Default::default(),
+            rtq_state: Default::default(),
             cnt_written: Default::default(),
             cnt_dropped: Default::default(),
             ram_pi: zram(),
             ram_ci: zram(),
             ram_arm: zram(),
             state: Default::default(),
+            q_pend: Default::default(),
+            q_cqn: Default::default(),
             r_cqn: Default::default(),
             r_kind: Default::default(),
             r_value: Default::default(),
@@ -202,9 +221,9 @@ impl<const CA: usize> Logic for CqeWriter<CA> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, r_cqn, r_kind, r_value, f_wrid, f_len, f_imm, f_qpn, f_src,
-            f_index, f_vendor, f_flags, f_status, f_opcode, k_exists, k_base, k_log2, k_vector,
-            s_pi, s_ci, s_arm, beat, reqd, n_written, n_dropped
+            self, clock, state, q_pend, q_cqn, r_cqn, r_kind, r_value, f_wrid, f_len, f_imm, f_qpn,
+            f_src, f_index, f_vendor, f_flags, f_status, f_opcode, k_exists, k_base, k_log2,
+            k_vector, s_pi, s_ci, s_arm, beat, reqd, n_written, n_dropped
         );
         self.ram_pi.read_clock.next = self.clock.val();
         self.ram_pi.write_clock.next = self.clock.val();
@@ -301,9 +320,29 @@ impl<const CA: usize> Logic for CqeWriter<CA> {
             | ((self.s_arm.q.val() == 2)
                 & (self.f_flags.q.val().get_bit(2) | (self.f_status.q.val() != 0)));
 
+        // runtime query: latched, answered between jobs (state: bit 0 armed, bit 1 armed for
+        // solicited completions; overflow is not tracked, see the module doc)
+        self.rtq_ack.next = false;
+        self.rtq_pi.next = bit_cast::<32, 24>(self.ram_pi.read_data.val());
+        self.rtq_ci.next = bit_cast::<32, 24>(self.ram_ci.read_data.val());
+        self.rtq_state.next = 0.into();
+        if self.ram_arm.read_data.val() == 1 {
+            self.rtq_state.next = 1.into();
+        }
+        if self.ram_arm.read_data.val() == 2 {
+            self.rtq_state.next = 2.into();
+        }
+        if self.rtq_valid.val() {
+            self.q_pend.d.next = true;
+            self.q_cqn.d.next = self.rtq_cqn.val();
+        }
+
         match self.state.q.val() {
             CqwState::Idle => {
-                if self.cev_valid.val() {
+                if self.q_pend.q.val() {
+                    self.r_cqn.d.next = self.q_cqn.q.val();
+                    self.state.d.next = CqwState::QueryWait;
+                } else if self.cev_valid.val() {
                     self.cev_ready.next = true;
                     self.r_cqn.d.next = self.cev_cqn.val();
                     self.r_kind.d.next = self.cev_kind.val();
@@ -416,6 +455,14 @@ impl<const CA: usize> Logic for CqeWriter<CA> {
                         self.s_arm.d.next = 0.into();
                     }
                 }
+            }
+            CqwState::QueryWait => {
+                self.state.d.next = CqwState::QueryAns;
+            }
+            CqwState::QueryAns => {
+                self.rtq_ack.next = true;
+                self.q_pend.d.next = false;
+                self.state.d.next = CqwState::Idle;
             }
             CqwState::Done => {
                 // write the runtime row back (PI, CI, arm)

@@ -334,11 +334,24 @@ impl Logic for NicTop {
         self.cqw.cev_kind.next = self.csr.cev_kind.val();
         self.cqw.cev_cqn.next = self.csr.cev_cqn.val().get_bits::<8>(0);
         self.cqw.cev_value.next = self.csr.cev_value.val();
-        // QUERY's runtime state: answered at once, zeros (no SQ/RQ engines yet)
-        self.csr.rtq_ack.next = self.csr.rtq_req.val();
-        self.csr.rtq_d0.next = 0.into();
+        // QUERY's runtime state: a QP's SQ indices from the requester (no RQ engine yet: the RQ
+        // indices read 0), a CQ's PI/CI/arm state from the CQE writer
+        self.req.rtq_valid.next = self.csr.rtq_req.val() & !self.csr.rtq_cq.val();
+        self.req.rtq_qpn.next = self.csr.rtq_index.val().get_bits::<NIC_QA>(0);
+        self.cqw.rtq_valid.next = self.csr.rtq_req.val() & self.csr.rtq_cq.val();
+        self.cqw.rtq_cqn.next = self.csr.rtq_index.val().get_bits::<8>(0);
+        self.csr.rtq_ack.next = self.req.rtq_ack.val() | self.cqw.rtq_ack.val();
+        self.csr.rtq_d0.next = self.req.rtq_sq_index.val();
         self.csr.rtq_d1.next = 0.into();
         self.csr.rtq_d2.next = 0.into();
+        if self.req.rtq_drained.val() {
+            self.csr.rtq_d2.next = 1.into();
+        }
+        if self.cqw.rtq_ack.val() {
+            self.csr.rtq_d0.next = self.cqw.rtq_pi.val();
+            self.csr.rtq_d1.next = self.cqw.rtq_ci.val();
+            self.csr.rtq_d2.next = self.cqw.rtq_state.val();
+        }
         // CQ table port: the CQE writer's
         self.csr.cqc_rd_valid.next = self.cqw.cqc_rd_valid.val();
         self.csr.cqc_rd_cqn.next = self.cqw.cqc_rd_cqn.val();

@@ -69,6 +69,8 @@ pub enum ReqState {
     Cqe,
     Requeue,
     Writeback,
+    QueryWait,
+    QueryAns,
 }
 
 // Job kinds (`r_job`, written as literals in the kernel: rust-hdl emits named constants as
@@ -150,6 +152,13 @@ pub struct RcRequester<const QA: usize> {
     pub qerr_qpn: Signal<Out, Bits<QA>>,
     pub qerr_status: Signal<Out, Bits<8>>,
     pub qerr_vendor: Signal<Out, Bits<8>>,
+    // ---- runtime query (QUERY of a QP: QP_SQ_INDEX and SQ drained), answered in a few cycles
+    pub rtq_valid: Signal<In, Bit>,
+    pub rtq_qpn: Signal<In, Bits<QA>>,
+    pub rtq_ack: Signal<Out, Bit>,
+    /// 15:0 producer index, 31:16 consumer index (`regs::qp_index`)
+    pub rtq_sq_index: Signal<Out, Bits<32>>,
+    pub rtq_drained: Signal<Out, Bit>,
     // ---- counters (32-bit, wrapping) ----
     pub cnt_packets: Signal<Out, Bits<32>>,
     pub cnt_messages: Signal<Out, Bits<32>>,
@@ -178,6 +187,9 @@ pub struct RcRequester<const QA: usize> {
     w_tail: DFF<Bits<16>>,
 
     state: DFF<ReqState>,
+    /// a runtime query waits (the CSR block's request is a pulse)
+    q_pend: DFF<Bit>,
+    q_qpn: DFF<Bits<QA>>,
     r_job: DFF<Bits<2>>,
     r_qpn: DFF<Bits<QA>>,
     r_evkind: DFF<Bits<2>>,
@@ -380,6 +392,11 @@ impl<const QA: usize> Default for RcRequester<QA> {
             qerr_qpn: Default::default(),
             qerr_status: Default::default(),
             qerr_vendor: Default::default(),
+            rtq_valid: Default::default(),
+            rtq_qpn: Default::default(),
+            rtq_ack: Default::default(),
+            rtq_sq_index: Default::default(),
+            rtq_drained: Default::default(),
             cnt_packets: Default::default(),
             cnt_messages: Default::default(),
             cnt_acks: Default::default(),
@@ -401,6 +418,8 @@ impl<const QA: usize> Default for RcRequester<QA> {
             w_head: Default::default(),
             w_tail: Default::default(),
             state: Default::default(),
+            q_pend: Default::default(),
+            q_qpn: Default::default(),
             r_job: Default::default(),
             r_qpn: Default::default(),
             r_evkind: Default::default(),
@@ -510,13 +529,13 @@ impl<const QA: usize> Logic for RcRequester<QA> {
     fn update(&mut self) {
         clock!(self, clock, packer, kinds);
         dff_setup!(
-            self, clock, w_head, w_tail, state, r_job, r_qpn, r_evkind, r_evval, r_apsn, r_asyn,
-            q_state, q_pd, q_dest, q_pmtu, q_sqpsn, q_base, q_log2e, q_log2s, q_cqn, s_pi, s_ci,
-            s_psn, s_spsn, s_lpsn, s_flags, s_wrid, s_op, d0, d1, d2, d3, d_cnt, d_done, r_flush,
-            w_op, w_flags, w_nsge, w_len, w_imm, w_rkey, w_va, w_wrid, w_slot, r_pass2, r_k, r_sum,
-            g_addr, g_len, g_lkey, g_iova, g_rem, m_rem, m_first, p_rem, p_last, c_status,
-            c_vendor, c_wrid, c_op, c_index, c_err, n_packets, n_messages, n_acks, n_naks,
-            n_resent, n_errors
+            self, clock, w_head, w_tail, state, q_pend, q_qpn, r_job, r_qpn, r_evkind, r_evval,
+            r_apsn, r_asyn, q_state, q_pd, q_dest, q_pmtu, q_sqpsn, q_base, q_log2e, q_log2s,
+            q_cqn, s_pi, s_ci, s_psn, s_spsn, s_lpsn, s_flags, s_wrid, s_op, d0, d1, d2, d3, d_cnt,
+            d_done, r_flush, w_op, w_flags, w_nsge, w_len, w_imm, w_rkey, w_va, w_wrid, w_slot,
+            r_pass2, r_k, r_sum, g_addr, g_len, g_lkey, g_iova, g_rem, m_rem, m_first, p_rem,
+            p_last, c_status, c_vendor, c_wrid, c_op, c_index, c_err, n_packets, n_messages,
+            n_acks, n_naks, n_resent, n_errors
         );
         self.ram_pi.read_clock.next = self.clock.val();
         self.ram_pi.write_clock.next = self.clock.val();
@@ -789,10 +808,24 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         }
         self.rd_fire.next = false;
 
+        // runtime query: latched, answered between jobs
+        self.rtq_ack.next = false;
+        self.rtq_sq_index.next = (bit_cast::<32, 16>(self.ram_ci.read_data.val()) << 16)
+            | bit_cast::<32, 16>(self.ram_pi.read_data.val());
+        self.rtq_drained.next = (self.ram_pi.read_data.val() == self.ram_ci.read_data.val())
+            & !self.ram_flags.read_data.val().get_bit(1);
+        if self.rtq_valid.val() {
+            self.q_pend.d.next = true;
+            self.q_qpn.d.next = self.rtq_qpn.val();
+        }
+
         // ================= the job state machine =============================================
         match self.state.q.val() {
             ReqState::Idle => {
-                if self.ack_valid.val() {
+                if self.q_pend.q.val() {
+                    self.r_qpn.d.next = self.q_qpn.q.val();
+                    self.state.d.next = ReqState::QueryWait;
+                } else if self.ack_valid.val() {
                     self.ack_ready.next = true;
                     self.r_job.d.next = 2.into();
                     self.r_qpn.d.next = self.ack_qpn.val().get_bits::<QA>(0);
@@ -1210,6 +1243,15 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                     self.w_tail.d.next = self.w_tail.q.val() + 1;
                     self.s_flags.d.next = self.s_flags.q.val() | 1;
                 }
+            }
+            ReqState::QueryWait => {
+                // the RAMs read at the queried QP's row
+                self.state.d.next = ReqState::QueryAns;
+            }
+            ReqState::QueryAns => {
+                self.rtq_ack.next = true;
+                self.q_pend.d.next = false;
+                self.state.d.next = ReqState::Idle;
             }
             ReqState::Writeback => {
                 self.ram_pi.write_enable.next = true;
