@@ -1,5 +1,5 @@
-//! The whole NIC (`NicTop`: CSR block, RX parser, WRITE responder, ACK formatter, TX builder)
-//! co-simulated: rust-hdl and its emitted Verilog under Verilator in lock step, every output
+//! The whole NIC (`NicTop`: CSR block, RX parser, WRITE responder, requester, CQE writer,
+//! packet formatter, TX builder) co-simulated: rust-hdl and its emitted Verilog under Verilator in lock step, every output
 //! compared at every settle and clock edge, while the host programs the NIC through AXI4-Lite,
 //! the DMA shell serves host memory with random stalls, and RDMA WRITE requests (good, and one
 //! that violates the MR) arrive on the MAC. Any difference in any output fails the test; the

@@ -1,5 +1,6 @@
-//! Block tests of the NIC glue: the ACK formatter against hand-computed headers, with its QP
-//! context read served through the read mux by a model of the CSR block's fixed-latency port.
+//! Block tests of the NIC glue: the packet formatter (addressing an ACK) against hand-computed
+//! headers, with its QP context read served through the read mux by a model of the CSR block's
+//! fixed-latency port; synthesis smoke tests of the port muxes.
 use super::*;
 use crate::header::{RoceHeader, L3_IPV4, L3_IPV6};
 use crate::testbench::{Bench, Stepper};
