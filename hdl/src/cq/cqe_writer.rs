@@ -19,7 +19,27 @@
 use crate::csr::cq_config::{LOG2_W, VEC_W};
 use crate::csr::qp_config::CQN_W;
 use crate::dma::DmaWriteMaster;
+use ferroce_proto::host::cqe::{field as cf, CQE_LEN};
 use rust_hdl::prelude::*;
+
+// The kernel writes the CQE as four beats with literal byte positions (rust-hdl emits a named
+// constant as an undeclared Verilog identifier); this ties them to `ferroce_proto`'s layout:
+// beat 0 wr_id; beat 1 byte_len, imm; beat 2 qpn, src_qp; beat 3 wqe_index, vendor_err, flags,
+// status, opcode, reserved, owner (last byte).
+const _: () = assert!(
+    CQE_LEN == 32
+        && cf::WR_ID == 0
+        && cf::BYTE_LEN == 8
+        && cf::IMM_INV == 12
+        && cf::QPN == 16
+        && cf::SRC_QP == 20
+        && cf::WQE_INDEX == 24
+        && cf::VENDOR_ERR == 26
+        && cf::FLAGS == 27
+        && cf::STATUS == 28
+        && cf::OPCODE == 29
+        && cf::OWNER == 31
+);
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
 pub enum CqwState {

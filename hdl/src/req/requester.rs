@@ -38,8 +38,55 @@ use crate::csr::fifo::RegFifo;
 use crate::csr::qp_config::{CQN_W, LOG2E_W, LOG2S_W, PMTU_W, ST_W};
 use crate::dma::DmaReadMaster;
 use crate::stream::StreamSource;
-use ferroce_proto::host::cqe::{vendor_err, WcStatus};
+use ferroce_proto::host::cqe::{vendor_err, CqeOpcode, WcStatus};
+use ferroce_proto::host::wqe::{send_field as wf, sge_field as sf, SendOpcode, SEND_HEADER_LEN};
+use ferroce_proto::wire::Opcode;
 use rust_hdl::prelude::*;
+
+// The kernel below reads the WQE, SGE and opcode encodings as literals (rust-hdl emits a named
+// constant as an undeclared Verilog identifier); these assertions tie every literal it uses to
+// `ferroce_proto`, the one definition of the layouts.
+// WQE header (48 bytes = 6 beats): beat 0 = owner, opcode, flags, num_sge, length (LE); beat 1 =
+// wr_id (LE); beat 2 = imm (wire order), rkey (LE); beat 3 = remote VA (LE).
+const _: () = assert!(
+    wf::OWNER == 0
+        && wf::OPCODE == 1
+        && wf::FLAGS == 2
+        && wf::NUM_SGE == 3
+        && wf::LENGTH == 4
+        && wf::WR_ID == 8
+        && wf::IMM_INV == 16
+        && wf::RKEY == 20
+        && wf::REMOTE_VA == 24
+        && wf::SGES == SEND_HEADER_LEN
+        && SEND_HEADER_LEN == 48
+);
+// SGE (16 bytes = 2 beats): address (LE), length (LE), lkey (LE).
+const _: () = assert!(sf::ADDR == 0 && sf::LENGTH == 8 && sf::LKEY == 12);
+// WQE opcodes 0..=3 (bit 1: SEND, bit 0: with immediate) and their completion opcodes.
+const _: () = assert!(
+    SendOpcode::RdmaWrite as u8 == 0
+        && SendOpcode::RdmaWriteImm as u8 == 1
+        && SendOpcode::Send as u8 == 2
+        && SendOpcode::SendImm as u8 == 3
+        && CqeOpcode::Send as u8 == 0
+        && CqeOpcode::RdmaWrite as u8 == 1
+);
+// Packet opcodes: SEND 0..=5, RDMA WRITE 6..=11 (FIRST, MIDDLE, LAST, LAST_IMM, ONLY, ONLY_IMM).
+const _: () = assert!(
+    Opcode::RC_SEND_FIRST.0 == 0
+        && Opcode::RC_SEND_MIDDLE.0 == 1
+        && Opcode::RC_SEND_LAST.0 == 2
+        && Opcode::RC_SEND_LAST_WITH_IMMEDIATE.0 == 3
+        && Opcode::RC_SEND_ONLY.0 == 4
+        && Opcode::RC_SEND_ONLY_WITH_IMMEDIATE.0 == 5
+        && Opcode::RC_RDMA_WRITE_FIRST.0 == 6
+        && Opcode::RC_RDMA_WRITE_MIDDLE.0 == 7
+        && Opcode::RC_RDMA_WRITE_LAST.0 == 8
+        && Opcode::RC_RDMA_WRITE_LAST_WITH_IMMEDIATE.0 == 9
+        && Opcode::RC_RDMA_WRITE_ONLY.0 == 10
+        && Opcode::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE.0 == 11
+);
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
 pub enum ReqState {
