@@ -8,12 +8,16 @@
 //!   (priority), the formatter and the requester.
 //! * [`MrPortMux`]: shares the MR table's lookup port (responder first, requester's gather).
 //! * [`DmaWriteMux`]: shares the DMA write channel (responder's placement, CQE writer).
+pub mod dma_rd_mux;
+#[cfg(test)]
+mod dma_rd_mux_tests;
 pub mod dma_wr_mux;
 pub mod mr_mux;
 pub mod packet_formatter;
 pub mod qpc_mux;
 pub mod top;
 
+pub use dma_rd_mux::DmaReadMux;
 pub use dma_wr_mux::DmaWriteMux;
 pub use mr_mux::MrPortMux;
 pub use packet_formatter::PacketFormatter;

@@ -27,7 +27,7 @@
 //! requester's and CQE writer's own totals are also top-level outputs (`rx_cnt_*`, `resp_cnt_*`,
 //! `req_cnt_*`, `cq_cnt_*`) for simulation summaries.
 use super::packet_formatter::OPCODE_RC_ACK;
-use super::{DmaWriteMux, MrPortMux, PacketFormatter, QpcReadMux};
+use super::{DmaReadMux, DmaWriteMux, MrPortMux, PacketFormatter, QpcReadMux};
 use crate::cq::CqeWriter;
 use crate::csr::{CsrBlockDefault, QEV_MODIFY, QEV_RQ};
 use crate::dma::{DmaMaster, DmaReadMaster, DmaWriteMaster};
@@ -63,6 +63,7 @@ const C_NAK_PSN: usize = cnt(regs::CNT_TX_NAK_PSN_SEQ_LO);
 const C_NAK_INV: usize = cnt(regs::CNT_TX_NAK_INV_REQ_LO);
 const C_NAK_ACC: usize = cnt(regs::CNT_TX_NAK_REM_ACCESS_LO);
 const C_NAK_OP: usize = cnt(regs::CNT_TX_NAK_REM_OP_LO);
+const C_NAK_RNR: usize = cnt(regs::CNT_TX_NAK_RNR_LO);
 const C_RX_BYTES: usize = cnt(regs::CNT_RX_BYTES_LO);
 const C_TX_BYTES: usize = cnt(regs::CNT_TX_BYTES_LO);
 const C_RX_ACK: usize = cnt(regs::CNT_RX_ACK_LO);
@@ -72,7 +73,7 @@ const C_RX_NAK_INV: usize = cnt(regs::CNT_RX_NAK_INV_REQ_LO);
 const C_RX_NAK_ACC: usize = cnt(regs::CNT_RX_NAK_REM_ACCESS_LO);
 const C_RX_NAK_OP: usize = cnt(regs::CNT_RX_NAK_REM_OP_LO);
 /// Counter events the top pulses (the `idx` table in `Default`).
-const NEV: usize = 22;
+const NEV: usize = 23;
 
 #[derive(LogicBlock)]
 pub struct NicTop {
@@ -121,6 +122,8 @@ pub struct NicTop {
     pub resp_cnt_unsupported: Signal<Out, Bits<32>>,
     pub resp_cnt_qp_drop: Signal<Out, Bits<32>>,
     pub resp_cnt_dma_error: Signal<Out, Bits<32>>,
+    pub resp_cnt_rnr: Signal<Out, Bits<32>>,
+    pub resp_cnt_recv: Signal<Out, Bits<32>>,
     pub req_cnt_packets: Signal<Out, Bits<32>>,
     pub req_cnt_messages: Signal<Out, Bits<32>>,
     pub req_cnt_acks: Signal<Out, Bits<32>>,
@@ -132,7 +135,7 @@ pub struct NicTop {
     // ---- blocks
     csr: CsrBlockDefault,
     rx: RxParser64,
-    resp: RcWriteResponder<64, 8, NIC_QA>,
+    resp: RcWriteResponder<NIC_QA>,
     qmux: QpcReadMux<NIC_QA>,
     fmt: PacketFormatter<NIC_QA>,
     tx: TxHeaderBuilder,
@@ -140,9 +143,14 @@ pub struct NicTop {
     cqw: CqeWriter<8>,
     mrmux: MrPortMux,
     wrmux: DmaWriteMux,
+    rdmux: DmaReadMux,
     // ---- glue
     ev: [Signal<Local, Bits<NIC_COUNTERS>>; NEV],
     load_hit: Signal<Local, Bit>,
+    /// a MODIFY that restarts the queues (into RESET, or RESET->INIT): responder, then requester
+    rqr_hit: Signal<Local, Bit>,
+    /// the responder has taken the current restart event; the requester's turn
+    ev_half: DFF<Bit>,
     rq_ev: Signal<Local, Bit>,
     is_ack: Signal<Local, Bit>,
     syn: Signal<Local, Bits<8>>,
@@ -192,6 +200,7 @@ impl Default for NicTop {
             C_RX_NAK_ACC,
             C_RX_NAK_OP,
             C_ADDR,
+            C_NAK_RNR,
         ];
         NicTop {
             clock: Default::default(),
@@ -234,6 +243,8 @@ impl Default for NicTop {
             resp_cnt_unsupported: Default::default(),
             resp_cnt_qp_drop: Default::default(),
             resp_cnt_dma_error: Default::default(),
+            resp_cnt_rnr: Default::default(),
+            resp_cnt_recv: Default::default(),
             req_cnt_packets: Default::default(),
             req_cnt_messages: Default::default(),
             req_cnt_acks: Default::default(),
@@ -252,8 +263,11 @@ impl Default for NicTop {
             cqw: Default::default(),
             mrmux: Default::default(),
             wrmux: Default::default(),
+            rdmux: Default::default(),
             ev: core::array::from_fn(|_| Default::default()),
             load_hit: Default::default(),
+            rqr_hit: Default::default(),
+            ev_half: Default::default(),
             rq_ev: Default::default(),
             is_ack: Default::default(),
             syn: Default::default(),
@@ -286,7 +300,7 @@ impl Default for NicTop {
 impl Logic for NicTop {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, draining);
+        dff_setup!(self, clock, draining, ev_half);
         self.csr.clock.next = self.clock.val();
         self.rx.clock.next = self.clock.val();
         self.resp.clock.next = self.clock.val();
@@ -297,6 +311,7 @@ impl Logic for NicTop {
         self.cqw.clock.next = self.clock.val();
         self.mrmux.clock.next = self.clock.val();
         self.wrmux.clock.next = self.clock.val();
+        self.rdmux.clock.next = self.clock.val();
 
         // ---- AXI4-Lite straight into the CSR block
         self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
@@ -592,16 +607,33 @@ impl Logic for NicTop {
         self.resp.qpc_dest_qpn.next = self.csr.qpc_dest_qpn.val();
         self.resp.qpc_pmtu.next = self.csr.qpc_pmtu.val();
         self.resp.qpc_rq_psn.next = self.csr.qpc_rq_psn.val();
-        // a MODIFY into RTR (re)loads the responder's state from the QP's RQ_PSN; RQ doorbells
-        // are consumed (no receive-queue engine yet); SQ doorbells and every other MODIFY go to
-        // the requester
+        self.resp.qpc_rq_base.next = self.csr.qpc_rq_base.val();
+        self.resp.qpc_rq_log2_entries.next = self.csr.qpc_rq_log2_entries.val();
+        self.resp.qpc_rq_log2_stride.next = self.csr.qpc_rq_log2_stride.val();
+        self.resp.qpc_recv_cqn.next = self.csr.qpc_recv_cqn.val();
+        self.resp.qpc_min_rnr_timer.next = self.csr.qpc_min_rnr_timer.val();
+        // queue events, in order: a MODIFY into RTR (re)loads the responder's state from the
+        // QP's RQ_PSN; RQ doorbells go to the responder (its receive queue); a MODIFY into
+        // RESET or RESET->INIT restarts both queues (responder first, then requester); SQ
+        // doorbells and every other MODIFY go to the requester
         self.load_hit.next = (self.csr.qev_kind.val() == self.c_modify.val())
             & (self.csr.qev_value.val().get_bits::<3>(0) == self.c_rtr.val());
+        self.rqr_hit.next = (self.csr.qev_kind.val() == self.c_modify.val())
+            & ((self.csr.qev_value.val().get_bits::<3>(0) == 0)
+                | ((self.csr.qev_value.val().get_bits::<3>(0) == 1)
+                    & (self.csr.qev_value.val().get_bits::<3>(4) == 0)));
         self.rq_ev.next = self.csr.qev_kind.val() == self.c_rq.val();
-        self.resp.load_valid.next = self.csr.qev_valid.val() & self.load_hit.val();
+        self.resp.load_valid.next = self.csr.qev_valid.val()
+            & (self.load_hit.val() | (self.rqr_hit.val() & !self.ev_half.q.val()));
+        self.resp.load_kind.next = self.rqr_hit.val();
         self.resp.load_qpn.next = self.csr.qev_qpn.val().get_bits::<NIC_QA>(0);
-        self.req.ev_valid.next =
-            self.csr.qev_valid.val() & !self.load_hit.val() & !self.rq_ev.val();
+        self.resp.rqdb_valid.next = self.csr.qev_valid.val() & self.rq_ev.val();
+        self.resp.rqdb_qpn.next = self.csr.qev_qpn.val().get_bits::<NIC_QA>(0);
+        self.resp.rqdb_pi.next = self.csr.qev_value.val();
+        self.req.ev_valid.next = self.csr.qev_valid.val()
+            & !self.load_hit.val()
+            & !self.rq_ev.val()
+            & (!self.rqr_hit.val() | self.ev_half.q.val());
         self.req.ev_kind.next = self.csr.qev_kind.val();
         self.req.ev_qpn.next = self.csr.qev_qpn.val().get_bits::<NIC_QA>(0);
         self.req.ev_value.next = self.csr.qev_value.val();
@@ -610,7 +642,16 @@ impl Logic for NicTop {
             self.csr.qev_ready.next = self.resp.load_ready.val();
         }
         if self.rq_ev.val() {
-            self.csr.qev_ready.next = true;
+            self.csr.qev_ready.next = self.resp.rqdb_ready.val();
+        }
+        if self.rqr_hit.val() {
+            self.csr.qev_ready.next = self.ev_half.q.val() & self.req.ev_ready.val();
+            if self.csr.qev_valid.val() & !self.ev_half.q.val() & self.resp.load_ready.val() {
+                self.ev_half.d.next = true;
+            }
+            if self.csr.qev_valid.val() & self.ev_half.q.val() & self.req.ev_ready.val() {
+                self.ev_half.d.next = false;
+            }
         }
         // MR table: the responder's remote checks first, then the requester's lkeys
         self.mrmux.a_req_valid.next = self.resp.mr_req_valid.val();
@@ -667,7 +708,11 @@ impl Logic for NicTop {
         DmaWriteMaster::<64, 8>::join(&mut self.resp.dma_wr, &mut self.wrmux.a);
         DmaWriteMaster::<64, 8>::join(&mut self.cqw.dma_wr, &mut self.wrmux.b);
         DmaWriteMaster::<64, 8>::link(&mut self.dma.wr, &mut self.wrmux.out);
-        DmaReadMaster::<64, 8>::link(&mut self.dma.rd, &mut self.req.dma_rd);
+        // the responder (receive WQEs and SGEs) and the requester (send WQEs, SGEs, payload)
+        // share the read channel
+        DmaReadMaster::<64, 8>::join(&mut self.resp.dma_rd, &mut self.rdmux.a);
+        DmaReadMaster::<64, 8>::join(&mut self.req.dma_rd, &mut self.rdmux.b);
+        DmaReadMaster::<64, 8>::link(&mut self.dma.rd, &mut self.rdmux.out);
         self.resp_cnt_executed.next = self.resp.cnt_executed.val();
         self.resp_cnt_duplicate.next = self.resp.cnt_duplicate.val();
         self.resp_cnt_psn_err.next = self.resp.cnt_psn_err.val();
@@ -676,6 +721,8 @@ impl Logic for NicTop {
         self.resp_cnt_unsupported.next = self.resp.cnt_unsupported.val();
         self.resp_cnt_qp_drop.next = self.resp.cnt_qp_drop.val();
         self.resp_cnt_dma_error.next = self.resp.cnt_dma_error.val();
+        self.resp_cnt_rnr.next = self.resp.cnt_rnr.val();
+        self.resp_cnt_recv.next = self.resp.cnt_recv.val();
         self.req_cnt_packets.next = self.req.cnt_packets.val();
         self.req_cnt_messages.next = self.req.cnt_messages.val();
         self.req_cnt_acks.next = self.req.cnt_acks.val();
@@ -685,20 +732,34 @@ impl Logic for NicTop {
         self.cq_cnt_written.next = self.cqw.cnt_written.val();
         self.cq_cnt_dropped.next = self.cqw.cnt_dropped.val();
 
-        // ---- completions
-        self.cqw.cqe_valid.next = self.req.cqe_valid.val();
-        self.req.cqe_ready.next = self.cqw.cqe_ready.val();
-        self.cqw.cqe_cqn.next = self.req.cqe_cqn.val();
-        self.cqw.cqe_wr_id.next = self.req.cqe_wr_id.val();
-        self.cqw.cqe_byte_len.next = 0.into();
-        self.cqw.cqe_imm.next = 0.into();
-        self.cqw.cqe_qpn.next = self.req.cqe_qpn.val();
-        self.cqw.cqe_src_qp.next = self.req.cqe_src_qp.val();
-        self.cqw.cqe_wqe_index.next = self.req.cqe_wqe_index.val();
-        self.cqw.cqe_vendor.next = self.req.cqe_vendor.val();
-        self.cqw.cqe_flags.next = 0.into();
-        self.cqw.cqe_status.next = self.req.cqe_status.val();
-        self.cqw.cqe_opcode.next = self.req.cqe_opcode.val();
+        // ---- completions: the responder's receive completions first, then the requester's
+        self.cqw.cqe_valid.next = self.resp.cqe_valid.val() | self.req.cqe_valid.val();
+        self.resp.cqe_ready.next = self.cqw.cqe_ready.val();
+        self.req.cqe_ready.next = self.cqw.cqe_ready.val() & !self.resp.cqe_valid.val();
+        self.cqw.cqe_cqn.next = self.resp.cqe_cqn.val();
+        self.cqw.cqe_wr_id.next = self.resp.cqe_wr_id.val();
+        self.cqw.cqe_byte_len.next = self.resp.cqe_byte_len.val();
+        self.cqw.cqe_imm.next = self.resp.cqe_imm.val();
+        self.cqw.cqe_qpn.next = self.resp.cqe_qpn.val();
+        self.cqw.cqe_src_qp.next = self.resp.cqe_src_qp.val();
+        self.cqw.cqe_wqe_index.next = self.resp.cqe_wqe_index.val();
+        self.cqw.cqe_vendor.next = self.resp.cqe_vendor.val();
+        self.cqw.cqe_flags.next = self.resp.cqe_flags.val();
+        self.cqw.cqe_status.next = self.resp.cqe_status.val();
+        self.cqw.cqe_opcode.next = self.resp.cqe_opcode.val();
+        if !self.resp.cqe_valid.val() {
+            self.cqw.cqe_cqn.next = self.req.cqe_cqn.val();
+            self.cqw.cqe_wr_id.next = self.req.cqe_wr_id.val();
+            self.cqw.cqe_byte_len.next = 0.into();
+            self.cqw.cqe_imm.next = 0.into();
+            self.cqw.cqe_qpn.next = self.req.cqe_qpn.val();
+            self.cqw.cqe_src_qp.next = self.req.cqe_src_qp.val();
+            self.cqw.cqe_wqe_index.next = self.req.cqe_wqe_index.val();
+            self.cqw.cqe_vendor.next = self.req.cqe_vendor.val();
+            self.cqw.cqe_flags.next = 0.into();
+            self.cqw.cqe_status.next = self.req.cqe_status.val();
+            self.cqw.cqe_opcode.next = self.req.cqe_opcode.val();
+        }
 
         // ---- packets out: the responder's ACKs first (they free the peer's requester), then
         // the requester's packets; the formatter latches its request when it takes it
@@ -812,6 +873,9 @@ impl Logic for NicTop {
             if self.syn.val().get_bits::<3>(5) == 0 {
                 self.ev[8].next = self.c_mask[8].val();
             }
+            if self.syn.val().get_bits::<3>(5) == 1 {
+                self.ev[22].next = self.c_mask[22].val();
+            }
             if self.syn.val().get_bits::<3>(5) == 3 {
                 if self.syn.val().get_bits::<5>(0) == self.c_nak[0].val() {
                     self.ev[9].next = self.c_mask[9].val();
@@ -882,7 +946,8 @@ impl Logic for NicTop {
             | self.ev[18].val()
             | self.ev[19].val()
             | self.ev[20].val()
-            | self.ev[21].val();
+            | self.ev[21].val()
+            | self.ev[22].val();
         self.csr.cnt_rx_bytes.next = 0.into();
         if self.rx.vd_valid.val() {
             self.csr.cnt_rx_bytes.next = self.rx.vd_flen.val();

@@ -6,6 +6,8 @@
 //! * it issued no DMA write, or the completion of its write has arrived (completions come in
 //!   request order, docs/DMA.md O2, and every write has exactly one entry, so the k-th entry
 //!   with `need_done` owns the k-th completion); and then
+//! * its receive completion, if any (`cqe`), has been released on `cqe_go`/`cqe_taken` (the
+//!   responder keeps the CQE itself in a FIFO of the same order); and then
 //! * its response, if any, has been taken on `ack_*` (valid/ready); and then
 //! * its QP-to-ERR request, if any, has been taken on `qerr_*` (valid/ready).
 //!
@@ -26,8 +28,11 @@ use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
 pub enum AckOutState {
-    /// Waiting for the head entry's completion, or offering its response.
+    /// Waiting for the head entry's completion, then offering its CQE release (if any) and
+    /// its response.
     Head,
+    /// The head entry's CQE is released; offering its response.
+    Resp,
     /// The response is out; offering the QP-to-ERR request.
     Qerr,
 }
@@ -56,6 +61,9 @@ pub struct RespAckQueue<const QA: usize> {
     pub qerr_qpn: Signal<Out, Bits<QA>>,
     pub qerr_status: Signal<Out, Bits<8>>,
     pub qerr_vendor: Signal<Out, Bits<8>>,
+    // ---- receive completion release ----
+    pub cqe_go: Signal<Out, Bit>,
+    pub cqe_taken: Signal<In, Bit>,
     // ---- status ----
     pub idle: Signal<Out, Bit>,
     pub dma_error: Signal<Out, Bit>,
@@ -104,6 +112,8 @@ impl<const QA: usize> Default for RespAckQueue<QA> {
             qerr_qpn: Default::default(),
             qerr_status: Default::default(),
             qerr_vendor: Default::default(),
+            cqe_go: Default::default(),
+            cqe_taken: Default::default(),
             idle: Default::default(),
             dma_error: Default::default(),
             q: Default::default(),
@@ -160,11 +170,18 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
             self.qerr_status.next = self.c_status_dma.val();
             self.qerr_vendor.next = self.c_vendor_dma.val();
         }
+        self.cqe_go.next = false;
         match self.st.q.val() {
             AckOutState::Head => {
                 // ack_valid depends only on the FIFOs' state, which holds until the pop: the
                 // response stays offered, unchanged, until it is taken (AXI rule)
-                if self.go.val() {
+                if self.go.val() & self.q.data_out.val().cqe {
+                    // the data of the message is placed: its CQE may go first
+                    self.cqe_go.next = true;
+                    if self.cqe_taken.val() {
+                        self.st.d.next = AckOutState::Resp;
+                    }
+                } else if self.go.val() {
                     if self.emit.val() {
                         self.ack_valid.next = true;
                         if self.ack_ready.val() {
@@ -179,6 +196,22 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
                         // entry with a qerr request always has a response)
                         self.pop.next = true;
                     }
+                }
+            }
+            AckOutState::Resp => {
+                if self.emit.val() {
+                    self.ack_valid.next = true;
+                    if self.ack_ready.val() {
+                        if self.want_qerr.val() {
+                            self.st.d.next = AckOutState::Qerr;
+                        } else {
+                            self.pop.next = true;
+                            self.st.d.next = AckOutState::Head;
+                        }
+                    }
+                } else {
+                    self.pop.next = true;
+                    self.st.d.next = AckOutState::Head;
                 }
             }
             AckOutState::Qerr => {

@@ -86,11 +86,15 @@
 //! shared responder can add fields without changing this block's timing.
 pub mod ack_queue;
 pub mod counters;
+pub mod cutter;
+#[cfg(test)]
+mod cutter_tests;
 pub mod flat;
 pub mod write;
 
 pub use ack_queue::RespAckQueue;
 pub use counters::RespCounters;
+pub use cutter::StreamCutter;
 pub use flat::{RcWriteResponderFlat, RcWriteResponderFlat64};
 pub use write::{RcWriteResponder, RcWriteResponder64};
 
@@ -111,6 +115,8 @@ pub const OP_ACKNOWLEDGE: u64 = 0x11;
 
 /// ACK, no end-to-end flow control (0x1F).
 pub const SYN_ACK: u64 = AethSyndrome::ACK_UNLIMITED.encode() as u64;
+/// RNR NAK with timer code 0 (the QP's `min_rnr_timer` goes in bits 4:0).
+pub const SYN_RNR: u64 = 0x20;
 /// NAK PSN sequence error (0x60).
 pub const SYN_NAK_PSN: u64 = AethSyndrome::Nak(NakCode::PsnSequenceError).encode() as u64;
 /// NAK invalid request (0x61).
@@ -142,6 +148,9 @@ pub struct AckEntry {
     pub emit: Bit,
     /// After the response, ask the CSR block to move the QP to ERR.
     pub qerr: Bit,
+    /// Before the response, release the next receive completion (the responder's CQE FIFO
+    /// holds it): a receive CQE is written only after its message's data has landed.
+    pub cqe: Bit,
     pub qerr_status: Bits<8>,
     /// Our QPN (the BTH destination QP of the request; < 2^QA).
     pub qpn: Bits<24>,
@@ -150,6 +159,23 @@ pub struct AckEntry {
     pub psn: Bits<24>,
     pub syndrome: Bits<8>,
     pub msn: Bits<24>,
+}
+
+/// One receive completion, queued by the responder until its message's data is placed.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
+pub struct RecvCqe {
+    pub cqn: Bits<16>,
+    pub wr_id: Bits<64>,
+    pub byte_len: Bits<32>,
+    /// immediate data in wire order (first byte in the MSBs)
+    pub imm: Bits<32>,
+    pub qpn: Bits<24>,
+    pub src_qp: Bits<24>,
+    pub wqe_index: Bits<16>,
+    pub vendor: Bits<8>,
+    pub flags: Bits<8>,
+    pub status: Bits<8>,
+    pub opcode: Bits<8>,
 }
 
 /// One response as it leaves the block (`ack_*` while `ack_valid`), in plain Rust.

@@ -43,17 +43,18 @@
 //! (~91% of the stream rate). Pipelining the next header's look-ups under the current payload
 //! would hide the overhead; not done yet.
 use super::{
-    RespAckQueue, RespCounters, QERR_STATUS_ACCESS, QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS,
-    SYN_NAK_INVALID, SYN_NAK_PSN,
+    RecvCqe, RespAckQueue, RespCounters, StreamCutter, ACKQ_BITS, QERR_STATUS_ACCESS,
+    QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_INVALID, SYN_NAK_OPERATIONAL, SYN_NAK_PSN,
+    SYN_RNR,
 };
-use crate::csr::qp_config::{ACC_W, PMTU_W, ST_W};
-use crate::dma::DmaWriteMaster;
+use crate::csr::qp_config::{ACC_W, CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RNR_W, ST_W};
+use crate::dma::{DmaReadMaster, DmaWriteMaster};
 use crate::header::RoceHeader;
 use crate::stream::StreamSink;
 use rust_hdl::prelude::*;
 
 /// The default build: 64-bit datapath, 256 QPs.
-pub type RcWriteResponder64 = RcWriteResponder<64, 8, 8>;
+pub type RcWriteResponder64 = RcWriteResponder<8>;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
 pub enum WrState {
@@ -70,16 +71,26 @@ pub enum WrState {
     Xfer,
     Commit,
     Drain,
+    WqeReq,
+    WqeRx,
+    WqeChk,
+    SendLen,
+    PlaceNext,
+    SgeReq,
+    SgeRx,
+    SgeLoad,
+    DrainCut,
+    RecvErr,
 }
 
 #[derive(LogicBlock)]
-pub struct RcWriteResponder<const B: usize, const K: usize, const QA: usize> {
+pub struct RcWriteResponder<const QA: usize> {
     pub clock: Signal<In, Clock>,
     // ---- request ----
     pub hdr_valid: Signal<In, Bit>,
     pub hdr_ready: Signal<Out, Bit>,
     pub hdr: Signal<In, RoceHeader>,
-    pub pay: StreamSink<B, K>,
+    pub pay: StreamSink<64, 8>,
     // ---- QP context read port (latency 2) ----
     pub qpc_rd_valid: Signal<Out, Bit>,
     pub qpc_rd_qpn: Signal<Out, Bits<QA>>,
@@ -89,10 +100,23 @@ pub struct RcWriteResponder<const B: usize, const K: usize, const QA: usize> {
     pub qpc_dest_qpn: Signal<In, Bits<24>>,
     pub qpc_pmtu: Signal<In, Bits<PMTU_W>>,
     pub qpc_rq_psn: Signal<In, Bits<24>>,
+    pub qpc_rq_base: Signal<In, Bits<64>>,
+    pub qpc_rq_log2_entries: Signal<In, Bits<LOG2E_W>>,
+    pub qpc_rq_log2_stride: Signal<In, Bits<LOG2S_W>>,
+    pub qpc_recv_cqn: Signal<In, Bits<CQN_W>>,
+    pub qpc_min_rnr_timer: Signal<In, Bits<RNR_W>>,
     // ---- responder state load ----
     pub load_valid: Signal<In, Bit>,
     pub load_ready: Signal<Out, Bit>,
     pub load_qpn: Signal<In, Bits<QA>>,
+    /// 0: MODIFY into RTR (load ePSN, clear the message state); 1: the receive queue starts
+    /// over (MODIFY RESET->INIT or into RESET: RQ indices 0, flags clear)
+    pub load_kind: Signal<In, Bit>,
+    // ---- RQ doorbells ----
+    pub rqdb_valid: Signal<In, Bit>,
+    pub rqdb_ready: Signal<Out, Bit>,
+    pub rqdb_qpn: Signal<In, Bits<QA>>,
+    pub rqdb_pi: Signal<In, Bits<16>>,
     // ---- MR lookup master ----
     pub mr_req_valid: Signal<Out, Bit>,
     pub mr_req_ready: Signal<In, Bit>,
@@ -113,7 +137,23 @@ pub struct RcWriteResponder<const B: usize, const K: usize, const QA: usize> {
     pub mr_drain_req: Signal<In, Bit>,
     pub mr_drain_ack: Signal<Out, Bit>,
     // ---- DMA write master ----
-    pub dma_wr: DmaWriteMaster<B, K>,
+    pub dma_wr: DmaWriteMaster<64, 8>,
+    // ---- DMA read master (receive WQEs and SGEs) ----
+    pub dma_rd: DmaReadMaster<64, 8>,
+    // ---- receive completions (to the CQE writer) ----
+    pub cqe_valid: Signal<Out, Bit>,
+    pub cqe_ready: Signal<In, Bit>,
+    pub cqe_cqn: Signal<Out, Bits<CQN_W>>,
+    pub cqe_wr_id: Signal<Out, Bits<64>>,
+    pub cqe_byte_len: Signal<Out, Bits<32>>,
+    pub cqe_imm: Signal<Out, Bits<32>>,
+    pub cqe_qpn: Signal<Out, Bits<24>>,
+    pub cqe_src_qp: Signal<Out, Bits<24>>,
+    pub cqe_wqe_index: Signal<Out, Bits<16>>,
+    pub cqe_vendor: Signal<Out, Bits<8>>,
+    pub cqe_flags: Signal<Out, Bits<8>>,
+    pub cqe_status: Signal<Out, Bits<8>>,
+    pub cqe_opcode: Signal<Out, Bits<8>>,
     // ---- responses ----
     pub ack_valid: Signal<Out, Bit>,
     pub ack_ready: Signal<In, Bit>,
@@ -137,17 +177,31 @@ pub struct RcWriteResponder<const B: usize, const K: usize, const QA: usize> {
     pub cnt_unsupported: Signal<Out, Bits<32>>,
     pub cnt_qp_drop: Signal<Out, Bits<32>>,
     pub cnt_dma_error: Signal<Out, Bits<32>>,
+    pub cnt_rnr: Signal<Out, Bits<32>>,
+    pub cnt_recv: Signal<Out, Bits<32>>,
 
     ackq: RespAckQueue<QA>,
+    cutter: StreamCutter,
+    cqf: SynchronousFIFO<RecvCqe, ACKQ_BITS, { ACKQ_BITS + 1 }, 1>,
     counters: RespCounters,
     // per-QP responder state
     ram_epsn: RAM<Bits<24>, QA>,
     ram_msn: RAM<Bits<24>, QA>,
-    ram_flags: RAM<Bits<3>, QA>,
+    ram_flags: RAM<Bits<4>, QA>,
     ram_va_hi: RAM<Bits<32>, QA>,
     ram_va_lo: RAM<Bits<32>, QA>,
     ram_rkey: RAM<Bits<32>, QA>,
     ram_resid: RAM<Bits<32>, QA>,
+    // per-QP receive queue state: producer index (doorbells), consumer index, and the
+    // receive WQE of the SEND in progress (wr_id, SGE count and index, capacity, bytes so far;
+    // its SGE cursor lives in the WRITE cursor RAMs: a QP is in one message at a time)
+    ram_rqpi: RAM<Bits<16>, QA>,
+    ram_rqci: RAM<Bits<16>, QA>,
+    ram_wrid_hi: RAM<Bits<32>, QA>,
+    ram_wrid_lo: RAM<Bits<32>, QA>,
+    ram_sge: RAM<Bits<16>, QA>,
+    ram_cap: RAM<Bits<32>, QA>,
+    ram_mlen: RAM<Bits<32>, QA>,
 
     state: DFF<WrState>,
     // the header fields this block uses, taken in Idle
@@ -160,22 +214,53 @@ pub struct RcWriteResponder<const B: usize, const K: usize, const QA: usize> {
     r_rkey: DFF<Bits<32>>,
     r_dlen: DFF<Bits<32>>,
     r_plen: DFF<Bits<13>>,
+    r_imm: DFF<Bits<32>>,
+    r_se: DFF<Bit>,
     // QP context
     r_qst: DFF<Bits<ST_W>>,
     r_qacc: DFF<Bits<ACC_W>>,
     r_qpd: DFF<Bits<24>>,
     r_qdest: DFF<Bits<24>>,
     r_pmtu: DFF<Bits<PMTU_W>>,
+    r_rqbase: DFF<Bits<64>>,
+    r_rqle: DFF<Bits<LOG2E_W>>,
+    r_rqls: DFF<Bits<LOG2S_W>>,
+    r_rcqn: DFF<Bits<CQN_W>>,
+    r_rnrt: DFF<Bits<RNR_W>>,
     // responder state of the packet's QP
     s_epsn: DFF<Bits<24>>,
     s_msn: DFF<Bits<24>>,
-    s_flags: DFF<Bits<3>>,
+    s_flags: DFF<Bits<4>>,
     s_va_hi: DFF<Bits<32>>,
     s_va_lo: DFF<Bits<32>>,
     s_rkey: DFF<Bits<32>>,
     s_resid: DFF<Bits<32>>,
+    s_rqpi: DFF<Bits<16>>,
+    s_rqci: DFF<Bits<16>>,
+    s_wrid: DFF<Bits<64>>,
+    s_nsge: DFF<Bits<8>>,
+    s_sidx: DFF<Bits<8>>,
+    s_cap: DFF<Bits<32>>,
+    s_mlen: DFF<Bits<32>>,
     // load
     r_lqpn: DFF<Bits<QA>>,
+    r_lkind: DFF<Bit>,
+    // receive placement: bytes of the packet still to place, the current piece, whether the
+    // MR lookup is for a receive SGE, the WQE/SGE beats read by DMA and their count
+    p_rem: DFF<Bits<16>>,
+    r_n: DFF<Bits<16>>,
+    r_place: DFF<Bit>,
+    r_cutd: DFF<Bit>,
+    d2: DFF<Bits<64>>,
+    d3: DFF<Bits<64>>,
+    d0: DFF<Bits<64>>,
+    d1: DFF<Bits<64>>,
+    d_cnt: DFF<Bits<2>>,
+    d_err: DFF<Bit>,
+    // a receive error being reported: NAK syndrome, completion status and vendor detail
+    e_syn: DFF<Bits<8>>,
+    e_st: DFF<Bits<8>>,
+    e_vendor: DFF<Bits<8>>,
     // MR request and execution
     r_mkey: DFF<Bits<32>>,
     r_mva: DFF<Bits<64>>,
@@ -196,6 +281,9 @@ pub struct RcWriteResponder<const B: usize, const K: usize, const QA: usize> {
     c_syn_acc: Constant<Bits<8>>,
     c_st_inv: Constant<Bits<8>>,
     c_st_acc: Constant<Bits<8>>,
+    c_syn_rnr: Constant<Bits<8>>,
+    c_syn_op: Constant<Bits<8>>,
+    c_one16: Constant<Bits<16>>,
 
     // ---- locals ----
     hva: Signal<Local, Bits<64>>,
@@ -231,11 +319,58 @@ pub struct RcWriteResponder<const B: usize, const K: usize, const QA: usize> {
     req_fire: Signal<Local, Bit>,
     last_fire: Signal<Local, Bit>,
     wr_qpn: Signal<Local, Bits<QA>>,
+    // receive queue decode
+    w_op: Signal<Local, Bit>,
+    s_first: Signal<Local, Bit>,
+    s_mid: Signal<Local, Bit>,
+    s_end: Signal<Local, Bit>,
+    is_send: Signal<Local, Bit>,
+    has_imm: Signal<Local, Bit>,
+    g_first: Signal<Local, Bit>,
+    g_mid: Signal<Local, Bit>,
+    g_last: Signal<Local, Bit>,
+    g_only: Signal<Local, Bit>,
+    in_send: Signal<Local, Bit>,
+    rwr_write: Signal<Local, Bit>,
+    rq_empty: Signal<Local, Bit>,
+    ring_mask: Signal<Local, Bits<16>>,
+    ci_pass: Signal<Local, Bits<16>>,
+    exp_owner: Signal<Local, Bit>,
+    slot_addr: Signal<Local, Bits<64>>,
+    sge_cap: Signal<Local, Bits<16>>,
+    x_own: Signal<Local, Bit>,
+    x_nsge: Signal<Local, Bits<8>>,
+    x_len: Signal<Local, Bits<32>>,
+    x_wrid: Signal<Local, Bits<64>>,
+    x_saddr: Signal<Local, Bits<64>>,
+    x_slen: Signal<Local, Bits<32>>,
+    x_lkey: Signal<Local, Bits<32>>,
+    mlen_base: Signal<Local, Bits<32>>,
+    n_mlen: Signal<Local, Bits<32>>,
+    cap_need: Signal<Local, Bits<33>>,
+    p_rem32: Signal<Local, Bits<32>>,
+    piece: Signal<Local, Bits<32>>,
+    c_va_lo: Signal<Local, Bits<32>>,
+    rsp_fire: Signal<Local, Bit>,
+    cut_fire: Signal<Local, Bit>,
+    /// a receive error: NAK `rerr_syn`, QP to ERR with `rerr_st`, and an error receive CQE
+    rerr: Signal<Local, Bit>,
+    rerr_syn: Signal<Local, Bits<8>>,
+    rerr_st: Signal<Local, Bits<8>>,
+    rerr_vendor: Signal<Local, Bits<8>>,
+    /// queue a receive CQE (with the entry pushed this cycle)
+    cq_push: Signal<Local, Bit>,
+    cq_flags: Signal<Local, Bits<8>>,
+    /// RecvErr reports this cycle
+    rep: Signal<Local, Bit>,
+    /// the packet's payload goes through the cutter (a cut was taken)
+    in_cut: DFF<Bit>,
+    /// the cutter has taken the packet's last payload beat
+    pay_done: DFF<Bit>,
 }
 
-impl<const B: usize, const K: usize, const QA: usize> Default for RcWriteResponder<B, K, QA> {
+impl<const QA: usize> Default for RcWriteResponder<QA> {
     fn default() -> Self {
-        assert!(B == 8 * K && K >= 1, "RcWriteResponder: B must be 8 * K");
         assert!(
             (1..=23).contains(&QA),
             "RcWriteResponder: QA must be 1..=23"
@@ -380,19 +515,129 @@ impl<const B: usize, const K: usize, const QA: usize> Default for RcWriteRespond
             req_fire: Default::default(),
             last_fire: Default::default(),
             wr_qpn: Default::default(),
+            qpc_rq_base: Default::default(),
+            qpc_rq_log2_entries: Default::default(),
+            qpc_rq_log2_stride: Default::default(),
+            qpc_recv_cqn: Default::default(),
+            qpc_min_rnr_timer: Default::default(),
+            load_kind: Default::default(),
+            rqdb_valid: Default::default(),
+            rqdb_ready: Default::default(),
+            rqdb_qpn: Default::default(),
+            rqdb_pi: Default::default(),
+            dma_rd: Default::default(),
+            cqe_valid: Default::default(),
+            cqe_ready: Default::default(),
+            cqe_cqn: Default::default(),
+            cqe_wr_id: Default::default(),
+            cqe_byte_len: Default::default(),
+            cqe_imm: Default::default(),
+            cqe_qpn: Default::default(),
+            cqe_src_qp: Default::default(),
+            cqe_wqe_index: Default::default(),
+            cqe_vendor: Default::default(),
+            cqe_flags: Default::default(),
+            cqe_status: Default::default(),
+            cqe_opcode: Default::default(),
+            cnt_rnr: Default::default(),
+            cnt_recv: Default::default(),
+            cutter: Default::default(),
+            cqf: Default::default(),
+            r_imm: Default::default(),
+            r_se: Default::default(),
+            r_rqbase: Default::default(),
+            r_rqle: Default::default(),
+            r_rqls: Default::default(),
+            r_rcqn: Default::default(),
+            r_rnrt: Default::default(),
+            s_rqpi: Default::default(),
+            s_rqci: Default::default(),
+            s_wrid: Default::default(),
+            s_nsge: Default::default(),
+            s_sidx: Default::default(),
+            s_cap: Default::default(),
+            s_mlen: Default::default(),
+            r_lkind: Default::default(),
+            p_rem: Default::default(),
+            r_n: Default::default(),
+            r_place: Default::default(),
+            r_cutd: Default::default(),
+            d0: Default::default(),
+            d1: Default::default(),
+            d2: Default::default(),
+            d3: Default::default(),
+            d_cnt: Default::default(),
+            d_err: Default::default(),
+            w_op: Default::default(),
+            s_first: Default::default(),
+            s_mid: Default::default(),
+            s_end: Default::default(),
+            is_send: Default::default(),
+            has_imm: Default::default(),
+            g_first: Default::default(),
+            g_mid: Default::default(),
+            g_last: Default::default(),
+            g_only: Default::default(),
+            in_send: Default::default(),
+            rwr_write: Default::default(),
+            rq_empty: Default::default(),
+            ring_mask: Default::default(),
+            ci_pass: Default::default(),
+            exp_owner: Default::default(),
+            slot_addr: Default::default(),
+            sge_cap: Default::default(),
+            x_own: Default::default(),
+            x_nsge: Default::default(),
+            x_len: Default::default(),
+            x_wrid: Default::default(),
+            x_saddr: Default::default(),
+            x_slen: Default::default(),
+            x_lkey: Default::default(),
+            mlen_base: Default::default(),
+            n_mlen: Default::default(),
+            cap_need: Default::default(),
+            p_rem32: Default::default(),
+            piece: Default::default(),
+            c_va_lo: Default::default(),
+            rsp_fire: Default::default(),
+            cut_fire: Default::default(),
+            rerr: Default::default(),
+            rerr_syn: Default::default(),
+            rerr_st: Default::default(),
+            rerr_vendor: Default::default(),
+            cq_push: Default::default(),
+            cq_flags: Default::default(),
+            rep: Default::default(),
+            in_cut: Default::default(),
+            e_syn: Default::default(),
+            e_st: Default::default(),
+            e_vendor: Default::default(),
+            pay_done: Default::default(),
+            ram_rqpi: zram(),
+            ram_rqci: zram(),
+            ram_wrid_hi: zram(),
+            ram_wrid_lo: zram(),
+            ram_sge: zram(),
+            ram_cap: zram(),
+            ram_mlen: zram(),
+            c_syn_rnr: Constant::new(SYN_RNR.into()),
+            c_syn_op: Constant::new(SYN_NAK_OPERATIONAL.into()),
+            c_one16: Constant::new(1u64.into()),
         }
     }
 }
 
-impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder<B, K, QA> {
+impl<const QA: usize> Logic for RcWriteResponder<QA> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, ackq, counters);
+        clock!(self, clock, ackq, counters, cutter, cqf);
         dff_setup!(
             self, clock, state, r_op, r_qpn, r_psn, r_ackreq, r_va_hi, r_va_lo, r_rkey, r_dlen,
-            r_plen, r_qst, r_qacc, r_qpd, r_qdest, r_pmtu, s_epsn, s_msn, s_flags, s_va_hi,
-            s_va_lo, s_rkey, s_resid, r_lqpn, r_mkey, r_mva, r_mlen, r_addr, r_reqd, r_datad,
-            dma_out
+            r_plen, r_imm, r_se, r_qst, r_qacc, r_qpd, r_qdest, r_pmtu, r_rqbase, r_rqle, r_rqls,
+            r_rcqn, r_rnrt, s_epsn, s_msn, s_flags, s_va_hi, s_va_lo, s_rkey, s_resid, s_rqpi,
+            s_rqci, s_wrid, s_nsge, s_sidx, s_cap, s_mlen, r_lqpn, r_lkind, p_rem, r_n, r_place,
+            r_cutd, d0, d1, d2, d3, d_cnt, d_err, r_mkey, r_mva, r_mlen, r_addr, r_reqd, r_datad,
+            dma_out, in_cut, pay_done, e_syn, e_st, e_vendor
         );
         self.ram_epsn.read_clock.next = self.clock.val();
         self.ram_epsn.write_clock.next = self.clock.val();
@@ -408,22 +653,60 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
         self.ram_rkey.write_clock.next = self.clock.val();
         self.ram_resid.read_clock.next = self.clock.val();
         self.ram_resid.write_clock.next = self.clock.val();
+        self.ram_rqpi.read_clock.next = self.clock.val();
+        self.ram_rqpi.write_clock.next = self.clock.val();
+        self.ram_rqci.read_clock.next = self.clock.val();
+        self.ram_rqci.write_clock.next = self.clock.val();
+        self.ram_wrid_hi.read_clock.next = self.clock.val();
+        self.ram_wrid_hi.write_clock.next = self.clock.val();
+        self.ram_wrid_lo.read_clock.next = self.clock.val();
+        self.ram_wrid_lo.write_clock.next = self.clock.val();
+        self.ram_sge.read_clock.next = self.clock.val();
+        self.ram_sge.write_clock.next = self.clock.val();
+        self.ram_cap.read_clock.next = self.clock.val();
+        self.ram_cap.write_clock.next = self.clock.val();
+        self.ram_mlen.read_clock.next = self.clock.val();
+        self.ram_mlen.write_clock.next = self.clock.val();
 
         // ================= decode of the registered packet (used by Check and Commit) ======
-        // opcodes (decimal literals: rust-hdl emits hex patterns verbatim): 6 FIRST, 7 MIDDLE,
-        // 8 LAST, 9 LAST_WITH_IMMEDIATE, 10 ONLY, 11 ONLY_WITH_IMMEDIATE
+        // opcodes (decimal literals: rust-hdl emits hex patterns verbatim). WRITE: 6 FIRST,
+        // 7 MIDDLE, 8 LAST, 9 LAST_WITH_IMMEDIATE, 10 ONLY, 11 ONLY_WITH_IMMEDIATE. SEND: 0
+        // FIRST, 1 MIDDLE, 2 LAST, 3 LAST_WITH_IMMEDIATE, 4 ONLY, 5 ONLY_WITH_IMMEDIATE.
         self.is_first.next = self.r_op.q.val() == 6;
         self.is_mid.next = self.r_op.q.val() == 7;
         self.is_last.next = (self.r_op.q.val() == 8) | (self.r_op.q.val() == 9);
         self.is_only.next = (self.r_op.q.val() == 10) | (self.r_op.q.val() == 11);
-        self.has_reth.next = self.is_first.val() | self.is_only.val();
-        self.is_end.next = self.is_last.val() | self.is_only.val();
-        self.supported.next =
+        self.w_op.next =
             self.is_first.val() | self.is_mid.val() | self.is_last.val() | self.is_only.val();
-        // flags: bit 0 nak_sent, bit 1 in_write, bit 2 err
+        self.is_send.next = self.r_op.q.val() < 6;
+        // a SEND that opens a receive WQE (FIRST, ONLY*), continues one (MIDDLE, LAST*), ends one
+        self.s_first.next =
+            (self.r_op.q.val() == 0) | (self.r_op.q.val() == 4) | (self.r_op.q.val() == 5);
+        self.s_mid.next =
+            (self.r_op.q.val() == 1) | (self.r_op.q.val() == 2) | (self.r_op.q.val() == 3);
+        self.s_end.next = self.is_send.val()
+            & (self.r_op.q.val() != 0)
+            & (self.r_op.q.val() != 1);
+        self.g_first.next = self.is_first.val() | (self.r_op.q.val() == 0);
+        self.g_mid.next = self.is_mid.val() | (self.r_op.q.val() == 1);
+        self.g_last.next =
+            self.is_last.val() | (self.r_op.q.val() == 2) | (self.r_op.q.val() == 3);
+        self.g_only.next =
+            self.is_only.val() | (self.r_op.q.val() == 4) | (self.r_op.q.val() == 5);
+        self.has_imm.next = (self.r_op.q.val() == 3)
+            | (self.r_op.q.val() == 5)
+            | (self.r_op.q.val() == 9)
+            | (self.r_op.q.val() == 11);
+        // WRITE_WITH_IMMEDIATE's end consumes a receive WQE (ROCE.md 4.4 CHK_RESOURCE)
+        self.rwr_write.next = (self.r_op.q.val() == 9) | (self.r_op.q.val() == 11);
+        self.has_reth.next = self.is_first.val() | self.is_only.val();
+        self.is_end.next = self.g_last.val() | self.g_only.val();
+        self.supported.next = self.w_op.val() | self.is_send.val();
+        // flags: bit 0 nak_sent, bit 1 in_write, bit 2 err, bit 3 in_send
         self.nak_sent.next = self.s_flags.q.val().get_bit(0);
         self.in_write.next = self.s_flags.q.val().get_bit(1);
         self.qp_err.next = self.s_flags.q.val().get_bit(2);
+        self.in_send.next = self.s_flags.q.val().get_bit(3);
         // QP states that receive: RTR 2, RTS 3, SQD 4 (QpState::receives)
         self.qp_ok.next = (self.r_qpn.q.val() < self.c_nqp.val())
             & ((self.r_qst.q.val() == 2) | (self.r_qst.q.val() == 3) | (self.r_qst.q.val() == 4))
@@ -432,10 +715,14 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
         self.diff.next = self.r_psn.q.val() - self.s_epsn.q.val();
         self.dup.next = self.diff.val().get_bit(23);
         self.inseq.next = self.diff.val() == 0;
-        // opcode sequence: inside a message only MIDDLE/LAST, outside only FIRST/ONLY
-        self.seq_ok.next = self.is_first.val() | self.is_only.val();
+        // opcode sequence: outside a message only FIRST/ONLY; inside a WRITE only WRITE
+        // MIDDLE/LAST, inside a SEND only SEND MIDDLE/LAST
+        self.seq_ok.next = self.g_first.val() | self.g_only.val();
         if self.in_write.val() {
             self.seq_ok.next = self.is_mid.val() | self.is_last.val();
+        }
+        if self.in_send.val() {
+            self.seq_ok.next = self.s_mid.val();
         }
         // PMTU in bytes from the verbs enum (1 = 256 .. 5 = 4096); anything else counts as
         // 256, the strictest (such a QP cannot be in RTR: the CSR block checks the value)
@@ -457,17 +744,17 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
         }
         // ROCE.md 4.4 CHK_LENGTH: FIRST/MIDDLE carry exactly a PMTU, LAST 1..=PMTU, ONLY
         // 0..=PMTU; RETH DMA length at most 2^31
-        self.len_ok.next = ((self.is_first.val() | self.is_mid.val())
+        self.len_ok.next = ((self.g_first.val() | self.g_mid.val())
             & (self.r_plen.q.val() == self.pmtu.val()))
-            | (self.is_last.val()
+            | (self.g_last.val()
                 & (self.r_plen.q.val() != 0)
                 & (self.r_plen.q.val() <= self.pmtu.val()))
-            | (self.is_only.val() & (self.r_plen.q.val() <= self.pmtu.val()));
+            | (self.g_only.val() & (self.r_plen.q.val() <= self.pmtu.val()));
         self.dlen_ok.next = !self.has_reth.val()
             | !(self.r_dlen.q.val().get_bit(31) & (self.r_dlen.q.val().get_bits::<31>(0) != 0));
-        // QP access flags: REMOTE_WRITE is bit 1
-        self.acc_ok.next = self.r_qacc.q.val().get_bit(1);
-        // the message's remaining bytes: the RETH length on FIRST/ONLY, else the cursor; a
+        // QP access flags: REMOTE_WRITE (bit 1) for WRITEs; a SEND needs no remote right
+        self.acc_ok.next = self.r_qacc.q.val().get_bit(1) | self.is_send.val();
+        // a WRITE's remaining bytes: the RETH length on FIRST/ONLY, else the cursor; a
         // FIRST/MIDDLE must leave at least one byte for the LAST, a LAST/ONLY must end it
         self.plen32.next = bit_cast::<32, 13>(self.r_plen.q.val());
         self.resid.next = self.s_resid.q.val();
@@ -478,9 +765,10 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
             self.base_hi.next = self.r_va_hi.q.val();
             self.base_lo.next = self.r_va_lo.q.val();
         }
-        self.resid_ok.next = ((self.is_first.val() | self.is_mid.val())
-            & (self.plen32.val() < self.resid.val()))
-            | (self.is_end.val() & (self.plen32.val() == self.resid.val()));
+        self.resid_ok.next = self.is_send.val()
+            | ((self.is_first.val() | self.is_mid.val()) & (self.plen32.val() < self.resid.val()))
+            | ((self.is_last.val() | self.is_only.val())
+                & (self.plen32.val() == self.resid.val()));
         // the state after executing this packet
         self.n_va_lo.next = self.base_lo.val() + self.plen32.val();
         self.n_va_hi.next = self.base_hi.val();
@@ -493,11 +781,74 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
         }
         self.n_epsn.next = self.r_psn.q.val() + 1;
         self.emit.next = self.is_end.val() | self.r_ackreq.q.val();
+        // bytes of the message so far, this packet included (a receive CQE's byte_len), and
+        // the receive WQE's room for them (33 bits: no wrap)
+        self.mlen_base.next = self.s_mlen.q.val();
+        if self.g_first.val() | self.g_only.val() {
+            self.mlen_base.next = 0.into();
+        }
+        self.n_mlen.next = self.mlen_base.val() + self.plen32.val();
+        self.cap_need.next =
+            bit_cast::<33, 32>(self.mlen_base.val()) + bit_cast::<33, 32>(self.plen32.val());
+
+        // ================= receive queue decode ==============================================
+        self.rq_empty.next = self.s_rqci.q.val() == self.s_rqpi.q.val();
+        // RQ slot of the consumer index: base + (ci mod 2^log2e) << log2s; owner bit 1 on
+        // even passes of the ring (ring::owner_for)
+        self.ring_mask.next = (self.c_one16.val() << self.r_rqle.q.val()) - 1;
+        self.slot_addr.next = self.r_rqbase.q.val()
+            + (bit_cast::<64, 16>(self.s_rqci.q.val() & self.ring_mask.val())
+                << self.r_rqls.q.val());
+        self.ci_pass.next = self.s_rqci.q.val() >> self.r_rqle.q.val();
+        self.exp_owner.next = !self.ci_pass.val().get_bit(0);
+        // SGEs a receive slot holds: (2^log2s - 16) / 16
+        self.sge_cap.next = (self.c_one16.val() << (self.r_rqls.q.val() - 4)) - 1;
+        // receive WQE (32 bytes read: header, then SGE 0): beat 0 = owner, -, -, num_sge,
+        // length (LE); beat 1 = wr_id (LE); beat 2 = SGE address (LE); beat 3 = SGE length,
+        // lkey (LE). A later SGE is read into beats 2 and 3 as well.
+        self.x_own.next = self.d0.q.val().get_bit(56);
+        self.x_nsge.next = self.d0.q.val().get_bits::<8>(32);
+        self.x_len.next = (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(0)) << 24)
+            | (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(8)) << 16)
+            | (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(16)) << 8)
+            | bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(24));
+        self.x_wrid.next = (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(0)) << 56)
+            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(8)) << 48)
+            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(16)) << 40)
+            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(24)) << 32)
+            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(32)) << 24)
+            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(40)) << 16)
+            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(48)) << 8)
+            | bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(56));
+        self.x_saddr.next = (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(0)) << 56)
+            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(8)) << 48)
+            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(16)) << 40)
+            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(24)) << 32)
+            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(32)) << 24)
+            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(40)) << 16)
+            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(48)) << 8)
+            | bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(56));
+        self.x_slen.next = (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(32)) << 24)
+            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(40)) << 16)
+            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(48)) << 8)
+            | bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(56));
+        self.x_lkey.next = (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(0)) << 24)
+            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(8)) << 16)
+            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(16)) << 8)
+            | bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(24));
+        // the next piece of a SEND packet: what is left of it, at most the SGE's rest
+        self.p_rem32.next = bit_cast::<32, 16>(self.p_rem.q.val());
+        self.piece.next = self.p_rem32.val();
+        if self.s_resid.q.val() < self.p_rem32.val() {
+            self.piece.next = self.s_resid.q.val();
+        }
+        self.c_va_lo.next = self.s_va_lo.q.val() + bit_cast::<32, 16>(self.r_n.q.val());
 
         // ================= defaults ==========================================================
         self.hdr_ready.next = false;
         self.hva.next = self.hdr.val().va;
         self.load_ready.next = false;
+        self.rqdb_ready.next = false;
         self.qpc_rd_valid.next = false;
         self.qpc_rd_qpn.next = self.r_qpn.q.val().get_bits::<QA>(0);
         // the state RAMs are read at the packet's QPN continuously: the row is stable from
@@ -511,6 +862,13 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
         self.ram_va_lo.read_address.next = self.wr_qpn.val();
         self.ram_rkey.read_address.next = self.wr_qpn.val();
         self.ram_resid.read_address.next = self.wr_qpn.val();
+        self.ram_rqpi.read_address.next = self.wr_qpn.val();
+        self.ram_rqci.read_address.next = self.wr_qpn.val();
+        self.ram_wrid_hi.read_address.next = self.wr_qpn.val();
+        self.ram_wrid_lo.read_address.next = self.wr_qpn.val();
+        self.ram_sge.read_address.next = self.wr_qpn.val();
+        self.ram_cap.read_address.next = self.wr_qpn.val();
+        self.ram_mlen.read_address.next = self.wr_qpn.val();
         // write-back: unchanged fields keep the row's current value
         self.ram_epsn.write_enable.next = false;
         self.ram_msn.write_enable.next = false;
@@ -519,6 +877,13 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
         self.ram_va_lo.write_enable.next = false;
         self.ram_rkey.write_enable.next = false;
         self.ram_resid.write_enable.next = false;
+        self.ram_rqpi.write_enable.next = false;
+        self.ram_rqci.write_enable.next = false;
+        self.ram_wrid_hi.write_enable.next = false;
+        self.ram_wrid_lo.write_enable.next = false;
+        self.ram_sge.write_enable.next = false;
+        self.ram_cap.write_enable.next = false;
+        self.ram_mlen.write_enable.next = false;
         self.ram_epsn.write_data.next = self.s_epsn.q.val();
         self.ram_msn.write_data.next = self.s_msn.q.val();
         self.ram_flags.write_data.next = self.s_flags.q.val();
@@ -526,34 +891,69 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
         self.ram_va_lo.write_data.next = self.s_va_lo.q.val();
         self.ram_rkey.write_data.next = self.s_rkey.q.val();
         self.ram_resid.write_data.next = self.s_resid.q.val();
-        // MR request from registers (held while waiting for req_ready)
+        self.ram_rqpi.write_data.next = self.s_rqpi.q.val();
+        self.ram_rqci.write_data.next = self.s_rqci.q.val();
+        self.ram_wrid_hi.write_data.next = self.s_wrid.q.val().get_bits::<32>(32);
+        self.ram_wrid_lo.write_data.next = self.s_wrid.q.val().get_bits::<32>(0);
+        self.ram_sge.write_data.next =
+            (bit_cast::<16, 8>(self.s_nsge.q.val()) << 8) | bit_cast::<16, 8>(self.s_sidx.q.val());
+        self.ram_cap.write_data.next = self.s_cap.q.val();
+        self.ram_mlen.write_data.next = self.s_mlen.q.val();
+        // MR request from registers (held while waiting for req_ready): a WRITE's rkey with
+        // REMOTE_WRITE, or a receive SGE's lkey with LOCAL_WRITE
         self.mr_req_valid.next = false;
         self.mr_req_key.next = self.r_mkey.q.val();
         self.mr_req_pd.next = self.r_qpd.q.val();
         self.mr_req_need.next = 2.into(); // ACCESS_REMOTE_WRITE
+        self.mr_req_remote.next = true;
+        if self.r_place.q.val() {
+            self.mr_req_need.next = 1.into(); // ACCESS_LOCAL_WRITE
+            self.mr_req_remote.next = false;
+        }
         self.mr_req_va.next = self.r_mva.q.val();
         self.mr_req_len.next = self.r_mlen.q.val();
-        self.mr_req_remote.next = true;
         self.mr_req_tag.next = self.r_qpn.q.val().get_bits::<8>(0);
         self.mr_drain_ack.next = false;
-        // DMA write: the request from registers; the payload passes straight through, only
-        // `valid`/`ready` are gated (valid never depends on ready: AXI rule)
+        // DMA write: the request from registers; the payload comes re-aligned from the cutter
+        // (one piece per write), only `valid`/`ready` are gated (valid never depends on ready)
         self.dma_wr.req_valid.next = false;
         self.dma_wr.req_addr.next = self.r_addr.q.val();
-        self.dma_wr.req_len.next = bit_cast::<16, 13>(self.r_plen.q.val());
+        self.dma_wr.req_len.next = self.r_n.q.val();
         self.dma_wr.req_tag.next = self.r_qpn.q.val().get_bits::<8>(0);
         self.dma_wr.data.valid.next = false;
-        self.dma_wr.data.data.next = self.pay.data.val();
-        self.dma_wr.data.keep.next = self.pay.keep.val();
-        self.dma_wr.data.last.next = self.pay.last.val();
-        self.pay.ready.next = false;
+        self.dma_wr.data.data.next = self.cutter.out.data.val();
+        self.dma_wr.data.keep.next = self.cutter.out.keep.val();
+        self.dma_wr.data.last.next = self.cutter.out.last.val();
         self.req_fire.next = false;
         self.last_fire.next = false;
+        // the cutter takes the packet's payload once a cut of it was taken, up to its last beat
+        self.cutter.inp.valid.next =
+            self.pay.valid.val() & self.in_cut.q.val() & !self.pay_done.q.val();
+        self.cutter.inp.data.next = self.pay.data.val();
+        self.cutter.inp.keep.next = self.pay.keep.val();
+        self.cutter.inp.last.next = self.pay.last.val();
+        self.pay.ready.next =
+            self.cutter.inp.ready.val() & self.in_cut.q.val() & !self.pay_done.q.val();
+        if self.cutter.inp.valid.val() & self.cutter.inp.ready.val() & self.pay.last.val() {
+            self.pay_done.d.next = true;
+        }
+        self.cutter.cut_valid.next = false;
+        self.cutter.cut_len.next = self.r_n.q.val();
+        self.cutter.out.ready.next = false;
+        self.cut_fire.next = false;
+        // DMA read: receive WQE (32 bytes at the RQ slot) or one SGE (16 bytes)
+        self.dma_rd.req_valid.next = false;
+        self.dma_rd.req_addr.next = self.slot_addr.val();
+        self.dma_rd.req_len.next = 32.into();
+        self.dma_rd.req_tag.next = self.r_qpn.q.val().get_bits::<8>(0);
+        self.dma_rd.rsp.ready.next = false;
+        self.rsp_fire.next = false;
         // response entry: an ACK of this packet unless a branch says otherwise
         self.ackq.push.next = false;
         self.ackq.entry.next.need_done = false;
         self.ackq.entry.next.emit = true;
         self.ackq.entry.next.qerr = false;
+        self.ackq.entry.next.cqe = false;
         self.ackq.entry.next.qerr_status = 0.into();
         self.ackq.entry.next.qpn = self.r_qpn.q.val();
         self.ackq.entry.next.dest_qpn = self.r_qdest.q.val();
@@ -562,6 +962,12 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
         self.ackq.entry.next.msn = self.s_msn.q.val();
         self.ackq.done_valid.next = self.dma_wr.done_valid.val();
         self.ackq.done_error.next = self.dma_wr.done_error.val();
+        // receive errors and completions (acted on after the state machine)
+        self.rerr.next = false;
+        self.rerr_syn.next = self.c_syn_op.val();
+        self.rerr_st.next = 0.into();
+        self.rerr_vendor.next = 0.into();
+        self.cq_push.next = false;
         // counters
         self.counters.inc_executed.next = false;
         self.counters.inc_duplicate.next = false;
@@ -571,15 +977,24 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
         self.counters.inc_unsupported.next = false;
         self.counters.inc_qp_drop.next = false;
         self.counters.inc_dma_error.next = self.ackq.dma_error.val();
+        self.counters.inc_rnr.next = false;
+        self.counters.inc_recv.next = false;
 
         // ================= the packet state machine =========================================
         match self.state.q.val() {
             WrState::Idle => {
-                // a load first: a MODIFY into RTR must apply before the QP's next packet
+                // a load first: a MODIFY must apply before the QP's next packet; then RQ
+                // doorbells (one per cycle)
                 if self.load_valid.val() {
                     self.load_ready.next = true;
                     self.r_lqpn.d.next = self.load_qpn.val();
+                    self.r_lkind.d.next = self.load_kind.val();
                     self.state.d.next = WrState::LoadRd;
+                } else if self.rqdb_valid.val() {
+                    self.rqdb_ready.next = true;
+                    self.wr_qpn.next = self.rqdb_qpn.val();
+                    self.ram_rqpi.write_data.next = self.rqdb_pi.val();
+                    self.ram_rqpi.write_enable.next = true;
                 } else if !self.mr_drain_req.val() {
                     // during an MR drain no new packet starts (see the module doc)
                     self.hdr_ready.next = true;
@@ -593,6 +1008,10 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
                         self.r_rkey.d.next = self.hdr.val().rkey;
                         self.r_dlen.d.next = self.hdr.val().dma_len;
                         self.r_plen.d.next = self.hdr.val().payload_len;
+                        self.r_imm.d.next = self.hdr.val().imm;
+                        self.r_se.d.next = self.hdr.val().se;
+                        self.in_cut.d.next = false;
+                        self.pay_done.d.next = false;
                         self.state.d.next = WrState::Rd;
                     }
                 } else {
@@ -609,23 +1028,32 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
                 self.state.d.next = WrState::LoadWrite;
             }
             WrState::LoadWrite => {
-                // the QP context of the load is on qpc_* now: ePSN = rq_psn, MSN 0, flags
-                // clear, no WRITE in progress
+                // the QP context of the load is on qpc_* now. Into RTR: ePSN = rq_psn, MSN 0,
+                // flags clear, no message in progress. RQ restart: indices 0, flags clear.
                 self.wr_qpn.next = self.r_lqpn.q.val();
-                self.ram_epsn.write_data.next = self.qpc_rq_psn.val();
-                self.ram_msn.write_data.next = 0.into();
                 self.ram_flags.write_data.next = 0.into();
-                self.ram_va_hi.write_data.next = 0.into();
-                self.ram_va_lo.write_data.next = 0.into();
-                self.ram_rkey.write_data.next = 0.into();
-                self.ram_resid.write_data.next = 0.into();
-                self.ram_epsn.write_enable.next = true;
-                self.ram_msn.write_enable.next = true;
                 self.ram_flags.write_enable.next = true;
-                self.ram_va_hi.write_enable.next = true;
-                self.ram_va_lo.write_enable.next = true;
-                self.ram_rkey.write_enable.next = true;
-                self.ram_resid.write_enable.next = true;
+                self.ram_mlen.write_data.next = 0.into();
+                self.ram_mlen.write_enable.next = true;
+                if self.r_lkind.q.val() {
+                    self.ram_rqpi.write_data.next = 0.into();
+                    self.ram_rqci.write_data.next = 0.into();
+                    self.ram_rqpi.write_enable.next = true;
+                    self.ram_rqci.write_enable.next = true;
+                } else {
+                    self.ram_epsn.write_data.next = self.qpc_rq_psn.val();
+                    self.ram_msn.write_data.next = 0.into();
+                    self.ram_va_hi.write_data.next = 0.into();
+                    self.ram_va_lo.write_data.next = 0.into();
+                    self.ram_rkey.write_data.next = 0.into();
+                    self.ram_resid.write_data.next = 0.into();
+                    self.ram_epsn.write_enable.next = true;
+                    self.ram_msn.write_enable.next = true;
+                    self.ram_va_hi.write_enable.next = true;
+                    self.ram_va_lo.write_enable.next = true;
+                    self.ram_rkey.write_enable.next = true;
+                    self.ram_resid.write_enable.next = true;
+                }
                 self.state.d.next = WrState::Idle;
             }
             WrState::Rd => {
@@ -641,6 +1069,11 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
                 self.r_qpd.d.next = self.qpc_pd.val();
                 self.r_qdest.d.next = self.qpc_dest_qpn.val();
                 self.r_pmtu.d.next = self.qpc_pmtu.val();
+                self.r_rqbase.d.next = self.qpc_rq_base.val();
+                self.r_rqle.d.next = self.qpc_rq_log2_entries.val();
+                self.r_rqls.d.next = self.qpc_rq_log2_stride.val();
+                self.r_rcqn.d.next = self.qpc_recv_cqn.val();
+                self.r_rnrt.d.next = self.qpc_min_rnr_timer.val();
                 self.s_epsn.d.next = self.ram_epsn.read_data.val();
                 self.s_msn.d.next = self.ram_msn.read_data.val();
                 self.s_flags.d.next = self.ram_flags.read_data.val();
@@ -648,6 +1081,14 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
                 self.s_va_lo.d.next = self.ram_va_lo.read_data.val();
                 self.s_rkey.d.next = self.ram_rkey.read_data.val();
                 self.s_resid.d.next = self.ram_resid.read_data.val();
+                self.s_rqpi.d.next = self.ram_rqpi.read_data.val();
+                self.s_rqci.d.next = self.ram_rqci.read_data.val();
+                self.s_wrid.d.next = (bit_cast::<64, 32>(self.ram_wrid_hi.read_data.val()) << 32)
+                    | bit_cast::<64, 32>(self.ram_wrid_lo.read_data.val());
+                self.s_nsge.d.next = self.ram_sge.read_data.val().get_bits::<8>(8);
+                self.s_sidx.d.next = self.ram_sge.read_data.val().get_bits::<8>(0);
+                self.s_cap.d.next = self.ram_cap.read_data.val();
+                self.s_mlen.d.next = self.ram_mlen.read_data.val();
                 self.state.d.next = WrState::Check;
             }
             WrState::Check => {
@@ -673,11 +1114,8 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
                             self.ackq.push.next = true;
                             self.ackq.entry.next.psn = self.s_epsn.q.val();
                             self.ackq.entry.next.syndrome = self.c_syn_psn.val();
-                            // flags: nak_sent set, in_write kept (err is clear here)
-                            self.ram_flags.write_data.next = 1.into();
-                            if self.in_write.val() {
-                                self.ram_flags.write_data.next = 3.into();
-                            }
+                            // flags: nak_sent set, the message in progress kept (err is clear)
+                            self.ram_flags.write_data.next = (self.s_flags.q.val() & 10) | 1;
                             self.ram_flags.write_enable.next = true;
                         }
                     } else if !self.seq_ok.val() | !self.len_ok.val() | !self.dlen_ok.val() {
@@ -698,9 +1136,26 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
                         self.ram_flags.write_data.next = 4.into();
                         self.ram_flags.write_enable.next = true;
                         self.counters.inc_access_err.next = true;
+                    } else if self.is_send.val() {
+                        // SEND: the first packet needs a posted receive WQE (else RNR NAK,
+                        // PSN = this packet's, the QP stays up); the others continue the open one
+                        if self.s_first.val() {
+                            if self.rq_empty.val() {
+                                self.ackq.push.next = true;
+                                self.ackq.entry.next.syndrome = self.c_syn_rnr.val()
+                                    | bit_cast::<8, RNR_W>(self.r_rnrt.q.val());
+                                self.counters.inc_rnr.next = true;
+                            } else {
+                                self.state.d.next = WrState::WqeReq;
+                            }
+                        } else {
+                            self.state.d.next = WrState::SendLen;
+                        }
                     } else {
                         // in sequence and well formed: the MR check decides. FIRST/ONLY check
                         // the whole message range, MIDDLE/LAST their own bytes at the cursor
+                        self.r_place.d.next = false;
+                        self.r_n.d.next = bit_cast::<16, 13>(self.r_plen.q.val());
                         self.r_mkey.d.next = self.s_rkey.q.val();
                         self.r_mlen.d.next = bit_cast::<64, 32>(self.plen32.val());
                         if self.has_reth.val() {
@@ -722,14 +1177,37 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
             WrState::MrWait => {
                 // the only lookup outstanding is ours: its response is the next one
                 if self.mr_resp_valid.val() {
+                    self.r_reqd.d.next = false;
+                    self.r_datad.d.next = false;
+                    self.r_cutd.d.next = false;
                     if self.mr_resp_ok.val() {
                         self.r_addr.d.next = self.mr_resp_addr.val();
-                        self.r_reqd.d.next = false;
-                        self.r_datad.d.next = false;
-                        self.state.d.next = WrState::Commit;
-                        if self.r_plen.q.val() != 0 {
+                        if self.r_place.q.val() {
                             self.state.d.next = WrState::Xfer;
+                        } else if self.rwr_write.val() & self.rq_empty.val() {
+                            // WRITE_WITH_IMMEDIATE's end without a receive WQE: RNR NAK,
+                            // nothing written (the whole range was checked first)
+                            self.ackq.push.next = true;
+                            self.ackq.entry.next.syndrome = self.c_syn_rnr.val()
+                                | bit_cast::<8, RNR_W>(self.r_rnrt.q.val());
+                            self.counters.inc_rnr.next = true;
+                            self.state.d.next = WrState::Idle;
+                            if self.r_plen.q.val() != 0 {
+                                self.state.d.next = WrState::Drain;
+                            }
+                        } else if self.rwr_write.val() {
+                            self.state.d.next = WrState::WqeReq;
+                        } else {
+                            self.state.d.next = WrState::Commit;
+                            if self.r_plen.q.val() != 0 {
+                                self.state.d.next = WrState::Xfer;
+                            }
                         }
+                    } else if self.r_place.q.val() {
+                        // a receive SGE the QP may not write: local protection error
+                        self.rerr.next = true;
+                        self.rerr_st.next = 4.into(); // LOC_PROT_ERR
+                        self.state.d.next = WrState::DrainCut;
                     } else {
                         // bad rkey, PD, MR right, invalidated, out of range: nothing written
                         self.ackq.push.next = true;
@@ -746,18 +1224,194 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
                     }
                 }
             }
+            WrState::WqeReq => {
+                // the receive WQE at the RQ consumer index: header and its first SGE
+                self.dma_rd.req_valid.next = true;
+                self.d_cnt.d.next = 0.into();
+                self.d_err.d.next = false;
+                if self.dma_rd.req_ready.val() {
+                    self.state.d.next = WrState::WqeRx;
+                }
+            }
+            WrState::WqeRx => {
+                self.dma_rd.rsp.ready.next = true;
+                self.rsp_fire.next = self.dma_rd.rsp.valid.val();
+                if self.rsp_fire.val() {
+                    if self.d_cnt.q.val() == 0 {
+                        self.d0.d.next = self.dma_rd.rsp.data.val();
+                    }
+                    if self.d_cnt.q.val() == 1 {
+                        self.d1.d.next = self.dma_rd.rsp.data.val();
+                    }
+                    if self.d_cnt.q.val() == 2 {
+                        self.d2.d.next = self.dma_rd.rsp.data.val();
+                    }
+                    if self.d_cnt.q.val() == 3 {
+                        self.d3.d.next = self.dma_rd.rsp.data.val();
+                    }
+                    self.d_cnt.d.next = self.d_cnt.q.val() + 1;
+                    if self.dma_rd.rsp_error.val() {
+                        self.d_err.d.next = true;
+                    }
+                    if self.dma_rd.rsp.last.val() {
+                        self.state.d.next = WrState::WqeChk;
+                    }
+                }
+            }
+            WrState::WqeChk => {
+                // a malformed WQE (owner bit, SGE count, unreadable) is class A: NAK 0x63,
+                // QP to ERR, an error completion for it
+                self.s_wrid.d.next = self.x_wrid.val();
+                if self.d_err.q.val() {
+                    self.rerr.next = true;
+                    self.rerr_st.next = 2.into(); // LOC_QP_OP_ERR
+                    self.rerr_vendor.next = 9.into(); // DMA
+                    self.state.d.next = WrState::DrainCut;
+                } else if self.x_own.val() != self.exp_owner.val() {
+                    self.rerr.next = true;
+                    self.rerr_st.next = 2.into();
+                    self.rerr_vendor.next = 1.into(); // WQE_OWNER
+                    self.state.d.next = WrState::DrainCut;
+                } else if bit_cast::<16, 8>(self.x_nsge.val()) > self.sge_cap.val() {
+                    self.rerr.next = true;
+                    self.rerr_st.next = 2.into();
+                    self.rerr_vendor.next = 3.into(); // WQE_SGE_COUNT
+                    self.state.d.next = WrState::DrainCut;
+                } else {
+                    if self.is_send.val() {
+                        // the WQE is open: SGE 0 is the cursor (none if it has no SGE); a
+                        // WRITE_WITH_IMMEDIATE keeps its WRITE cursor and uses only the wr_id
+                        self.s_nsge.d.next = self.x_nsge.val();
+                        self.s_cap.d.next = self.x_len.val();
+                        self.s_va_hi.d.next = self.x_saddr.val().get_bits::<32>(32);
+                        self.s_va_lo.d.next = self.x_saddr.val().get_bits::<32>(0);
+                        self.s_rkey.d.next = self.x_lkey.val();
+                        self.s_resid.d.next = self.x_slen.val();
+                        self.s_sidx.d.next = 1.into();
+                        if self.x_nsge.val() == 0 {
+                            self.s_resid.d.next = 0.into();
+                            self.s_sidx.d.next = 0.into();
+                        }
+                        self.state.d.next = WrState::SendLen;
+                    } else {
+                        // WRITE_WITH_IMMEDIATE: its data goes to the RETH's MR (checked)
+                        self.state.d.next = WrState::Commit;
+                        if self.r_plen.q.val() != 0 {
+                            self.state.d.next = WrState::Xfer;
+                        }
+                    }
+                }
+            }
+            WrState::SendLen => {
+                // the message must fit the receive WQE (ROCE.md 4.4: overflow -> NAK 0x61)
+                self.p_rem.d.next = bit_cast::<16, 13>(self.r_plen.q.val());
+                self.state.d.next = WrState::PlaceNext;
+                if self.cap_need.val() > bit_cast::<33, 32>(self.s_cap.q.val()) {
+                    self.rerr.next = true;
+                    self.rerr_syn.next = self.c_syn_inv.val();
+                    self.rerr_st.next = 1.into(); // LOC_LEN_ERR
+                    self.state.d.next = WrState::DrainCut;
+                }
+            }
+            WrState::PlaceNext => {
+                self.r_reqd.d.next = false;
+                self.r_datad.d.next = false;
+                self.r_cutd.d.next = false;
+                if self.p_rem.q.val() == 0 {
+                    self.state.d.next = WrState::Commit;
+                } else if self.s_resid.q.val() == 0 {
+                    if self.s_sidx.q.val() == self.s_nsge.q.val() {
+                        // the SGEs hold less than the WQE's length said: malformed WQE
+                        self.rerr.next = true;
+                        self.rerr_syn.next = self.c_syn_inv.val();
+                        self.rerr_st.next = 1.into(); // LOC_LEN_ERR
+                        self.state.d.next = WrState::DrainCut;
+                    } else {
+                        self.state.d.next = WrState::SgeReq;
+                    }
+                } else {
+                    // the next piece: check it against the SGE's lkey, then write it
+                    self.r_place.d.next = true;
+                    self.r_n.d.next = self.piece.val().get_bits::<16>(0);
+                    self.r_mkey.d.next = self.s_rkey.q.val();
+                    self.r_mva.d.next = (bit_cast::<64, 32>(self.s_va_hi.q.val()) << 32)
+                        | bit_cast::<64, 32>(self.s_va_lo.q.val());
+                    self.r_mlen.d.next = bit_cast::<64, 32>(self.piece.val());
+                    self.state.d.next = WrState::MrReq;
+                }
+            }
+            WrState::SgeReq => {
+                self.dma_rd.req_valid.next = true;
+                self.dma_rd.req_addr.next = self.slot_addr.val()
+                    + 16
+                    + (bit_cast::<64, 8>(self.s_sidx.q.val()) << 4);
+                self.dma_rd.req_len.next = 16.into();
+                self.d_cnt.d.next = 0.into();
+                self.d_err.d.next = false;
+                if self.dma_rd.req_ready.val() {
+                    self.state.d.next = WrState::SgeRx;
+                }
+            }
+            WrState::SgeRx => {
+                self.dma_rd.rsp.ready.next = true;
+                self.rsp_fire.next = self.dma_rd.rsp.valid.val();
+                if self.rsp_fire.val() {
+                    if self.d_cnt.q.val() == 0 {
+                        self.d2.d.next = self.dma_rd.rsp.data.val();
+                    }
+                    if self.d_cnt.q.val() == 1 {
+                        self.d3.d.next = self.dma_rd.rsp.data.val();
+                    }
+                    self.d_cnt.d.next = self.d_cnt.q.val() + 1;
+                    if self.dma_rd.rsp_error.val() {
+                        self.d_err.d.next = true;
+                    }
+                    if self.dma_rd.rsp.last.val() {
+                        self.state.d.next = WrState::SgeLoad;
+                    }
+                }
+            }
+            WrState::SgeLoad => {
+                self.s_va_hi.d.next = self.x_saddr.val().get_bits::<32>(32);
+                self.s_va_lo.d.next = self.x_saddr.val().get_bits::<32>(0);
+                self.s_rkey.d.next = self.x_lkey.val();
+                self.s_resid.d.next = self.x_slen.val();
+                self.s_sidx.d.next = self.s_sidx.q.val() + 1;
+                self.state.d.next = WrState::PlaceNext;
+                if self.d_err.q.val() {
+                    self.rerr.next = true;
+                    self.rerr_st.next = 2.into(); // LOC_QP_OP_ERR
+                    self.rerr_vendor.next = 9.into(); // DMA
+                    self.state.d.next = WrState::DrainCut;
+                }
+            }
             WrState::Xfer => {
-                // request and data side by side: the shell may want the request before it
-                // takes data, so the request never waits for the data (docs/DMA.md 4)
-                self.dma_wr.req_valid.next = !self.r_reqd.q.val();
-                self.req_fire.next = !self.r_reqd.q.val() & self.dma_wr.req_ready.val();
+                // cut, request and data side by side: the shell may want the request before
+                // it takes data, so the request never waits for the data (docs/DMA.md 4). A
+                // receive piece queues its own completion entry with its request, so that
+                // request waits for room in the entry queue.
+                self.cutter.cut_valid.next = !self.r_cutd.q.val();
+                self.cut_fire.next = !self.r_cutd.q.val() & self.cutter.cut_ready.val();
+                if self.cut_fire.val() {
+                    self.r_cutd.d.next = true;
+                    self.in_cut.d.next = true;
+                }
+                self.dma_wr.req_valid.next = !self.r_reqd.q.val()
+                    & (!self.r_place.q.val() | !self.ackq.full.val());
+                self.req_fire.next = self.dma_wr.req_valid.val() & self.dma_wr.req_ready.val();
                 if self.req_fire.val() {
                     self.r_reqd.d.next = true;
+                    if self.r_place.q.val() {
+                        self.ackq.push.next = true;
+                        self.ackq.entry.next.need_done = true;
+                        self.ackq.entry.next.emit = false;
+                    }
                 }
-                self.dma_wr.data.valid.next = self.pay.valid.val() & !self.r_datad.q.val();
-                self.pay.ready.next = self.dma_wr.data.ready.val() & !self.r_datad.q.val();
-                self.last_fire.next = self.pay.valid.val()
-                    & self.pay.last.val()
+                self.dma_wr.data.valid.next =
+                    self.cutter.out.valid.val() & !self.r_datad.q.val();
+                self.cutter.out.ready.next = self.dma_wr.data.ready.val() & !self.r_datad.q.val();
+                self.last_fire.next = self.cutter.out.valid.val()
+                    & self.cutter.out.last.val()
                     & self.dma_wr.data.ready.val()
                     & !self.r_datad.q.val();
                 if self.last_fire.val() {
@@ -766,35 +1420,73 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
                 if (self.r_reqd.q.val() | self.req_fire.val())
                     & (self.r_datad.q.val() | self.last_fire.val())
                 {
-                    self.state.d.next = WrState::Commit;
+                    if self.r_place.q.val() {
+                        // advance the SGE cursor and the packet
+                        self.s_va_lo.d.next = self.c_va_lo.val();
+                        if self.c_va_lo.val() < self.s_va_lo.q.val() {
+                            self.s_va_hi.d.next = self.s_va_hi.q.val() + 1;
+                        }
+                        self.s_resid.d.next =
+                            self.s_resid.q.val() - bit_cast::<32, 16>(self.r_n.q.val());
+                        self.p_rem.d.next = self.p_rem.q.val() - self.r_n.q.val();
+                        self.state.d.next = WrState::PlaceNext;
+                    } else {
+                        self.state.d.next = WrState::Commit;
+                    }
                 }
             }
             WrState::Commit => {
-                // executed: queue the response (or just the completion wait), advance ePSN,
-                // MSN at the end of a message, the cursor
-                self.ackq.push.next = self.emit.val() | (self.r_plen.q.val() != 0);
-                self.ackq.entry.next.need_done = self.r_plen.q.val() != 0;
-                self.ackq.entry.next.emit = self.emit.val();
-                self.ackq.entry.next.msn = self.n_msn.val();
-                self.ram_epsn.write_data.next = self.n_epsn.val();
-                self.ram_msn.write_data.next = self.n_msn.val();
-                self.ram_flags.write_data.next = 0.into();
-                if !self.is_end.val() {
-                    self.ram_flags.write_data.next = 2.into();
+                // executed: queue the response (a WRITE's entry also waits for its data's
+                // completion; a SEND's pieces queued theirs), advance ePSN, MSN at the end of
+                // a message, the cursors; at the end of a SEND or WRITE_WITH_IMMEDIATE the
+                // receive completion (released by the entry queue after the data has landed)
+                // and the RQ consumer index
+                if !self.ackq.full.val() {
+                    self.ackq.push.next = true;
+                    self.ackq.entry.next.need_done =
+                        !self.is_send.val() & (self.r_plen.q.val() != 0);
+                    self.ackq.entry.next.emit = self.emit.val();
+                    self.ackq.entry.next.msn = self.n_msn.val();
+                    self.ram_epsn.write_data.next = self.n_epsn.val();
+                    self.ram_msn.write_data.next = self.n_msn.val();
+                    self.ram_flags.write_data.next = 0.into();
+                    if !self.is_end.val() & self.is_send.val() {
+                        self.ram_flags.write_data.next = 8.into();
+                    }
+                    if !self.is_end.val() & !self.is_send.val() {
+                        self.ram_flags.write_data.next = 2.into();
+                    }
+                    if !self.is_send.val() {
+                        self.ram_va_hi.write_data.next = self.n_va_hi.val();
+                        self.ram_va_lo.write_data.next = self.n_va_lo.val();
+                        self.ram_rkey.write_data.next = self.r_mkey.q.val();
+                        self.ram_resid.write_data.next = self.resid.val() - self.plen32.val();
+                    }
+                    self.ram_mlen.write_data.next = self.n_mlen.val();
+                    if self.is_end.val() {
+                        self.ram_mlen.write_data.next = 0.into();
+                    }
+                    if self.s_end.val() | self.rwr_write.val() {
+                        self.ackq.entry.next.cqe = true;
+                        self.cq_push.next = true;
+                        self.ram_rqci.write_data.next = self.s_rqci.q.val() + 1;
+                    }
+                    self.ram_epsn.write_enable.next = true;
+                    self.ram_msn.write_enable.next = true;
+                    self.ram_flags.write_enable.next = true;
+                    self.ram_va_hi.write_enable.next = true;
+                    self.ram_va_lo.write_enable.next = true;
+                    self.ram_rkey.write_enable.next = true;
+                    self.ram_resid.write_enable.next = true;
+                    self.ram_rqci.write_enable.next = true;
+                    self.ram_wrid_hi.write_enable.next = true;
+                    self.ram_wrid_lo.write_enable.next = true;
+                    self.ram_sge.write_enable.next = true;
+                    self.ram_cap.write_enable.next = true;
+                    self.ram_mlen.write_enable.next = true;
+                    self.counters.inc_executed.next = true;
+                    self.state.d.next = WrState::Idle;
                 }
-                self.ram_va_hi.write_data.next = self.n_va_hi.val();
-                self.ram_va_lo.write_data.next = self.n_va_lo.val();
-                self.ram_rkey.write_data.next = self.r_mkey.q.val();
-                self.ram_resid.write_data.next = self.resid.val() - self.plen32.val();
-                self.ram_epsn.write_enable.next = true;
-                self.ram_msn.write_enable.next = true;
-                self.ram_flags.write_enable.next = true;
-                self.ram_va_hi.write_enable.next = true;
-                self.ram_va_lo.write_enable.next = true;
-                self.ram_rkey.write_enable.next = true;
-                self.ram_resid.write_enable.next = true;
-                self.counters.inc_executed.next = true;
-                self.state.d.next = WrState::Idle;
             }
             WrState::Drain => {
                 self.pay.ready.next = true;
@@ -802,9 +1494,121 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
                     self.state.d.next = WrState::Idle;
                 }
             }
+            WrState::RecvErr => {
+                // handled after the state machine (it shares the completion fields)
+            }
+            WrState::DrainCut => {
+                // after a receive error: the rest of the packet (what was not cut yet) goes
+                // through the cutter, which may hold some of its bytes, and is discarded
+                if self.p_rem.q.val() == 0 {
+                    self.state.d.next = WrState::Idle;
+                } else {
+                    self.cutter.cut_valid.next = !self.r_cutd.q.val();
+                    self.cutter.cut_len.next = self.p_rem.q.val();
+                    self.cut_fire.next = !self.r_cutd.q.val() & self.cutter.cut_ready.val();
+                    if self.cut_fire.val() {
+                        self.r_cutd.d.next = true;
+                        self.in_cut.d.next = true;
+                    }
+                    self.cutter.out.ready.next = true;
+                    if self.cutter.out.valid.val() & self.cutter.out.last.val() {
+                        self.state.d.next = WrState::Idle;
+                    }
+                }
+            }
         }
 
-        // write-back address: the packet's QP, or the loaded one
+        // a receive error (malformed WQE, message too long, SGE not writable) is reported from
+        // RecvErr, which waits for room in the entry queue (the pieces of this packet may have
+        // filled it). What of the packet was not cut yet is then discarded (DrainCut): after
+        // the WQE checks that is the whole payload.
+        if self.rerr.val() {
+            self.e_syn.d.next = self.rerr_syn.val();
+            self.e_st.d.next = self.rerr_st.val();
+            self.e_vendor.d.next = self.rerr_vendor.val();
+            self.r_cutd.d.next = false;
+            self.state.d.next = WrState::RecvErr;
+        }
+        if (self.state.q.val() == WrState::WqeChk) & self.rerr.val() {
+            self.p_rem.d.next = bit_cast::<16, 13>(self.r_plen.q.val());
+        }
+        self.rep.next = false;
+        if self.state.q.val() == WrState::RecvErr {
+            if !self.ackq.full.val() {
+                // NAK, QP to ERR, and the receive WQE completes with the error status
+                self.rep.next = true;
+                self.ackq.push.next = true;
+                self.ackq.entry.next.syndrome = self.e_syn.q.val();
+                self.ackq.entry.next.qerr = true;
+                self.ackq.entry.next.qerr_status = self.e_st.q.val();
+                self.ackq.entry.next.cqe = true;
+                self.cq_push.next = true;
+                self.ram_flags.write_data.next = 4.into();
+                self.ram_flags.write_enable.next = true;
+                self.ram_rqci.write_data.next = self.s_rqci.q.val() + 1;
+                self.ram_rqci.write_enable.next = true;
+                if self.e_syn.q.val() == self.c_syn_inv.val() {
+                    self.counters.inc_invalid.next = true;
+                }
+                self.state.d.next = WrState::DrainCut;
+            }
+        }
+
+        // the receive completion queued with this entry
+        // flags: WITH_IMM 1, SOLICITED 4 (none on an error completion)
+        self.cq_flags.next = 0.into();
+        if !self.rep.val() {
+            if self.has_imm.val() & self.r_se.q.val() {
+                self.cq_flags.next = 5.into();
+            } else if self.has_imm.val() {
+                self.cq_flags.next = 1.into();
+            } else if self.r_se.q.val() {
+                self.cq_flags.next = 4.into();
+            }
+        }
+        self.cqf.write.next = self.cq_push.val();
+        self.cqf.data_in.next.cqn = self.r_rcqn.q.val();
+        self.cqf.data_in.next.wr_id = self.s_wrid.q.val();
+        self.cqf.data_in.next.byte_len = self.n_mlen.val();
+        self.cqf.data_in.next.imm = 0.into();
+        if self.has_imm.val() {
+            self.cqf.data_in.next.imm = self.r_imm.q.val();
+        }
+        self.cqf.data_in.next.qpn = self.r_qpn.q.val();
+        self.cqf.data_in.next.src_qp = self.r_qdest.q.val();
+        self.cqf.data_in.next.wqe_index = self.s_rqci.q.val();
+        self.cqf.data_in.next.vendor = 0.into();
+        self.cqf.data_in.next.status = 0.into();
+        if self.rep.val() {
+            self.cqf.data_in.next.vendor = self.e_vendor.q.val();
+            self.cqf.data_in.next.status = self.e_st.q.val();
+        }
+        self.cqf.data_in.next.flags = self.cq_flags.val();
+        // Recv 128, RecvRdmaWithImm 129
+        self.cqf.data_in.next.opcode = 128.into();
+        if !self.is_send.val() {
+            self.cqf.data_in.next.opcode = 129.into();
+        }
+        if self.cq_push.val() {
+            self.counters.inc_recv.next = true;
+        }
+        // out to the CQE writer when the entry queue releases it
+        self.cqe_valid.next = self.ackq.cqe_go.val() & !self.cqf.empty.val();
+        self.ackq.cqe_taken.next = self.cqe_valid.val() & self.cqe_ready.val();
+        self.cqf.read.next = self.cqe_valid.val() & self.cqe_ready.val();
+        self.cqe_cqn.next = self.cqf.data_out.val().cqn;
+        self.cqe_wr_id.next = self.cqf.data_out.val().wr_id;
+        self.cqe_byte_len.next = self.cqf.data_out.val().byte_len;
+        self.cqe_imm.next = self.cqf.data_out.val().imm;
+        self.cqe_qpn.next = self.cqf.data_out.val().qpn;
+        self.cqe_src_qp.next = self.cqf.data_out.val().src_qp;
+        self.cqe_wqe_index.next = self.cqf.data_out.val().wqe_index;
+        self.cqe_vendor.next = self.cqf.data_out.val().vendor;
+        self.cqe_flags.next = self.cqf.data_out.val().flags;
+        self.cqe_status.next = self.cqf.data_out.val().status;
+        self.cqe_opcode.next = self.cqf.data_out.val().opcode;
+
+        // write-back address: the packet's QP, or the loaded one (or a doorbell's)
         self.ram_epsn.write_address.next = self.wr_qpn.val();
         self.ram_msn.write_address.next = self.wr_qpn.val();
         self.ram_flags.write_address.next = self.wr_qpn.val();
@@ -812,6 +1616,13 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
         self.ram_va_lo.write_address.next = self.wr_qpn.val();
         self.ram_rkey.write_address.next = self.wr_qpn.val();
         self.ram_resid.write_address.next = self.wr_qpn.val();
+        self.ram_rqpi.write_address.next = self.wr_qpn.val();
+        self.ram_rqci.write_address.next = self.wr_qpn.val();
+        self.ram_wrid_hi.write_address.next = self.wr_qpn.val();
+        self.ram_wrid_lo.write_address.next = self.wr_qpn.val();
+        self.ram_sge.write_address.next = self.wr_qpn.val();
+        self.ram_cap.write_address.next = self.wr_qpn.val();
+        self.ram_mlen.write_address.next = self.wr_qpn.val();
 
         // DMA writes in flight (for the MR drain): +1 per request, -1 per completion
         if self.req_fire.val() & !self.dma_wr.done_valid.val() {
@@ -842,5 +1653,7 @@ impl<const B: usize, const K: usize, const QA: usize> Logic for RcWriteResponder
         self.cnt_unsupported.next = self.counters.unsupported.val();
         self.cnt_qp_drop.next = self.counters.qp_drop.val();
         self.cnt_dma_error.next = self.counters.dma_error.val();
+        self.cnt_rnr.next = self.counters.rnr.val();
+        self.cnt_recv.next = self.counters.recv.val();
     }
 }

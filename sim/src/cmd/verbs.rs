@@ -11,9 +11,13 @@
 //! posting order per QP) and the message's bytes are compared at the receiver when its
 //! completion arrives, before its slots are reused.
 //!
-//! Operations: `write` today. `write_imm`, `send` and `send_imm` need the receive-queue engine
-//! (the receiver's completion and, for SEND, the placement); `read`, `atomic_cas` and
-//! `atomic_fadd` arrive with the RC transport. Asking for them is an error that says so.
+//! Operations: `write`, `write_imm`, `send`, `send_imm`. For the last three the receiver posts
+//! a receive WQE before the message is sent: for a SEND a random scatter list (1 to 4 SGEs)
+//! over the destination slot, a little longer than the message (the bytes past the message,
+//! guard bytes, must stay untouched), for a WRITE with immediate no SGE. The receive completion
+//! is checked too (opcode, byte_len, imm_data, QPNs, wr_id in posting order) and the bytes
+//! are compared when it arrives. `read`, `atomic_cas` and `atomic_fadd` arrive with the RC
+//! transport; asking for them is an error that says so.
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,7 +28,7 @@ use ferroce_driver::{
     CompletionQueue, Device, MemoryRegion, ProtectionDomain, QpCapabilities, QpInitAttr, QueuePair,
     RtrAttr, RtsAttr,
 };
-use ferroce_driver::{Remote, SendWr, WcOpcode, WcStatus};
+use ferroce_driver::{RecvWr, Remote, SendWr, WcOpcode, WcStatus};
 use ferroce_hdl::testbench::Rng;
 use ferroce_proto::host::config::{Gid, GidEntry};
 use ferroce_proto::host::qp::{AccessFlags, AddressVector, Pmtu};
@@ -45,6 +49,9 @@ use ferroce_hdl::testbench::Bench;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VerbOp {
     Write,
+    WriteImm,
+    Send,
+    SendImm,
 }
 
 impl VerbOp {
@@ -52,16 +59,26 @@ impl VerbOp {
     pub fn parse(name: &str) -> Result<VerbOp, CliError> {
         match name {
             "write" => Ok(VerbOp::Write),
-            "write_imm" | "send" | "send_imm" => Err(CliError(format!(
-                "operation '{name}' needs the NIC's receive-queue engine, which is not in the hardware yet (available: write)"
-            ))),
+            "write_imm" => Ok(VerbOp::WriteImm),
+            "send" => Ok(VerbOp::Send),
+            "send_imm" => Ok(VerbOp::SendImm),
             "read" | "atomic_cas" | "atomic_fadd" => Err(CliError(format!(
-                "operation '{name}' arrives with the RC transport (READ and atomics are not in the hardware yet; available: write)"
+                "operation '{name}' arrives with the RC transport (READ and atomics are not in the hardware yet; available: write, write_imm, send, send_imm)"
             ))),
             _ => Err(CliError(format!(
                 "unknown operation '{name}' (operations: write, write_imm, send, send_imm, read, atomic_cas, atomic_fadd)"
             ))),
         }
+    }
+
+    /// The message consumes a receive WQE at the receiver (and completes there).
+    pub fn receives(self) -> bool {
+        self != VerbOp::Write
+    }
+
+    /// It carries immediate data.
+    pub fn has_imm(self) -> bool {
+        matches!(self, VerbOp::WriteImm | VerbOp::SendImm)
     }
 }
 
@@ -142,10 +159,12 @@ pub struct Host<H: NicHardware + Send + 'static> {
     pub qps: Vec<QueuePair>,
 }
 
-/// A message posted and not completed yet.
+/// A message posted and not completed yet (at the sender, or at the receiver).
 struct InFlight {
     index: u64,
     wr_id: u64,
+    op: VerbOp,
+    imm: u32,
     dst_offset: usize,
     data: Vec<u8>,
 }
@@ -201,6 +220,8 @@ fn open_host<H: NicHardware + Send + 'static>(
                 cap: QpCapabilities {
                     max_send_wr: DEPTH as u32,
                     max_send_sge: 4,
+                    max_recv_wr: DEPTH as u32,
+                    max_recv_sge: 4,
                     ..QpCapabilities::default()
                 },
                 sq_sig_all: false,
@@ -408,20 +429,24 @@ fn run_on<H: NicHardware + Send + 'static>(
         messages: args.messages as u64,
         ..VerbsReport::default()
     };
-    // in flight per (sender side, QP)
+    // in flight per (sender side, QP), and receives expected per (receiver side, QP)
     let mut flight: Vec<Vec<VecDeque<InFlight>>> = (0..2)
+        .map(|_| (0..args.qps).map(|_| VecDeque::new()).collect())
+        .collect();
+    let mut rflight: Vec<Vec<VecDeque<InFlight>>> = (0..2)
         .map(|_| (0..args.qps).map(|_| VecDeque::new()).collect())
         .collect();
     let mut next = 0u64;
     let mut last_progress = start;
     let total = args.messages as u64;
     let mut done = 0u64;
-    while done < total {
+    let mut recv_pending = 0u64;
+    while done < total || recv_pending > 0 {
         // post what fits
         while next < total {
             let side = (next % 2) as usize;
             let q = ((next / 2) % args.qps as u64) as usize;
-            if flight[side][q].len() >= DEPTH {
+            if flight[side][q].len() >= DEPTH || rflight[1 - side][q].len() >= DEPTH {
                 break;
             }
             // each direction runs through every size, then the next operation
@@ -433,6 +458,7 @@ fn run_on<H: NicHardware + Send + 'static>(
             let src = (q * DEPTH + k) * slot;
             let dst = (args.qps * DEPTH + q * DEPTH + k) * slot;
             let data = rng.bytes(len);
+            let imm = rng.below(1 << 32) as u32;
             let host = &hosts[side];
             let peer = &hosts[1 - side];
             host.mr
@@ -444,23 +470,47 @@ fn run_on<H: NicHardware + Send + 'static>(
                 .map_err(cli("writing the guard bytes"))?;
             let sges = sg_list(&host.mr, src, len, &mut rng)?;
             let wr_id = (next << 8) | q as u64;
-            let wr = match op {
-                VerbOp::Write => SendWr::write(
+            if op.receives() {
+                // the receive WQE first: a SEND lands in a scatter list a little longer than
+                // the message (over the guard bytes); a WRITE with immediate needs no SGE
+                let rsges = if op == VerbOp::WriteImm {
+                    Vec::new()
+                } else {
+                    let room = len + rng.below(GUARD.len() as u64 + 1) as usize;
+                    sg_list(&peer.mr, dst, room, &mut rng)?
+                };
+                peer.qps[q]
+                    .post_recv(&[RecvWr::new(wr_id, rsges)])
+                    .map_err(cli(&format!("message {next}: post_recv")))?;
+                rflight[1 - side][q].push_back(InFlight {
+                    index: next,
                     wr_id,
-                    Remote {
-                        va: peer.mr.addr(dst),
-                        rkey: peer.mr.rkey(),
-                    },
-                    sges,
-                )
-                .signaled(),
+                    op,
+                    imm,
+                    dst_offset: dst,
+                    data: data.clone(),
+                });
+                recv_pending += 1;
+            }
+            let remote = Remote {
+                va: peer.mr.addr(dst),
+                rkey: peer.mr.rkey(),
             };
+            let wr = match op {
+                VerbOp::Write => SendWr::write(wr_id, remote, sges),
+                VerbOp::WriteImm => SendWr::write_imm(wr_id, remote, imm, sges),
+                VerbOp::Send => SendWr::send(wr_id, sges),
+                VerbOp::SendImm => SendWr::send_imm(wr_id, imm, sges),
+            }
+            .signaled();
             host.qps[q]
                 .post_send(&[wr])
                 .map_err(cli(&format!("message {next}: post_send")))?;
             flight[side][q].push_back(InFlight {
                 index: next,
                 wr_id,
+                op,
+                imm,
                 dst_offset: dst,
                 data,
             });
@@ -475,16 +525,26 @@ fn run_on<H: NicHardware + Send + 'static>(
                 progressed = true;
                 report.completions += 1;
                 let q = (wc.wr_id & 0xFF) as usize;
+                let recv = wc.opcode.is_recv();
+                // a send completion at the sender, a receive completion at the receiver
+                let queue = if recv { &mut rflight } else { &mut flight };
                 let expected = hosts[side]
                     .qps
                     .get(q)
-                    .and_then(|_| flight[side][q].pop_front());
+                    .and_then(|_| queue[side][q].pop_front());
                 let Some(m) = expected else {
                     report.failed += 1;
                     report.errors.push(format!("unexpected completion {wc:?}"));
                     continue;
                 };
-                done += 1;
+                // the peer of this completion's QP: the receiver of a send, the sender of a receive
+                let (local, remote) = (hosts[side].qps[q].qpn(), hosts[1 - side].qps[q].qpn());
+                let receiver = if recv { side } else { 1 - side };
+                if recv {
+                    recv_pending -= 1;
+                } else {
+                    done += 1;
+                }
                 let mut bad = Vec::new();
                 if wc.wr_id != m.wr_id {
                     bad.push(format!("wr_id {:#x}, expected {:#x}", wc.wr_id, m.wr_id));
@@ -495,51 +555,71 @@ fn run_on<H: NicHardware + Send + 'static>(
                         wc.status, wc.vendor_err
                     ));
                 }
-                if wc.opcode != WcOpcode::RdmaWrite {
-                    bad.push(format!("opcode {:?}", wc.opcode));
+                let want_op = match (recv, m.op) {
+                    (false, VerbOp::Write | VerbOp::WriteImm) => WcOpcode::RdmaWrite,
+                    (false, VerbOp::Send | VerbOp::SendImm) => WcOpcode::Send,
+                    (true, VerbOp::WriteImm) => WcOpcode::RecvRdmaWithImm,
+                    (true, _) => WcOpcode::Recv,
+                };
+                if wc.opcode != want_op {
+                    bad.push(format!("opcode {:?}, expected {want_op:?}", wc.opcode));
                 }
-                if wc.qp_num != hosts[side].qps[q].qpn()
-                    || wc.src_qp != hosts[1 - side].qps[q].qpn()
-                {
+                if wc.qp_num != local || wc.src_qp != remote {
                     bad.push(format!("QPNs {}/{}", wc.qp_num, wc.src_qp));
                 }
-                let mut got = vec![0u8; m.data.len()];
-                hosts[1 - side]
-                    .mr
-                    .read(m.dst_offset, &mut got)
-                    .map_err(cli("reading the destination"))?;
-                let mut guard = [0u8; GUARD.len()];
-                hosts[1 - side]
-                    .mr
-                    .read(m.dst_offset + m.data.len(), &mut guard)
-                    .map_err(cli("reading the guard bytes"))?;
-                if guard != GUARD {
-                    bad.push(format!(
-                        "bytes after the message were written: {guard:02x?}"
-                    ));
+                let want_len = if recv { m.data.len() as u32 } else { 0 };
+                if wc.byte_len != want_len {
+                    bad.push(format!("byte_len {}, expected {want_len}", wc.byte_len));
                 }
-                if wc.byte_len != 0 {
-                    bad.push(format!("byte_len {} (0 for a WRITE)", wc.byte_len));
+                if recv {
+                    let want_imm = m.op.has_imm().then_some(m.imm);
+                    if wc.imm != want_imm {
+                        bad.push(format!("imm {:x?}, expected {want_imm:x?}", wc.imm));
+                    }
                 }
-                if got != m.data {
-                    let at = got
-                        .iter()
-                        .zip(&m.data)
-                        .position(|(a, b)| a != b)
-                        .unwrap_or(0);
-                    bad.push(format!("data differs at byte {at} of {}", m.data.len()));
+                // the bytes: at the receive completion, or at the send completion of a WRITE
+                // (its ACK means placed)
+                let check_data = recv || !m.op.receives();
+                if check_data {
+                    let mut got = vec![0u8; m.data.len()];
+                    hosts[receiver]
+                        .mr
+                        .read(m.dst_offset, &mut got)
+                        .map_err(cli("reading the destination"))?;
+                    let mut guard = [0u8; GUARD.len()];
+                    hosts[receiver]
+                        .mr
+                        .read(m.dst_offset + m.data.len(), &mut guard)
+                        .map_err(cli("reading the guard bytes"))?;
+                    if guard != GUARD {
+                        bad.push(format!(
+                            "bytes after the message were written: {guard:02x?}"
+                        ));
+                    }
+                    if got != m.data {
+                        let at = got
+                            .iter()
+                            .zip(&m.data)
+                            .position(|(a, b)| a != b)
+                            .unwrap_or(0);
+                        bad.push(format!("data differs at byte {at} of {}", m.data.len()));
+                    }
                 }
                 if bad.is_empty() {
-                    report.verified += 1;
+                    if check_data {
+                        report.verified += 1;
+                    }
                 } else {
                     report.failed += 1;
                     if report.errors.len() < 16 {
                         report.errors.push(format!(
-                            "message {} ({} B, host {} QP {}): {}",
+                            "message {} ({:?}, {} B, {} completion at host {} QP {}): {}",
                             m.index,
+                            m.op,
                             m.data.len(),
+                            if recv { "receive" } else { "send" },
                             ["A", "B"][side],
-                            hosts[side].qps[q].qpn(),
+                            local,
                             bad.join("; ")
                         ));
                     }
@@ -565,9 +645,9 @@ fn run_on<H: NicHardware + Send + 'static>(
             last_progress = now;
         } else if now - last_progress > WATCHDOG {
             let missing = total - done;
-            report.failed += missing;
+            report.failed += missing + recv_pending;
             report.errors.push(format!(
-                "no completion for {WATCHDOG} cycles: {missing} messages never completed"
+                "no completion for {WATCHDOG} cycles: {missing} messages never completed at the sender, {recv_pending} receives never completed"
             ));
             break;
         }
