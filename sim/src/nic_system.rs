@@ -43,6 +43,10 @@ pub struct RespCounts {
     pub unsupported: u64,
     pub qp_drop: u64,
     pub dma_error: u64,
+    /// RNR NAKs queued (SEND / WRITE_WITH_IMM with no receive posted).
+    pub rnr: u64,
+    /// Receive completions queued (success or error).
+    pub recv: u64,
 }
 
 /// The requester's and CQE writer's counters.
@@ -165,13 +169,15 @@ impl<S: Stepper<NicTop>> NicHardware for S {
             &u.req_cnt_errors,
             &u.cq_cnt_written,
             &u.cq_cnt_dropped,
+            &u.resp_cnt_rnr,
+            &u.resp_cnt_recv,
         ];
         NicCounters::from_ports(ports.map(|p| p.val().to_u64()))
     }
 }
 
 /// The NIC's summary counter outputs, in the order [`NicCounters::from_ports`] takes them.
-pub const COUNTER_PORTS: [&str; 24] = [
+pub const COUNTER_PORTS: [&str; 26] = [
     "rx_cnt_accepted",
     "rx_cnt_bad_icrc",
     "rx_cnt_truncated",
@@ -196,11 +202,13 @@ pub const COUNTER_PORTS: [&str; 24] = [
     "req_cnt_errors",
     "cq_cnt_written",
     "cq_cnt_dropped",
+    "resp_cnt_rnr",
+    "resp_cnt_recv",
 ];
 
 impl NicCounters {
     /// The counters from the values of the [`COUNTER_PORTS`], in that order.
-    pub fn from_ports(c: [u64; 24]) -> NicCounters {
+    pub fn from_ports(c: [u64; 26]) -> NicCounters {
         NicCounters {
             rx: RxCounts {
                 accepted: c[0],
@@ -221,6 +229,8 @@ impl NicCounters {
                 unsupported: c[13],
                 qp_drop: c[14],
                 dma_error: c[15],
+                rnr: c[24],
+                recv: c[25],
             },
             req: ReqCounts {
                 packets: c[16],

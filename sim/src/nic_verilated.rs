@@ -48,7 +48,7 @@ pub struct VerilatedNic {
     tx: StreamIds,
     link_up: usize,
     irq_pulse: usize,
-    counters: [usize; 24],
+    counters: [usize; 26],
     cycles: u64,
 }
 

@@ -353,3 +353,65 @@ fn bad_config_is_refused_with_a_message() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("local.mac"), "{err}");
 }
+
+/// SENDs into posted receive buffers (`recv_buffers`): each message lands at the start of the
+/// next buffer, a multi-packet SEND continues in the same buffer, a receive completion is
+/// written per message, each message is ACKed; once the buffers are used up the next SEND gets
+/// an RNR NAK and nothing is written.
+#[test]
+fn sends_fill_receive_buffers_then_rnr() {
+    let d = dir("send");
+    let cfg = d.join("nic.json");
+    std::fs::write(
+        &cfg,
+        format!(
+            r#"{{
+  "local": {{"mac": "02:00:00:00:00:02", "ip": "10.0.0.2"}},
+  "remote": {{"mac": "02:00:00:00:00:01", "ip": "10.0.0.1"}},
+  "qps": [{{"qpn": {QPN}, "dest_qpn": {PEER_QPN}, "rq_psn": 100, "sq_psn": 5000, "pmtu": 256,
+           "access": []}}],
+  "mrs": [],
+  "recv_buffers": [{{"qpn": {QPN}, "len": 300, "count": 2}}]
+}}"#
+        ),
+    )
+    .unwrap();
+    let data: Vec<u8> = (0..400u32).map(|i| (i * 13 + 1) as u8).collect();
+    let send = |op, psn, p: &[u8]| roce_frames::send(QPN, op, psn, 0xABCD_0123, p.to_vec());
+    let frames = vec![
+        send(Opcode::RC_SEND_ONLY, 100, &data[..100]),
+        send(Opcode::RC_SEND_FIRST, 101, &data[100..356]),
+        send(Opcode::RC_SEND_LAST_WITH_IMMEDIATE, 102, &data[356..400]),
+        // no receive buffer left
+        send(Opcode::RC_SEND_ONLY, 103, &data[..10]),
+    ];
+    let (s, sent) = respond(&d, &cfg, &frames);
+    assert_eq!(s["accepted"], 4, "{s}");
+    assert_eq!(s["responder"]["executed"], 3, "{s}");
+    assert_eq!(s["responder"]["receive_completions"], 2, "{s}");
+    assert_eq!(s["responder"]["rnr_nak"], 1, "{s}");
+    assert_eq!(s["counters"]["tx_nak_rnr"], 1, "{s}");
+    let a = acks(&sent);
+    assert_eq!(a.len(), 3, "{a:?}");
+    assert_eq!((a[0].1, a[0].2 >> 5, a[0].3), (100, 0, 1), "{a:?}");
+    assert_eq!((a[1].1, a[1].2 >> 5, a[1].3), (102, 0, 2), "{a:?}");
+    // RNR NAK: PSN of the SEND, MSN unchanged
+    assert_eq!((a[2].1, a[2].2 >> 5, a[2].3), (103, 1, 2), "{a:?}");
+    // data writes: 100 B at the first buffer, 256 + 44 B at the second (300 bytes further);
+    // the two 32-byte writes are the receive CQEs
+    let w: Vec<(u64, u64)> = s["dma_writes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| (w["address"].as_u64().unwrap(), w["length"].as_u64().unwrap()))
+        .collect();
+    let data_w: Vec<_> = w.iter().filter(|x| x.1 != 32).copied().collect();
+    assert_eq!(data_w.len(), 3, "{w:?}");
+    let base = data_w[0].0;
+    assert_eq!(
+        data_w,
+        vec![(base, 100), (base + 300, 256), (base + 556, 44)],
+        "{w:?}"
+    );
+    assert_eq!(w.iter().filter(|x| x.1 == 32).count(), 2, "{w:?}");
+}

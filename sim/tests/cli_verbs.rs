@@ -41,11 +41,13 @@ fn args(sizes: &[&str], qps: usize, messages: usize, pmtu: usize, seed: u64) -> 
     }
 }
 
-/// RDMA WRITE of 0 B, 1 B, PMTU-1, PMTU, PMTU+1 and 64 KiB in both directions, on 1 QP and on
-/// 16 QPs at once (random DMA timing), every PMTU: every byte verified at the receiver, every
-/// completion's status, opcode, QPNs and wr_id checked (inside `run_scenario`).
+/// WRITE, WRITE with immediate, SEND and SEND with immediate of 0 B, 1 B, PMTU-1, PMTU, PMTU+1
+/// and 64 KiB in both directions, on 1 QP and on 16 QPs at once (random DMA timing), every
+/// PMTU: every byte verified at the receiver (SENDs scattered over 1 to 4 receive SGEs), every
+/// completion's status, opcode, byte_len, imm_data, QPNs and wr_id checked (inside
+/// `run_scenario`), send and receive completions both counted.
 #[test]
-fn write_matrix_every_pmtu() {
+fn verbs_matrix_every_pmtu() {
     if !require_tool("verilator") {
         return;
     }
@@ -59,12 +61,21 @@ fn write_matrix_every_pmtu() {
             "64K".to_string(),
         ];
         let sizes: Vec<&str> = sizes.iter().map(|s| s.as_str()).collect();
-        for (qps, messages, jitter) in [(1, 12, false), (16, 2 * 16 * 6, true)] {
+        // each direction runs through every size of every operation (4 x 6 messages)
+        for (qps, messages, jitter) in [(1, 48, false), (16, 2 * 16 * 6, true)] {
             let mut a = args(&sizes, qps, messages, pmtu, 100 + k as u64);
+            a.ops = ["write", "write_imm", "send", "send_imm"]
+                .map(String::from)
+                .to_vec();
             a.dma_jitter = jitter;
             let r = run_scenario(&a, Engine::Verilator).unwrap();
+            // a WRITE completes at the sender only, the others at both ends
+            let per_dir = (messages / 2) as u64;
+            let receiving = (0..per_dir).filter(|j| (j / 6) % 4 != 0).count() as u64;
             assert!(
-                r.failed == 0 && r.verified == messages as u64 && r.completions == messages as u64,
+                r.failed == 0
+                    && r.verified == messages as u64
+                    && r.completions == messages as u64 + 2 * receiving,
                 "PMTU {pmtu}, {qps} QPs: {r:?}"
             );
             // one request packet per PMTU of each message (a 0-byte message is one packet)
@@ -98,11 +109,13 @@ fn engines_agree_frame_for_frame() {
         (Engine::RustHdl, "rust-hdl"),
         (Engine::Verilator, "verilator"),
     ] {
-        let mut a = args(&["0", "1", "300", "40"], 2, 6, 256, 5);
+        // 2 WRITEs then 2 SENDs with immediate in each direction
+        let mut a = args(&["0", "300"], 2, 8, 256, 5);
+        a.ops = vec!["write".into(), "send_imm".into()];
         let p = d.join(format!("{name}.pcap"));
         a.pcap = Some(p.clone());
         let r = run_scenario(&a, engine).unwrap();
-        assert_eq!((r.verified, r.failed), (6, 0), "{name}: {r:?}");
+        assert_eq!((r.verified, r.failed), (8, 0), "{name}: {r:?}");
         let c = pcap::read_file(&p).unwrap();
         captures.push(
             c.records
@@ -187,7 +200,7 @@ fn cli_summary_and_errors() {
 
     for (bad, why) in [
         (vec!["--ops", "read"], "RC transport"),
-        (vec!["--ops", "send"], "receive-queue engine"),
+        (vec!["--ops", "atomic_fadd"], "RC transport"),
         (vec!["--ops", "frobnicate"], "unknown operation"),
         (vec!["--pmtu", "1000"], "not a path MTU"),
         (vec!["--sizes", "12x"], "not a number"),
@@ -486,4 +499,179 @@ fn lost_middle_packet_is_recovered_by_a_sequence_nak() {
         .collect();
     assert_eq!(syndromes.first(), Some(&0x60), "{syndromes:x?}");
     assert_eq!(syndromes.iter().filter(|s| **s == 0x60).count(), 1);
+}
+
+/// The receive queue: a SEND with no receive posted gets RNR NAKs (the QP stays up) and lands
+/// once a receive is posted, scattered over two SGEs; a SEND longer than the receive WQE is a
+/// NAK invalid request, LOC_LEN_ERR at the receiver, REM_INV_REQ_ERR at the sender, nothing
+/// written; a receive buffer deregistered after posting is a NAK remote operational error,
+/// LOC_PROT_ERR at the receiver, nothing written; a SEND with immediate and SE on another QP
+/// still completes with its imm_data and the solicited flag.
+#[test]
+fn receive_queue_rnr_and_receive_errors() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
+    let (pair, hosts) = open_pair(hw, ShellConfig::ideal(), 4, 4096, true).unwrap();
+    let mut rng = Rng::new(31);
+    connect(&hosts, ferroce_driver::Pmtu::Mtu1024, &mut rng).unwrap();
+    let [a, b] = &hosts;
+    let data = rng.bytes(1500);
+    a.mr.write(0, &data).unwrap();
+    let snapshot = |mr: &ferroce_driver::MemoryRegion| {
+        let mut v = vec![0u8; mr.len()];
+        mr.read(0, &mut v).unwrap();
+        v
+    };
+    let count = |h: &ferroce_sim::cmd::verbs::Host<VerilatedNic>, name: &str| {
+        h.device
+            .counters()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .unwrap()
+            .1
+    };
+
+    // QP 0: RNR, then a receive over two SGEs (100 + 1300 bytes) for a 1300-byte SEND (two
+    // packets at PMTU 1024: the second one spans the SGE boundary)
+    a.qps[0]
+        .post_send(&[SendWr::send(1, vec![a.mr.sge(0, 1300).unwrap()]).signaled()])
+        .unwrap();
+    assert!(a
+        .cq
+        .poll_until(1, 8, Duration::from_micros(100))
+        .unwrap()
+        .is_empty());
+    // (the requester keeps retrying meanwhile: the counters move while they are read)
+    assert!(count(b, "TX_NAK_RNR") >= 1, "no RNR NAK sent");
+    assert_eq!(a.qps[0].query().unwrap().attr.state, QpState::Rts);
+    b.qps[0]
+        .post_recv(&[ferroce_driver::RecvWr::new(
+            500,
+            vec![
+                b.mr.sge(8192, 100).unwrap(),
+                b.mr.sge(4096, 1300).unwrap(),
+            ],
+        )])
+        .unwrap();
+    let wa = a.cq.poll_until(1, 8, Duration::from_millis(1)).unwrap();
+    assert_eq!(wa.len(), 1, "{wa:?}");
+    assert_eq!(
+        (wa[0].wr_id, wa[0].status, wa[0].opcode),
+        (1, WcStatus::Success, WcOpcode::Send)
+    );
+    let wb = b.cq.poll_until(1, 8, Duration::from_millis(1)).unwrap();
+    assert_eq!(wb.len(), 1, "{wb:?}");
+    let w = wb[0];
+    assert_eq!(
+        (w.wr_id, w.status, w.opcode, w.byte_len, w.imm),
+        (500, WcStatus::Success, WcOpcode::Recv, 1300, None)
+    );
+    assert_eq!((w.qp_num, w.src_qp), (b.qps[0].qpn(), a.qps[0].qpn()));
+    let mut got = vec![0u8; 1300];
+    b.mr.read(8192, &mut got[..100]).unwrap();
+    b.mr.read(4096, &mut got[100..]).unwrap();
+    assert_eq!(got, data[..1300]);
+    // no more RNR NAKs once the message is through: every one sent was received
+    let rnr = count(b, "TX_NAK_RNR");
+    assert_eq!(count(a, "RX_NAK_RNR"), rnr);
+    let mut after = [0u8; 1];
+    b.mr.read(4096 + 1200, &mut after).unwrap();
+    assert_eq!(after[0], data[1299]);
+
+    // QP 1: a 200-byte SEND into a 64-byte receive
+    let before = snapshot(&b.mr);
+    b.qps[1]
+        .post_recv(&[ferroce_driver::RecvWr::new(
+            600,
+            vec![b.mr.sge(12288, 64).unwrap()],
+        )])
+        .unwrap();
+    a.qps[1]
+        .post_send(&[SendWr::send(2, vec![a.mr.sge(0, 200).unwrap()]).signaled()])
+        .unwrap();
+    let wa = a.cq.poll_until(1, 8, Duration::from_millis(1)).unwrap();
+    assert_eq!(
+        wa.iter().map(|w| (w.wr_id, w.status)).collect::<Vec<_>>(),
+        vec![(2, WcStatus::RemInvReqErr)]
+    );
+    let wb = b.cq.poll_until(1, 8, Duration::from_millis(1)).unwrap();
+    assert_eq!(
+        wb.iter().map(|w| (w.wr_id, w.status)).collect::<Vec<_>>(),
+        vec![(600, WcStatus::LocLenErr)]
+    );
+    assert_eq!(b.qps[1].query().unwrap().attr.state, QpState::Error);
+    assert_eq!(snapshot(&b.mr), before, "a too-long SEND wrote memory");
+
+    // QP 2: the receive buffer's MR is deregistered after the receive was posted
+    let rbuf = Arc::new(b.device.alloc_dma(4096, 4096).unwrap());
+    let rmr = b.pd.register(rbuf.clone(), AccessFlags::LOCAL_WRITE).unwrap();
+    rbuf.fill(0, 4096, 0x5A).unwrap();
+    b.qps[2]
+        .post_recv(&[ferroce_driver::RecvWr::new(
+            700,
+            vec![rmr.sge(0, 4096).unwrap()],
+        )])
+        .unwrap();
+    drop(rmr);
+    a.qps[2]
+        .post_send(&[SendWr::send(3, vec![a.mr.sge(0, 300).unwrap()]).signaled()])
+        .unwrap();
+    let wa = a.cq.poll_until(1, 8, Duration::from_millis(1)).unwrap();
+    assert_eq!(
+        wa.iter().map(|w| (w.wr_id, w.status)).collect::<Vec<_>>(),
+        vec![(3, WcStatus::RemOpErr)]
+    );
+    let wb = b.cq.poll_until(1, 8, Duration::from_millis(1)).unwrap();
+    assert_eq!(
+        wb.iter().map(|w| (w.wr_id, w.status)).collect::<Vec<_>>(),
+        vec![(700, WcStatus::LocProtErr)]
+    );
+    assert_eq!(rbuf.to_vec(0, 4096).unwrap(), vec![0x5A; 4096]);
+
+    // on the wire from B: RNR NAKs (0x20 | min_rnr_timer 12), one NAK 0x61, one NAK 0x63
+    let frames = lock(&pair).take_captured();
+    let syn: Vec<u8> = frames
+        .iter()
+        .filter(|f| f.from == 1)
+        .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
+            FrameBody::Roce(r) => r.ext.aeth.map(|a| a.syndrome),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(syn.iter().filter(|s| **s == 0x20 | 12).count() as u64, rnr);
+    assert_eq!(syn.iter().filter(|s| **s == 0x61).count(), 1, "{syn:02x?}");
+    assert_eq!(syn.iter().filter(|s| **s == 0x63).count(), 1, "{syn:02x?}");
+
+    // QP 3 is untouched: SEND with immediate and solicited event, zero bytes
+    b.qps[3]
+        .post_recv(&[ferroce_driver::RecvWr::new(800, vec![])])
+        .unwrap();
+    a.qps[3]
+        .post_send(&[SendWr::send_imm(4, 0xDEAD_BEEF, vec![])
+            .solicited()
+            .signaled()])
+        .unwrap();
+    let wb = b.cq.poll_until(1, 8, Duration::from_millis(1)).unwrap();
+    assert_eq!(wb.len(), 1, "{wb:?}");
+    let w = wb[0];
+    assert_eq!(
+        (w.wr_id, w.status, w.opcode, w.byte_len, w.imm, w.solicited),
+        (
+            800,
+            WcStatus::Success,
+            WcOpcode::Recv,
+            0,
+            Some(0xDEAD_BEEF),
+            true
+        )
+    );
+    let wa = a.cq.poll_until(1, 8, Duration::from_millis(1)).unwrap();
+    assert_eq!(
+        wa.iter().map(|w| (w.wr_id, w.status)).collect::<Vec<_>>(),
+        vec![(4, WcStatus::Success)]
+    );
+    let resp = lock(&pair).nic(1).resp_counts();
+    assert_eq!(resp.recv, 4, "{resp:?}");
 }

@@ -1,8 +1,10 @@
 //! Tests of [`DmaReadMux`]: two random masters against a model of the DMA shell's read channel
 //! (random request back-pressure, in-order responses after a random latency with random valid
 //! gaps, some with `rsp_error`), checking that each master gets exactly the responses to its own
-//! requests, in order and byte-exact; plus directed tests of the priority and of the full owner
-//! queue, and a synthesis smoke test.
+//! requests, in order and byte-exact, and that a request shown on `out` stays there unchanged
+//! until accepted (AXI; the shell panics otherwise) even when `a` starts requesting while `b`
+//! waits; plus directed tests of the priority, of the hold of a waiting `b` and of the full
+//! owner queue, and a synthesis smoke test.
 use super::DmaReadMux;
 use crate::stream::{beats_to_frames, frame_to_beats, Beat};
 use crate::testbench::{Bench, Collector, Rng, Stepper};
@@ -179,6 +181,9 @@ struct Cfg {
     b_gap: u32,
     stall: u32,
     shell_ready: u32,
+    /// Chance (percent) per cycle that the shell starts a run of 1..=8 cycles of `req_ready`
+    /// low (so that `b` waits on `out` long enough for `a` to start requesting).
+    shell_busy: u32,
     shell_gap: u32,
     latency: (u64, u64),
     hold_until: u64,
@@ -194,6 +199,7 @@ impl Cfg {
             b_gap: 40,
             stall: 25,
             shell_ready: 70,
+            shell_busy: 5,
             shell_gap: 20,
             latency: (1, 30),
             hold_until: 0,
@@ -204,8 +210,13 @@ impl Cfg {
 #[derive(Default, Debug)]
 struct Stats {
     cycles: u64,
-    /// Cycles where both masters requested and the shell took one (always `a`).
+    /// Cycles where both masters requested, nothing was held on `out` and the shell took `a`.
     both_granted_a: usize,
+    /// Cycles where `a` requested while `b`'s request, shown and not accepted in the cycle
+    /// before, stayed on `out` (where a mux that lets `a` win would break AXI).
+    b_held_over_a: usize,
+    /// Of those, the cycles where the shell took the held `b`.
+    b_held_granted: usize,
     /// Cycles where a request was accepted while a response's last beat went through.
     push_and_pop: usize,
     /// Most requests in flight at once (accepted, last beat not yet transferred).
@@ -224,6 +235,10 @@ fn run(cfg: Cfg) -> Stats {
     shell.hold_until = cfg.hold_until;
     let mut st = Stats::default();
     let bound = 400 * cfg.per_master as u64 + cfg.hold_until + 1000;
+    // cycles left in the shell's current run of `req_ready` low
+    let mut busy_left = 0;
+    // the request on `out` that was not accepted at the last edge (fields, is it b's)
+    let mut waiting: Option<(Req, bool)> = None;
     while !(ma.done() && mb.done()) {
         let now = b.cycles();
         assert!(
@@ -239,7 +254,15 @@ fn run(cfg: Cfg) -> Stats {
         let ra = ma.next_req(&mut rng, cfg.max_len);
         let rb = mb.next_req(&mut rng, cfg.max_len);
         let beat = shell.next_beat(now, &mut rng);
-        let shell_ready = rng.percent(cfg.shell_ready);
+        let shell_ready = if busy_left > 0 {
+            busy_left -= 1;
+            false
+        } else if rng.percent(cfg.shell_busy) {
+            busy_left = rng.range(0, 7);
+            false
+        } else {
+            rng.percent(cfg.shell_ready)
+        };
         {
             let u = b.uut();
             for (port, r) in [(&mut u.a, ra), (&mut u.b, rb)] {
@@ -277,9 +300,34 @@ fn run(cfg: Cfg) -> Stats {
             valid_unready,
             "req_valid depends on req_ready"
         );
+        let shown = Req {
+            addr: u.out.req_addr.val().to_u64(),
+            len: u.out.req_len.val().to_u64() as usize,
+            tag: u.out.req_tag.val().to_u64() as u8,
+        };
+        // AXI: a request on `out` not accepted at the last edge is still there, unchanged
+        if let Some((w, _)) = waiting {
+            assert!(
+                u.out.req_valid.val(),
+                "seed {} cycle {now}: request {w:?} withdrawn before it was accepted",
+                cfg.seed
+            );
+            assert_eq!(
+                shown, w,
+                "seed {} cycle {now}: request on out changed before it was accepted",
+                cfg.seed
+            );
+        }
         let in_flight = shell.queue.len();
         let want_valid = (ra.is_some() || rb.is_some()) && in_flight < DEPTH;
         assert_eq!(u.out.req_valid.val(), want_valid, "out.req_valid");
+        // b is shown when a does not request or b is the one waiting on out
+        let held_b = waiting.is_some_and(|(_, is_b)| is_b);
+        let sel_b = rb.is_some() && (ra.is_none() || held_b);
+        if want_valid {
+            let r = if sel_b { rb.unwrap() } else { ra.unwrap() };
+            assert_eq!(shown, r, "seed {} cycle {now}: request on out", cfg.seed);
+        }
         if (ra.is_some() || rb.is_some()) && in_flight >= DEPTH {
             st.blocked_full += 1;
         }
@@ -288,16 +336,25 @@ fn run(cfg: Cfg) -> Stats {
         let out_fire = u.out.req_valid.val() && u.out.req_ready.val();
         assert!(!(a_fire && b_fire), "both masters granted");
         assert_eq!(out_fire, a_fire || b_fire, "a request lost or invented");
-        if out_fire {
-            let r = if a_fire { ra.unwrap() } else { rb.unwrap() };
-            assert_eq!(u.out.req_addr.val().to_u64(), r.addr);
-            assert_eq!(u.out.req_len.val().to_u64(), r.len as u64);
-            assert_eq!(u.out.req_tag.val().to_u64(), r.tag as u64);
-            if ra.is_some() && rb.is_some() {
-                assert!(a_fire, "b granted while a requested");
-                st.both_granted_a += 1;
+        assert_eq!(
+            b_fire,
+            out_fire && sel_b,
+            "seed {} cycle {now}: b_fire",
+            cfg.seed
+        );
+        if ra.is_some() && held_b {
+            st.b_held_over_a += 1;
+            if out_fire {
+                st.b_held_granted += 1;
             }
+        } else if out_fire && ra.is_some() && rb.is_some() {
+            st.both_granted_a += 1;
         }
+        waiting = if u.out.req_valid.val() && !out_fire {
+            Some((shown, sel_b))
+        } else {
+            None
+        };
         // responses go to the owner of the oldest request only
         let owner_b = shell.queue.front().map(|(r, _, _)| r.tag >= 128);
         let av = u.a.rsp.valid.val();
@@ -352,14 +409,23 @@ fn run(cfg: Cfg) -> Stats {
 #[test]
 fn dma_rd_mux_random_seeds() {
     let mut both = 0;
+    let mut held = 0;
+    let mut held_granted = 0;
     let mut push_pop = 0;
     for seed in 1..=6 {
         let st = run(Cfg::new(seed));
         assert!(st.max_in_flight >= 2, "seed {seed}: {st:?}");
         both += st.both_granted_a;
+        held += st.b_held_over_a;
+        held_granted += st.b_held_granted;
         push_pop += st.push_and_pop;
     }
     assert!(both > 0, "never saw both masters request in the same cycle");
+    assert!(held > 0, "never saw a request from a while b waited on out");
+    assert!(
+        held_granted > 0,
+        "never saw a held b accepted while a requested"
+    );
     assert!(push_pop > 0, "never saw a push and a pop in the same cycle");
 }
 
@@ -372,6 +438,7 @@ fn dma_rd_mux_busy_masters_fast_shell() {
         cfg.b_gap = 0;
         cfg.stall = 0;
         cfg.shell_ready = 100;
+        cfg.shell_busy = 0;
         cfg.shell_gap = 0;
         cfg.latency = (0, 3);
         cfg.max_len = 20;
@@ -465,6 +532,72 @@ fn dma_rd_mux_a_wins_same_cycle() {
     b.settle();
     let u = b.uut();
     assert!(!u.a.rsp.valid.val() && !u.b.rsp.valid.val() && !u.out.rsp.ready.val());
+}
+
+#[test]
+fn dma_rd_mux_waiting_b_keeps_out() {
+    let mut b = Bench::new(DmaReadMux::default(), |u| &mut u.clock);
+    let set = |u: &mut DmaReadMux, a: bool, bv: bool, b_tag: u64, ready: bool| {
+        u.a.req_valid.next = a;
+        u.a.req_addr.next = 0x1000u64.into();
+        u.a.req_len.next = 8u64.into();
+        u.a.req_tag.next = 1u64.into();
+        u.b.req_valid.next = bv;
+        u.b.req_addr.next = (0x2000u64 + b_tag).into();
+        u.b.req_len.next = 8u64.into();
+        u.b.req_tag.next = b_tag.into();
+        u.out.req_ready.next = ready;
+        u.a.rsp.ready.next = true;
+        u.b.rsp.ready.next = true;
+        u.out.rsp.valid.next = false;
+    };
+    // (a requests, b requests, shell ready, request expected on out, accepted)
+    let steps: [(bool, bool, bool, u64, bool); 6] = [
+        // b alone, the shell is busy: b waits on out
+        (false, true, false, 200, false),
+        // a starts requesting: b stays on out, a waits
+        (true, true, false, 200, false),
+        (true, true, false, 200, false),
+        // the shell takes b, not a
+        (true, true, true, 200, true),
+        // b's next request and a together, nothing held: a wins
+        (true, true, true, 1, true),
+        (false, true, true, 201, true),
+    ];
+    let mut b_tag = 200;
+    for (n, &(av, bv, ready, tag, fire)) in steps.iter().enumerate() {
+        set(b.uut(), av, bv, b_tag, ready);
+        b.settle();
+        let u = b.uut();
+        assert!(u.out.req_valid.val(), "step {n}");
+        assert_eq!(u.out.req_tag.val().to_u64(), tag, "step {n}");
+        let want_addr = if tag == 1 { 0x1000 } else { 0x2000 + tag };
+        assert_eq!(u.out.req_addr.val().to_u64(), want_addr, "step {n}");
+        let a_fire = u.a.req_valid.val() && u.a.req_ready.val();
+        let b_fire = u.b.req_valid.val() && u.b.req_ready.val();
+        assert_eq!(a_fire, fire && tag == 1, "step {n}: a accepted");
+        assert_eq!(b_fire, fire && tag != 1, "step {n}: b accepted");
+        b.tick();
+        if b_fire {
+            b_tag += 1;
+        }
+    }
+    set(b.uut(), false, false, b_tag, true);
+    // the responses come back in request order: b, a, b
+    for (owner_b, tag) in [(true, 200u64), (false, 1), (true, 201)] {
+        let u = b.uut();
+        u.out.rsp.drive(Some(&Beat {
+            bytes: vec![tag as u8; 8],
+            last: true,
+        }));
+        u.out.rsp_tag.next = tag.into();
+        b.settle();
+        let u = b.uut();
+        assert_eq!(u.a.rsp.valid.val(), !owner_b, "response {tag}");
+        assert_eq!(u.b.rsp.valid.val(), owner_b, "response {tag}");
+        assert!(u.out.rsp.ready.val());
+        b.tick();
+    }
 }
 
 #[test]

@@ -3,24 +3,27 @@
 //!
 //! ```text
 //!  s_axil_* --> CsrBlock (registers, QP/CQ/MR tables) --cfg--> everything
-//!                 | qev: MODIFY into RTR --> responder load; SQ doorbells, other MODIFYs --> requester
+//!                 | qev: MODIFY into RTR, RQ doorbells --> responder; SQ doorbells, other MODIFYs
+//!                 |      --> requester; MODIFY into RESET / RESET->INIT --> both (RQ, SQ restart)
 //!                 | cev: CQ doorbells, CREATE/DESTROY --> CqeWriter
 //!                 | qpc read port <-- QpcReadMux <-- a: responder, b: formatter, c: requester
 //!                 | MR lookup port <-- MrPortMux <-- a: responder, b: requester (lkeys)
 //!  rx_mac --> RxParser --hdr--+-- requests --> RcWriteResponder --dma.wr (DmaWriteMux a)--> host
-//!                             |                     | ack_* (in order, after placement)
-//!                             +-- ACKs --> RcRequester <--dma.rd-- WQEs, SGEs, payload
+//!                             |        (WRITE, SEND, RQ) | ack_* (in order, after placement)
+//!                             |   recv WQEs, SGEs <--dma.rd (DmaReadMux a)   | cqe_* (receive)
+//!                             +-- ACKs --> RcRequester <--dma.rd (DmaReadMux b)-- WQEs, SGEs, payload
 //!                                              | pk_* (one per packet)    | cqe_* --> CqeWriter
 //!                                              v                          |  (DmaWriteMux b)
 //!              ACKs (priority) --> PacketFormatter --hdr--> TxHeaderBuilder --> tx_mac
 //!                           requester payload (packed) --pay--^
 //! ```
 //!
-//! The RC transport of issue "the NIC end to end": RDMA WRITE (with and without immediate) at
-//! the responder, checked per packet against the MR key table and acknowledged in order; SEND,
-//! SEND with immediate, WRITE and WRITE with immediate at the requester, with completions.
-//! Not yet here: the receive queue (SEND at the responder, WRITE_WITH_IMM's receive completion;
-//! RQ doorbells are consumed), READ and atomics, timers.
+//! The RC transport of issue "the NIC end to end": SEND, SEND with immediate, WRITE and WRITE
+//! with immediate at both ends: the requester segments and gathers, the responder places
+//! (WRITE at the RETH's MR, SEND into the receive WQE's SGEs), every packet checked against the
+//! MR key table, acknowledged in order, completions at both ends (the CQE writer takes the
+//! responder's receive completions first). Not yet here: READ and atomics, timers, the receive
+//! queue's flush on ERR.
 //!
 //! Counters: the RX verdicts, TX frames/bytes and the responder's ACK/NAK/duplicate/drop events
 //! go to the CSR block's `CNT_*` registers (as `cnt_inc` pulses). The parser's, responder's,

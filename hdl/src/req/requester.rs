@@ -218,6 +218,18 @@ pub struct RcRequester<const QA: usize> {
     /// kind of each DMA read in flight, in order: bit 0 payload (else a descriptor), bit 1 the
     /// piece ends its packet
     kinds: RegFifo<2, 16, 5>,
+    /// Payload read responses wait here for the packer: a gather read is issued only when the
+    /// FIFO has room for its whole response (`resv` counts the beats reserved), so the shared
+    /// DMA read channel never waits for the TX path (which may wait for the peer, whose
+    /// responder may wait for its own reads: a cycle that would deadlock two NICs)
+    pfifo: SynchronousFIFO<Bits<74>, 10, 11, 1>,
+    resv: DFF<Bits<11>>,
+    pf_beats: Signal<Local, Bits<11>>,
+    pf_room: Signal<Local, Bit>,
+    pf_pop: Signal<Local, Bit>,
+    pf_out: Signal<Local, Bits<74>>,
+    pf_lastb: Signal<Local, Bits<74>>,
+    pf_c14: Signal<Local, Bits<14>>,
     // per-QP state
     ram_pi: RAM<Bits<16>, QA>,
     ram_ci: RAM<Bits<16>, QA>,
@@ -452,6 +464,14 @@ impl<const QA: usize> Default for RcRequester<QA> {
             cnt_errors: Default::default(),
             packer: Default::default(),
             kinds: Default::default(),
+            pfifo: Default::default(),
+            resv: Default::default(),
+            pf_beats: Default::default(),
+            pf_room: Default::default(),
+            pf_pop: Default::default(),
+            pf_out: Default::default(),
+            pf_lastb: Default::default(),
+            pf_c14: Default::default(),
             ram_pi: zram(),
             ram_ci: zram(),
             ram_psn: zram(),
@@ -574,9 +594,9 @@ impl<const QA: usize> Default for RcRequester<QA> {
 impl<const QA: usize> Logic for RcRequester<QA> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, packer, kinds);
+        clock!(self, clock, packer, kinds, pfifo);
         dff_setup!(
-            self, clock, w_head, w_tail, state, q_pend, q_qpn, r_job, r_qpn, r_evkind, r_evval,
+            self, clock, resv, w_head, w_tail, state, q_pend, q_qpn, r_job, r_qpn, r_evkind, r_evval,
             r_apsn, r_asyn, q_state, q_pd, q_dest, q_pmtu, q_sqpsn, q_base, q_log2e, q_log2s,
             q_cqn, s_pi, s_ci, s_psn, s_spsn, s_lpsn, s_flags, s_wrid, s_op, d0, d1, d2, d3, d_cnt,
             d_done, r_flush, w_op, w_flags, w_nsge, w_len, w_imm, w_rkey, w_va, w_wrid, w_slot,
@@ -693,14 +713,31 @@ impl<const QA: usize> Logic for RcRequester<QA> {
 
         // ================= read responses: descriptors here, payload to the packer ===========
         self.is_pay.next = self.kinds.valid.val() & self.kinds.dout.val().get_bit(0);
-        self.packer.inp.valid.next = self.dma_rd.rsp.valid.val() & self.is_pay.val();
-        self.packer.inp.data.next = self.dma_rd.rsp.data.val();
-        self.packer.inp.keep.next = self.dma_rd.rsp.keep.val();
-        self.packer.inp.last.next = self.dma_rd.rsp.last.val();
-        self.packer.inp_eop.next = self.kinds.dout.val().get_bit(1);
+        self.pf_lastb.next = 0.into();
+        if self.dma_rd.rsp.last.val() {
+            self.pf_lastb.next = 2.into();
+        }
+        // payload beats into the FIFO (room was reserved when the read was issued) as
+        // {data, keep, last, end of packet}; the packer takes them from there
+        self.pfifo.write.next = self.dma_rd.rsp.valid.val() & self.is_pay.val();
+        self.pfifo.data_in.next = (bit_cast::<74, 64>(self.dma_rd.rsp.data.val()) << 10)
+            | (bit_cast::<74, 8>(self.dma_rd.rsp.keep.val()) << 2)
+            | self.pf_lastb.val()
+            | bit_cast::<74, 1>(self.kinds.dout.val().get_bits::<1>(1));
+        self.pf_out.next = self.pfifo.data_out.val();
+        self.packer.inp.valid.next = !self.pfifo.empty.val();
+        self.packer.inp.data.next = self.pf_out.val().get_bits::<64>(10);
+        self.packer.inp.keep.next = self.pf_out.val().get_bits::<8>(2);
+        self.packer.inp.last.next = self.pf_out.val().get_bit(1);
+        self.packer.inp_eop.next = self.pf_out.val().get_bit(0);
+        self.pf_pop.next = !self.pfifo.empty.val() & self.packer.inp.ready.val();
+        self.pfifo.read.next = self.pf_pop.val();
         self.dma_rd.rsp.ready.next = self.kinds.valid.val();
         if self.is_pay.val() {
-            self.dma_rd.rsp.ready.next = self.packer.inp.ready.val();
+            self.dma_rd.rsp.ready.next = !self.pfifo.full.val();
+        }
+        if self.pf_pop.val() {
+            self.resv.d.next = self.resv.q.val() - 1;
         }
         self.rsp_fire.next = self.dma_rd.rsp.valid.val() & self.dma_rd.rsp.ready.val();
         self.kinds.pop.next = self.rsp_fire.val() & self.dma_rd.rsp.last.val();
@@ -840,6 +877,15 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         if self.p_rem32.val() < self.g_rem.q.val() {
             self.chunk.next = self.p_rem32.val();
         }
+        // beats of the next gather read, and whether the FIFO can take them on top of what is
+        // reserved (1024 beats: two 4096-byte packets)
+        self.pf_c14.next = bit_cast::<14, 13>(self.chunk.val().get_bits::<13>(0)) + 7;
+        self.pf_beats.next = bit_cast::<11, 11>(self.pf_c14.val().get_bits::<11>(3));
+        if self.chunk.val().get_bits::<19>(13) != 0 {
+            self.pf_beats.next = 2047.into();
+        }
+        self.pf_room.next =
+            bit_cast::<12, 11>(self.resv.q.val()) + bit_cast::<12, 11>(self.pf_beats.val()) <= 1024;
         // flags: bit 0 queued, 1 outstanding, 2 signaled, 3 err
         self.queued.next = self.s_flags.q.val().get_bit(0);
         self.outstanding.next = self.s_flags.q.val().get_bit(1);
@@ -1159,11 +1205,15 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                     // the next SGE (pass 1 proved the SGEs cover the message)
                     self.state.d.next = ReqState::SgeReq;
                 } else {
-                    self.dma_rd.req_valid.next = !self.kinds.full.val();
+                    self.dma_rd.req_valid.next = !self.kinds.full.val() & self.pf_room.val();
                     self.dma_rd.req_addr.next = self.g_iova.q.val();
                     self.dma_rd.req_len.next = self.chunk.val().get_bits::<16>(0);
                     self.rd_fire.next = self.dma_rd.req_valid.val() & self.dma_rd.req_ready.val();
                     if self.rd_fire.val() {
+                        self.resv.d.next = self.resv.q.val() + self.pf_beats.val();
+                        if self.pf_pop.val() {
+                            self.resv.d.next = self.resv.q.val() + self.pf_beats.val() - 1;
+                        }
                         self.kinds.push.next = true;
                         self.kinds.din.next = 1.into();
                         if self.chunk.val() == self.p_rem32.val() {
@@ -1178,7 +1228,7 @@ impl<const QA: usize> Logic for RcRequester<QA> {
             }
             ReqState::ZeroFill => {
                 // after every read in flight has reached the packer, zeros to the packet's end
-                if !self.kinds.valid.val() {
+                if !self.kinds.valid.val() & self.pfifo.empty.val() {
                     if self.p_rem.q.val() == 0 {
                         self.state.d.next = ReqState::Qerr;
                     } else {

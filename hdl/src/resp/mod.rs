@@ -1,7 +1,9 @@
 //! The RC responder (ROCE.md 4.4): the receive engine that executes requests arriving on a
-//! Reliable Connected QP and acknowledges them. This module holds the RDMA WRITE responder
-//! ([`RcWriteResponder`]); SEND, READ and ATOMIC responders are later blocks that will share its
-//! per-QP state and its ACK queue.
+//! Reliable Connected QP and acknowledges them. [`RcWriteResponder`] executes RDMA WRITE (with
+//! and without immediate) and SEND (with and without immediate) and owns the receive queue:
+//! RQ doorbells, receive WQE and SGE fetch, placement into the receive SGEs, receive
+//! completions, RNR NAKs. (The name is older than its SEND support.) READ and ATOMIC
+//! responders are later blocks that will share its per-QP state and its ACK queue.
 //!
 //! # Blocks (one per file)
 //!
@@ -11,6 +13,9 @@
 //! * [`ack_queue::RespAckQueue`]: the ordered ACK/NAK queue. It holds every response in packet
 //!   order and lets one out only after the DMA completion of every earlier write (ACK means
 //!   data placed, docs/DMA.md N2); it also raises the QP-to-ERR request (`qerr_*`).
+//! * [`cutter::StreamCutter`]: splits a packet's payload into pieces that each start at a beat
+//!   boundary: one DMA write per piece (a SEND packet spanning two receive SGEs is two pieces;
+//!   a WRITE packet is one).
 //! * [`counters::RespCounters`]: saturating 32-bit event counters.
 //! * [`flat::RcWriteResponderFlat`]: the block with the descriptor as a flat `Bits` port, for
 //!   Verilog tops and the co-simulation harness.
@@ -66,12 +71,37 @@
 //! * **QP states that receive**: RTR, RTS and SQD (`QpState::receives`, IBA: SQD only stops
 //!   the send queue). Others, a QPN at or above 2^QA, and a QP with the `err` flag: dropped,
 //!   counted in `cnt_qp_drop`, no response.
-//! * **Opcodes**: RC WRITE FIRST 0x06, MIDDLE 0x07, LAST 0x08, LAST_WITH_IMMEDIATE 0x09, ONLY
-//!   0x0A, ONLY_WITH_IMMEDIATE 0x0B. Anything else (the classifier in front should not send
-//!   it) is consumed, its payload drained, and counted in `cnt_unsupported`. The WITH_IMM
-//!   variants place data and are acknowledged exactly like plain WRITEs; consuming a receive
-//!   WQE, the responder CQE carrying the immediate, and the RNR NAK when no WQE is posted
-//!   belong to the SEND/receive-queue engine and are **not done here**.
+//! * **Opcodes**: RC SEND FIRST 0x00, MIDDLE 0x01, LAST 0x02, LAST_WITH_IMMEDIATE 0x03, ONLY
+//!   0x04, ONLY_WITH_IMMEDIATE 0x05; RC WRITE FIRST 0x06, MIDDLE 0x07, LAST 0x08,
+//!   LAST_WITH_IMMEDIATE 0x09, ONLY 0x0A, ONLY_WITH_IMMEDIATE 0x0B. Anything else (the
+//!   classifier in front should not send it) is consumed, its payload drained, and counted in
+//!   `cnt_unsupported`. The opcode sequence is per kind: inside a SEND only SEND MIDDLE/LAST,
+//!   inside a WRITE only WRITE MIDDLE/LAST (else NAK 0x61).
+//! * **Receive queue** (SEND, and WRITE_WITH_IMMEDIATE's end): per QP the block keeps the RQ
+//!   producer index (from the RQ doorbells, `rqdb_*`) and consumer index. A packet that needs a
+//!   receive WQE (SEND FIRST/ONLY, WRITE LAST/ONLY_WITH_IMMEDIATE after its MR check) finds the
+//!   RQ empty -> **RNR NAK** (`0x20 | min_rnr_timer`, PSN = the packet's, nothing executed, the
+//!   QP stays up). Otherwise the WQE at the consumer index is read by DMA (32 bytes: header and
+//!   SGE 0; later SGEs 16 bytes each, when the cursor reaches them) and checked: owner bit of
+//!   the index's ring pass, SGE count within the slot, readable -> else **NAK 0x63**, QP to
+//!   ERR, an error completion (`LOC_QP_OP_ERR`, vendor `WQE_OWNER` / `WQE_SGE_COUNT` / `DMA`).
+//!   A SEND whose bytes so far exceed the WQE's length, or whose SGEs hold less than that length
+//!   says, is **NAK 0x61** with `LOC_LEN_ERR` (checked per packet before anything of it is
+//!   written). Each piece of a packet (at most the rest of the current SGE) is checked in the MR
+//!   table with the SGE's lkey, the QP's PD and LOCAL_WRITE, `remote = 0`: a failure is **NAK
+//!   0x63** with `LOC_PROT_ERR` and the rest of the packet is discarded. The WQE's state (wr_id,
+//!   SGE count and index, length, bytes so far) stays in per-QP RAMs between the packets of a
+//!   SEND; its SGE cursor uses the WRITE cursor RAMs (a QP is inside one message at a time).
+//! * **Receive completions**: at the end of a SEND or WRITE_WITH_IMMEDIATE (or at a receive
+//!   error) a CQE (`Recv` / `RecvRdmaWithImm`, byte_len = message bytes, imm_data in wire
+//!   order with `WITH_IMM`, `SOLICITED` from the SE bit, wqe_index = the RQ index) goes into a
+//!   FIFO beside the ACK queue, and its ACK-queue entry releases it (`cqe_*` out, to the CQE
+//!   writer) only when every DMA write before it has completed: the driver never sees a
+//!   receive completion before its data. The RQ consumer index advances then.
+//! * **Flat wrapper**: [`RcWriteResponderFlat`] (the block-level test harness) has no receive
+//!   queue: no RQ doorbell and no DMA read port, so every SEND gets an RNR NAK there.
+//! * **Not yet**: a QP moved to ERR does not flush its posted receive WQEs with WR_FLUSH_ERR
+//!   completions; QUERY reads RQ indices 0; SEND_WITH_INVALIDATE is unsupported.
 //! * **PMTU**: the block also reads `qpc_pmtu` (the CSR port has it): FIRST/MIDDLE payload
 //!   must equal the PMTU, LAST must be 1..=PMTU, ONLY 0..=PMTU (ROCE.md 4.4 CHK_LENGTH).
 //!

@@ -1,5 +1,5 @@
-//! [`RcWriteResponder`]: the RC responder for RDMA WRITE (ROCE.md 4.4; decisions in the
-//! [module documentation](super)).
+//! [`RcWriteResponder`]: the RC responder for RDMA WRITE and SEND, with the receive queue
+//! (ROCE.md 4.4; decisions in the [module documentation](super)).
 //!
 //! # Ports
 //!
@@ -10,14 +10,24 @@
 //! * QP context read (the CSR block's engine port, fixed latency 2): `qpc_rd_valid`,
 //!   `qpc_rd_qpn` out; `qpc_state`, `qpc_access`, `qpc_pd`, `qpc_dest_qpn`, `qpc_pmtu`,
 //!   `qpc_rq_psn` in, read 2 cycles after the request (they need not hold afterwards).
-//! * Responder state load: `load_valid`/`load_ready`/`load_qpn`: (re)initialise the QP's
-//!   responder state from its QP context (ePSN = `qpc_rq_psn`, MSN 0, no WRITE in progress,
-//!   flags clear). The NIC top raises it for every MODIFY into RTR (CSR `qev_*` QEV_MODIFY).
+//! * Responder state load: `load_valid`/`load_ready`/`load_qpn`/`load_kind`: kind 0
+//!   (re)initialises the QP's responder state from its QP context (ePSN = `qpc_rq_psn`, MSN 0,
+//!   no message in progress, flags clear): the NIC top raises it for every MODIFY into RTR;
+//!   kind 1 restarts the receive queue (producer and consumer index 0, flags clear): MODIFY
+//!   into RESET or RESET->INIT. The receive queue's geometry comes with the QP context
+//!   (`qpc_rq_base`, `qpc_rq_log2_entries`, `qpc_rq_log2_stride`, `qpc_recv_cqn`,
+//!   `qpc_min_rnr_timer`).
+//! * RQ doorbells: `rqdb_valid`/`rqdb_ready`/`rqdb_qpn`/`rqdb_pi` (the new producer index).
+//! * DMA read master `dma_rd`: receive WQEs (32 bytes) and SGEs (16 bytes), one read at a time.
+//! * Receive completions: `cqe_valid`/`cqe_ready` and the CQE fields (`cqe_cqn`, `cqe_wr_id`,
+//!   `cqe_byte_len`, `cqe_imm`, `cqe_qpn`, `cqe_src_qp`, `cqe_wqe_index`, `cqe_vendor`,
+//!   `cqe_flags`, `cqe_status`, `cqe_opcode`), as the CQE writer takes them.
 //! * MR lookup master: `mr_req_*` out, `mr_resp_*` in ([`crate::mr::MrTable`]'s port: response
 //!   5 cycles after acceptance, no back-pressure; one lookup outstanding at a time here).
 //!   `mr_drain_req` in / `mr_drain_ack` out: the INVALIDATE drain handshake.
-//! * DMA write master `dma_wr` ([`DmaWriteMaster`], docs/DMA.md): one write per packet with a
-//!   non-empty payload, `req_len` = payload bytes, `req_tag` = low 8 bits of the QPN.
+//! * DMA write master `dma_wr` ([`DmaWriteMaster`], docs/DMA.md): one write per WRITE packet
+//!   with a non-empty payload and one per piece of a SEND packet (a piece ends at an SGE end),
+//!   `req_tag` = low 8 bits of the QPN; the data comes through the [`StreamCutter`].
 //! * Responses: `ack_valid`/`ack_ready`, `ack_qpn` (ours), `ack_dest_qpn`, `ack_psn`,
 //!   `ack_syndrome` (AETH syndrome byte), `ack_msn`.
 //! * QP to ERR: `qerr_valid`/`qerr_ready`, `qerr_qpn`, `qerr_status`, `qerr_vendor` (the CSR
@@ -41,7 +51,10 @@
 //! `Drain` (payload discarded) or straight back to `Idle`. That is 12 cycles of overhead per
 //! executed packet plus one cycle per payload beat: 128 + 12 cycles for PMTU 1024 at 64 bits
 //! (~91% of the stream rate). Pipelining the next header's look-ups under the current payload
-//! would hide the overhead; not done yet.
+//! would hide the overhead; not done yet. A SEND adds, per packet that opens a receive WQE,
+//! the WQE read (`WqeReq` -> `WqeRx` -> `WqeChk`), then per piece `PlaceNext` -> (`SgeReq` ->
+//! `SgeRx` -> `SgeLoad` when the SGE is used up) -> `MrReq` -> `MrWait` -> `Xfer`; a receive
+//! error goes through `RecvErr` (its NAK and error completion) and `DrainCut`.
 use super::{
     RecvCqe, RespAckQueue, RespCounters, StreamCutter, ACKQ_BITS, QERR_STATUS_ACCESS,
     QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_INVALID, SYN_NAK_OPERATIONAL, SYN_NAK_PSN,
@@ -1145,6 +1158,9 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                                 self.ackq.entry.next.syndrome = self.c_syn_rnr.val()
                                     | bit_cast::<8, RNR_W>(self.r_rnrt.q.val());
                                 self.counters.inc_rnr.next = true;
+                                // in sequence: a later PSN gap may be NAKed again
+                                self.ram_flags.write_data.next = self.s_flags.q.val() & 14;
+                                self.ram_flags.write_enable.next = true;
                             } else {
                                 self.state.d.next = WrState::WqeReq;
                             }
@@ -1191,6 +1207,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                             self.ackq.entry.next.syndrome = self.c_syn_rnr.val()
                                 | bit_cast::<8, RNR_W>(self.r_rnrt.q.val());
                             self.counters.inc_rnr.next = true;
+                            self.ram_flags.write_data.next = self.s_flags.q.val() & 14;
+                            self.ram_flags.write_enable.next = true;
                             self.state.d.next = WrState::Idle;
                             if self.r_plen.q.val() != 0 {
                                 self.state.d.next = WrState::Drain;

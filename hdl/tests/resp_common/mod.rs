@@ -53,6 +53,8 @@ pub const OP_ONLY: u8 = 0x0A;
 pub const OP_ONLY_IMM: u8 = 0x0B;
 
 pub const ACK: u8 = 0x1F;
+/// RNR NAK with the QP's min_rnr_timer (0 in the harness).
+pub const RNR: u8 = 0x20;
 pub const NAK_PSN: u8 = 0x60;
 pub const NAK_INV: u8 = 0x61;
 pub const NAK_ACC: u8 = 0x62;
@@ -384,17 +386,21 @@ impl Model {
     pub fn process(&mut self, p: &Pkt, qps: &[QpCfg], mrs: &MrModel, dma_errors: &HashSet<usize>) {
         let h = &p.hdr;
         let op = p.opcode();
+        // SEND 0..=5 is executed too, but this harness has no receive queue (no RQ doorbell,
+        // no DMA read): a SEND that would open a receive WQE, and a WRITE_WITH_IMMEDIATE's end,
+        // get an RNR NAK
+        let send = op <= 5;
         let (first, mid, last, only) = (
-            op == OP_FIRST,
-            op == OP_MIDDLE,
-            op == OP_LAST || op == OP_LAST_IMM,
-            op == OP_ONLY || op == OP_ONLY_IMM,
+            op == OP_FIRST || op == 0,
+            op == OP_MIDDLE || op == 1,
+            op == OP_LAST || op == OP_LAST_IMM || op == 2 || op == 3,
+            op == OP_ONLY || op == OP_ONLY_IMM || op == 4 || op == 5,
         );
         if !(first || mid || last || only) {
             self.cnt.unsupported += 1;
             return;
         }
-        let has_reth = first || only;
+        let has_reth = !send && (first || only);
         let end = last || only;
         let qpn = h.dest_qp.to_u64() as u32;
         if qpn >= NQP || !qps[qpn as usize].state.receives() {
@@ -427,7 +433,7 @@ impl Model {
         let plen = p.payload.len() as u32;
         let pmtu = cfg.pmtu;
         let seq_ok = if st.in_write {
-            mid || last
+            !send && (mid || last)
         } else {
             first || only
         };
@@ -455,6 +461,12 @@ impl Model {
             fail(self, &mut st, NAK_INV, QERR_STATUS_INVALID);
             return;
         }
+        if send {
+            // first/only: the RQ is empty here (mid/last never pass the sequence check)
+            self.respond(qpn, cfg.dest_qpn, psn, RNR, st.msn);
+            self.qp.insert(qpn, st);
+            return;
+        }
         let resid = if has_reth { dma_len } else { st.resid };
         let resid_ok = if end { plen == resid } else { plen < resid };
         if !cfg.access.contains(AccessFlags::REMOTE_WRITE) || !resid_ok {
@@ -475,6 +487,12 @@ impl Model {
                 return;
             }
         };
+        if op == OP_LAST_IMM || op == OP_ONLY_IMM {
+            // the MR check passed, but no receive WQE: RNR NAK, nothing executed
+            self.respond(qpn, cfg.dest_qpn, psn, RNR, st.msn);
+            self.qp.insert(qpn, st);
+            return;
+        }
         // execute
         let mut dma_err = false;
         if plen > 0 {

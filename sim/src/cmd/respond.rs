@@ -19,11 +19,13 @@ use ferroce_driver::backend::Backend;
 use ferroce_driver::Window;
 use ferroce_driver::{Device, DeviceOptions};
 use ferroce_proto::host::config::{Gid, GidEntry};
-use ferroce_proto::host::mr::MrEntry;
+use ferroce_proto::host::mr::{key_index, make_key, MrEntry};
 use ferroce_proto::host::qp::{
-    transition_attrs, AddressVector, Pmtu, QpAttr, QpAttrMask, QpCreate, QpState,
+    transition_attrs, AccessFlags, AddressVector, Pmtu, QpAttr, QpAttrMask, QpCreate, QpState,
 };
 use ferroce_proto::host::regs;
+use ferroce_proto::host::ring::owner_for;
+use ferroce_proto::host::wqe::{RecvWqe, Sge};
 use ferroce_proto::pcap::{self, PcapWriter};
 use serde_json::{json, Value};
 
@@ -34,6 +36,9 @@ use crate::respond_config::{MrConfig, RespondConfig};
 
 /// The one protection domain every MR and QP of a respond configuration shares.
 pub const RESPOND_PD: u32 = 1;
+/// The MR table index of the first receive-buffer region (the next ones count down from it):
+/// the top of the default 1024-entry table.
+pub const RECV_MR_TOP: u32 = 1023;
 /// Cycles of quiet after a frame before the next one is offered (the NIC has answered it).
 const QUIET: u64 = 64;
 /// Cycles a single frame may keep the NIC busy before the replay gives up on it.
@@ -118,6 +123,7 @@ pub fn configure(config: &RespondConfig) -> Result<RespondNic, CliError> {
         std::net::IpAddr::V4(a) => Gid::from_ipv4(a),
         std::net::IpAddr::V6(a) => Gid(a.octets()),
     };
+    let mut rings = vec![];
     for (i, q) in config.qps.iter().enumerate() {
         let what = format!("qps[{i}] (QPN {})", q.qpn);
         let create = QpCreate {
@@ -142,6 +148,7 @@ pub fn configure(config: &RespondConfig) -> Result<RespondNic, CliError> {
             ..create
         };
         buffers.push(sq);
+        rings.push((q.qpn, rq.clone(), create.rq_ring().map_err(cli(&what))?));
         buffers.push(rq);
         let attr = QpAttr {
             access: q.access,
@@ -173,6 +180,67 @@ pub fn configure(config: &RespondConfig) -> Result<RespondNic, CliError> {
                 .map_err(cli(&format!("{what}: modify to {state:?}")))?;
         }
     }
+    // receive buffers: one MR (LOCAL_WRITE) per entry, `count` receive WQEs of one SGE each
+    // written into the QP's RQ ring, then its RQ doorbell, as the driver's post_recv does
+    for (i, rb) in config.recv_buffers.iter().enumerate() {
+        let what = format!("recv_buffers[{i}] (QPN {})", rb.qpn);
+        let (_, ring_buf, ring) = rings
+            .iter()
+            .find(|(qpn, _, _)| *qpn == rb.qpn)
+            .expect("RespondConfig checks that the QP exists");
+        if rb.count > ring.entries() {
+            return Err(CliError(format!(
+                "{what}: {} receives do not fit the receive queue ({} entries)",
+                rb.count,
+                ring.entries()
+            )));
+        }
+        let len = (rb.len as usize * rb.count as usize).max(1);
+        let buf = Arc::new(
+            device
+                .alloc_dma(len, 4096)
+                .map_err(cli(&format!("memory for {what}")))?,
+        );
+        // an MR table slot no configured MR uses: from the top of the table down
+        let lkey = make_key(RECV_MR_TOP - i as u32, 0xEE);
+        if config.mrs.iter().any(|m| key_index(m.rkey) == key_index(lkey)) {
+            return Err(CliError(format!(
+                "{what}: MR table slot {} is reserved for receive buffers",
+                key_index(lkey)
+            )));
+        }
+        let entry = MrEntry {
+            key: lkey,
+            pd: RESPOND_PD,
+            access: AccessFlags::LOCAL_WRITE,
+            va: buf.iova(),
+            length: len as u64,
+            dma: buf.iova(),
+        };
+        let writes = entry
+            .write_writes()
+            .map_err(|e| CliError(format!("{what}: {e}")))?;
+        r.command(Window::Mr, &writes, |_| ())
+            .map_err(cli(&format!("registering {what}")))?;
+        let mut slot = vec![0u8; ring.stride()];
+        for k in 0..rb.count {
+            let sge = Sge {
+                addr: buf.iova() + k as u64 * rb.len as u64,
+                length: rb.len,
+                lkey,
+            };
+            slot.fill(0);
+            RecvWqe::new(owner_for(k, ring.log2_entries), k as u64, vec![sge])
+                .emit(&mut slot)
+                .map_err(|e| CliError(format!("{what}: {e}")))?;
+            ring_buf
+                .write(k as usize * ring.stride(), &slot)
+                .map_err(cli(&what))?;
+        }
+        let db = regs::rq_doorbell_write(rb.qpn, rb.count);
+        r.write(db.offset, db.value);
+        buffers.push(buf);
+    }
     Ok(RespondNic {
         backend,
         device,
@@ -194,11 +262,6 @@ pub fn run(
     let capture = pcap::read_file(input)
         .and_then(|c| c.ensure_ethernet())
         .map_err(|e| CliError(e.to_string()))?;
-    if !config_v.recv_buffers.is_empty() {
-        eprintln!(
-            "ferroce: note: recv_buffers are not posted yet (this NIC's responder executes RDMA WRITE; SEND arrives with the receive-queue engine)"
-        );
-    }
     let nic = configure(&config_v)?;
     let mut writer =
         PcapWriter::create(output).map_err(|e| CliError(format!("{}: {e}", output.display())))?;
@@ -252,6 +315,7 @@ pub fn run(
             "executed": resp.executed, "duplicate": resp.duplicate, "psn_error": resp.psn_err,
             "access_error": resp.access_err, "invalid_request": resp.invalid,
             "unsupported": resp.unsupported, "qp_dropped": resp.qp_drop, "dma_error": resp.dma_error,
+            "rnr_nak": resp.rnr, "receive_completions": resp.recv,
         },
         "dma_writes": dma,
         "counters": counters,

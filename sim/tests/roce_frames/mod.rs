@@ -2,7 +2,7 @@
 //! (10.0.0.2, 02:..:02), shared by the whole-NIC tests.
 #![allow(dead_code)]
 use ferroce_proto::wire::{
-    BthRepr, EthernetRepr, ExtHeaders, FrameRepr, Opcode, RethRepr, RoceNet,
+    BthRepr, EthernetRepr, ExtHeaders, FrameRepr, ImmDtRepr, Opcode, RethRepr, RoceNet,
 };
 
 pub const LOCAL_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 0x02];
@@ -40,6 +40,29 @@ pub fn request_to(
         ..ExtHeaders::default()
     };
     let net = RoceNet::ipv4(REMOTE_IP, dst, 0xC123);
+    let eth = EthernetRepr {
+        dst: LOCAL_MAC,
+        src: REMOTE_MAC,
+        vlan: None,
+        ethertype: net.ethertype(),
+    };
+    FrameRepr::new_roce(eth, net, bth, ext, payload).emit()
+}
+
+/// An RC SEND (any of the six opcodes) to QP `qpn`, AckReq on ONLY/LAST, with immediate data
+/// when the opcode carries it.
+pub fn send(qpn: u32, opcode: Opcode, psn: u32, imm: u32, payload: Vec<u8>) -> Vec<u8> {
+    let mut bth = BthRepr::new(opcode, qpn, psn);
+    bth.ack_req = !matches!(opcode, Opcode::RC_SEND_FIRST | Opcode::RC_SEND_MIDDLE);
+    let with_imm = matches!(
+        opcode,
+        Opcode::RC_SEND_LAST_WITH_IMMEDIATE | Opcode::RC_SEND_ONLY_WITH_IMMEDIATE
+    );
+    let ext = ExtHeaders {
+        imm_dt: with_imm.then_some(ImmDtRepr { imm }),
+        ..ExtHeaders::default()
+    };
+    let net = RoceNet::ipv4(REMOTE_IP, LOCAL_IP, 0xC123);
     let eth = EthernetRepr {
         dst: LOCAL_MAC,
         src: REMOTE_MAC,
