@@ -620,8 +620,14 @@ fn unsupported_opcodes_and_qp_drops() {
     );
     assert_eq!(e.acks.len(), 3);
     // the SEND's RNR NAK (PSN 0, nothing executed), then the WRITE at the same PSN, then QP 12
-    assert_eq!((e.acks[0].qpn, e.acks[0].psn, e.acks[0].syndrome), (3, 0, 0x20));
-    assert_eq!((e.acks[1].qpn, e.acks[1].psn, e.acks[1].syndrome), (3, 0, 0x1F));
+    assert_eq!(
+        (e.acks[0].qpn, e.acks[0].psn, e.acks[0].syndrome),
+        (3, 0, 0x20)
+    );
+    assert_eq!(
+        (e.acks[1].qpn, e.acks[1].psn, e.acks[1].syndrome),
+        (3, 0, 0x1F)
+    );
     assert_eq!((e.acks[2].qpn, e.acks[2].psn), (12, 0));
 }
 

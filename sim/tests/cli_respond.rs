@@ -403,7 +403,12 @@ fn sends_fill_receive_buffers_then_rnr() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|w| (w["address"].as_u64().unwrap(), w["length"].as_u64().unwrap()))
+        .map(|w| {
+            (
+                w["address"].as_u64().unwrap(),
+                w["length"].as_u64().unwrap(),
+            )
+        })
         .collect();
     let data_w: Vec<_> = w.iter().filter(|x| x.1 != 32).copied().collect();
     assert_eq!(data_w.len(), 3, "{w:?}");

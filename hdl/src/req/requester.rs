@@ -596,12 +596,12 @@ impl<const QA: usize> Logic for RcRequester<QA> {
     fn update(&mut self) {
         clock!(self, clock, packer, kinds, pfifo);
         dff_setup!(
-            self, clock, resv, w_head, w_tail, state, q_pend, q_qpn, r_job, r_qpn, r_evkind, r_evval,
-            r_apsn, r_asyn, q_state, q_pd, q_dest, q_pmtu, q_sqpsn, q_base, q_log2e, q_log2s,
-            q_cqn, s_pi, s_ci, s_psn, s_spsn, s_lpsn, s_flags, s_wrid, s_op, d0, d1, d2, d3, d_cnt,
-            d_done, r_flush, w_op, w_flags, w_nsge, w_len, w_imm, w_rkey, w_va, w_wrid, w_slot,
-            r_pass2, r_k, r_sum, g_addr, g_len, g_lkey, g_iova, g_rem, m_rem, m_first, p_rem,
-            p_last, c_status, c_vendor, c_wrid, c_op, c_index, c_err, n_packets, n_messages,
+            self, clock, resv, w_head, w_tail, state, q_pend, q_qpn, r_job, r_qpn, r_evkind,
+            r_evval, r_apsn, r_asyn, q_state, q_pd, q_dest, q_pmtu, q_sqpsn, q_base, q_log2e,
+            q_log2s, q_cqn, s_pi, s_ci, s_psn, s_spsn, s_lpsn, s_flags, s_wrid, s_op, d0, d1, d2,
+            d3, d_cnt, d_done, r_flush, w_op, w_flags, w_nsge, w_len, w_imm, w_rkey, w_va, w_wrid,
+            w_slot, r_pass2, r_k, r_sum, g_addr, g_len, g_lkey, g_iova, g_rem, m_rem, m_first,
+            p_rem, p_last, c_status, c_vendor, c_wrid, c_op, c_index, c_err, n_packets, n_messages,
             n_acks, n_naks, n_resent, n_errors
         );
         self.ram_pi.read_clock.next = self.clock.val();

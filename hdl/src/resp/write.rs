@@ -57,8 +57,8 @@
 //! error goes through `RecvErr` (its NAK and error completion) and `DrainCut`.
 use super::{
     RecvCqe, RespAckQueue, RespCounters, StreamCutter, ACKQ_BITS, QERR_STATUS_ACCESS,
-    QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_INVALID, SYN_NAK_OPERATIONAL, SYN_NAK_PSN,
-    SYN_RNR,
+    QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_INVALID, SYN_NAK_OPERATIONAL,
+    SYN_NAK_PSN, SYN_RNR,
 };
 use crate::csr::qp_config::{ACC_W, CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RNR_W, ST_W};
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
@@ -697,15 +697,11 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             (self.r_op.q.val() == 0) | (self.r_op.q.val() == 4) | (self.r_op.q.val() == 5);
         self.s_mid.next =
             (self.r_op.q.val() == 1) | (self.r_op.q.val() == 2) | (self.r_op.q.val() == 3);
-        self.s_end.next = self.is_send.val()
-            & (self.r_op.q.val() != 0)
-            & (self.r_op.q.val() != 1);
+        self.s_end.next = self.is_send.val() & (self.r_op.q.val() != 0) & (self.r_op.q.val() != 1);
         self.g_first.next = self.is_first.val() | (self.r_op.q.val() == 0);
         self.g_mid.next = self.is_mid.val() | (self.r_op.q.val() == 1);
-        self.g_last.next =
-            self.is_last.val() | (self.r_op.q.val() == 2) | (self.r_op.q.val() == 3);
-        self.g_only.next =
-            self.is_only.val() | (self.r_op.q.val() == 4) | (self.r_op.q.val() == 5);
+        self.g_last.next = self.is_last.val() | (self.r_op.q.val() == 2) | (self.r_op.q.val() == 3);
+        self.g_only.next = self.is_only.val() | (self.r_op.q.val() == 4) | (self.r_op.q.val() == 5);
         self.has_imm.next = (self.r_op.q.val() == 3)
             | (self.r_op.q.val() == 5)
             | (self.r_op.q.val() == 9)
@@ -780,8 +776,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         }
         self.resid_ok.next = self.is_send.val()
             | ((self.is_first.val() | self.is_mid.val()) & (self.plen32.val() < self.resid.val()))
-            | ((self.is_last.val() | self.is_only.val())
-                & (self.plen32.val() == self.resid.val()));
+            | ((self.is_last.val() | self.is_only.val()) & (self.plen32.val() == self.resid.val()));
         // the state after executing this packet
         self.n_va_lo.next = self.base_lo.val() + self.plen32.val();
         self.n_va_hi.next = self.base_hi.val();
@@ -1204,8 +1199,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                             // WRITE_WITH_IMMEDIATE's end without a receive WQE: RNR NAK,
                             // nothing written (the whole range was checked first)
                             self.ackq.push.next = true;
-                            self.ackq.entry.next.syndrome = self.c_syn_rnr.val()
-                                | bit_cast::<8, RNR_W>(self.r_rnrt.q.val());
+                            self.ackq.entry.next.syndrome =
+                                self.c_syn_rnr.val() | bit_cast::<8, RNR_W>(self.r_rnrt.q.val());
                             self.counters.inc_rnr.next = true;
                             self.ram_flags.write_data.next = self.s_flags.q.val() & 14;
                             self.ram_flags.write_enable.next = true;
@@ -1360,9 +1355,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             }
             WrState::SgeReq => {
                 self.dma_rd.req_valid.next = true;
-                self.dma_rd.req_addr.next = self.slot_addr.val()
-                    + 16
-                    + (bit_cast::<64, 8>(self.s_sidx.q.val()) << 4);
+                self.dma_rd.req_addr.next =
+                    self.slot_addr.val() + 16 + (bit_cast::<64, 8>(self.s_sidx.q.val()) << 4);
                 self.dma_rd.req_len.next = 16.into();
                 self.d_cnt.d.next = 0.into();
                 self.d_err.d.next = false;
@@ -1414,8 +1408,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     self.r_cutd.d.next = true;
                     self.in_cut.d.next = true;
                 }
-                self.dma_wr.req_valid.next = !self.r_reqd.q.val()
-                    & (!self.r_place.q.val() | !self.ackq.full.val());
+                self.dma_wr.req_valid.next =
+                    !self.r_reqd.q.val() & (!self.r_place.q.val() | !self.ackq.full.val());
                 self.req_fire.next = self.dma_wr.req_valid.val() & self.dma_wr.req_ready.val();
                 if self.req_fire.val() {
                     self.r_reqd.d.next = true;
@@ -1425,8 +1419,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.ackq.entry.next.emit = false;
                     }
                 }
-                self.dma_wr.data.valid.next =
-                    self.cutter.out.valid.val() & !self.r_datad.q.val();
+                self.dma_wr.data.valid.next = self.cutter.out.valid.val() & !self.r_datad.q.val();
                 self.cutter.out.ready.next = self.dma_wr.data.ready.val() & !self.r_datad.q.val();
                 self.last_fire.next = self.cutter.out.valid.val()
                     & self.cutter.out.last.val()

@@ -203,7 +203,11 @@ pub fn configure(config: &RespondConfig) -> Result<RespondNic, CliError> {
         );
         // an MR table slot no configured MR uses: from the top of the table down
         let lkey = make_key(RECV_MR_TOP - i as u32, 0xEE);
-        if config.mrs.iter().any(|m| key_index(m.rkey) == key_index(lkey)) {
+        if config
+            .mrs
+            .iter()
+            .any(|m| key_index(m.rkey) == key_index(lkey))
+        {
             return Err(CliError(format!(
                 "{what}: MR table slot {} is reserved for receive buffers",
                 key_index(lkey)
