@@ -55,7 +55,7 @@ fn sizes_case(mut e: Env, pmtu: usize) {
     let mut msgs = vec![];
     let mut npkts = 0;
     let mut nonempty = 0;
-    for (i, &n) in sizes.iter().enumerate() {
+    for &n in sizes.iter() {
         let data = e.rng.bytes(n);
         // (no WITH_IMMEDIATE here: it needs a receive WQE, and this harness has no receive
         // queue; WRITE_WITH_IMMEDIATE is checked through the whole NIC, sim/tests/cli_verbs.rs)
