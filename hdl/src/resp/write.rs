@@ -64,7 +64,29 @@ use crate::csr::qp_config::{ACC_W, CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RNR_W, ST_W}
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
 use crate::header::RoceHeader;
 use crate::stream::StreamSink;
+use ferroce_proto::host::cqe::{flags as cqe_flags, vendor_err, CqeOpcode, WcStatus};
+use ferroce_proto::host::wqe::{recv_field as rf, sge_field as sf, RECV_HEADER_LEN, SGE_LEN};
 use rust_hdl::prelude::*;
+
+// The kernel reads the receive WQE and SGE layouts and the CQE flags as literals (rust-hdl emits
+// a named constant as an undeclared Verilog identifier); these assertions tie them to
+// `ferroce_proto`, the one definition. Receive WQE: beat 0 = owner (bit 0 of byte 0), num_sge
+// (byte 3), length (bytes 4..8, LE); beat 1 = wr_id (LE); then SGEs of 16 bytes: address (LE),
+// length (LE), lkey (LE).
+const _: () = assert!(
+    rf::OWNER == 0
+        && rf::NUM_SGE == 3
+        && rf::LENGTH == 4
+        && rf::WR_ID == 8
+        && rf::SGES == RECV_HEADER_LEN
+        && RECV_HEADER_LEN == 16
+        && SGE_LEN == 16
+        && sf::ADDR == 0
+        && sf::LENGTH == 8
+        && sf::LKEY == 12
+        && cqe_flags::WITH_IMM == 1
+        && cqe_flags::SOLICITED == 4
+);
 
 /// The default build: 64-bit datapath, 256 QPs.
 pub type RcWriteResponder64 = RcWriteResponder<8>;
@@ -297,6 +319,15 @@ pub struct RcWriteResponder<const QA: usize> {
     c_syn_rnr: Constant<Bits<8>>,
     c_syn_op: Constant<Bits<8>>,
     c_one16: Constant<Bits<16>>,
+    // receive completion status, vendor detail and opcode (from ferroce_proto)
+    c_st_len: Constant<Bits<8>>,
+    c_st_qpop: Constant<Bits<8>>,
+    c_st_prot: Constant<Bits<8>>,
+    c_v_owner: Constant<Bits<8>>,
+    c_v_sge: Constant<Bits<8>>,
+    c_v_dma: Constant<Bits<8>>,
+    c_op_recv: Constant<Bits<8>>,
+    c_op_recv_imm: Constant<Bits<8>>,
 
     // ---- locals ----
     hva: Signal<Local, Bits<64>>,
@@ -636,6 +667,14 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             c_syn_rnr: Constant::new(SYN_RNR.into()),
             c_syn_op: Constant::new(SYN_NAK_OPERATIONAL.into()),
             c_one16: Constant::new(1u64.into()),
+            c_st_len: Constant::new((WcStatus::LocLenErr as u64).into()),
+            c_st_qpop: Constant::new((WcStatus::LocQpOpErr as u64).into()),
+            c_st_prot: Constant::new((WcStatus::LocProtErr as u64).into()),
+            c_v_owner: Constant::new((vendor_err::WQE_OWNER as u64).into()),
+            c_v_sge: Constant::new((vendor_err::WQE_SGE_COUNT as u64).into()),
+            c_v_dma: Constant::new((vendor_err::DMA as u64).into()),
+            c_op_recv: Constant::new((CqeOpcode::Recv as u64).into()),
+            c_op_recv_imm: Constant::new((CqeOpcode::RecvRdmaWithImm as u64).into()),
         }
     }
 }
@@ -1219,7 +1258,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     } else if self.r_place.q.val() {
                         // a receive SGE the QP may not write: local protection error
                         self.rerr.next = true;
-                        self.rerr_st.next = 4.into(); // LOC_PROT_ERR
+                        self.rerr_st.next = self.c_st_prot.val();
                         self.state.d.next = WrState::DrainCut;
                     } else {
                         // bad rkey, PD, MR right, invalidated, out of range: nothing written
@@ -1277,18 +1316,18 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 self.s_wrid.d.next = self.x_wrid.val();
                 if self.d_err.q.val() {
                     self.rerr.next = true;
-                    self.rerr_st.next = 2.into(); // LOC_QP_OP_ERR
-                    self.rerr_vendor.next = 9.into(); // DMA
+                    self.rerr_st.next = self.c_st_qpop.val();
+                    self.rerr_vendor.next = self.c_v_dma.val();
                     self.state.d.next = WrState::DrainCut;
                 } else if self.x_own.val() != self.exp_owner.val() {
                     self.rerr.next = true;
-                    self.rerr_st.next = 2.into();
-                    self.rerr_vendor.next = 1.into(); // WQE_OWNER
+                    self.rerr_st.next = self.c_st_qpop.val();
+                    self.rerr_vendor.next = self.c_v_owner.val();
                     self.state.d.next = WrState::DrainCut;
                 } else if bit_cast::<16, 8>(self.x_nsge.val()) > self.sge_cap.val() {
                     self.rerr.next = true;
-                    self.rerr_st.next = 2.into();
-                    self.rerr_vendor.next = 3.into(); // WQE_SGE_COUNT
+                    self.rerr_st.next = self.c_st_qpop.val();
+                    self.rerr_vendor.next = self.c_v_sge.val();
                     self.state.d.next = WrState::DrainCut;
                 } else {
                     if self.is_send.val() {
@@ -1322,7 +1361,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 if self.cap_need.val() > bit_cast::<33, 32>(self.s_cap.q.val()) {
                     self.rerr.next = true;
                     self.rerr_syn.next = self.c_syn_inv.val();
-                    self.rerr_st.next = 1.into(); // LOC_LEN_ERR
+                    self.rerr_st.next = self.c_st_len.val();
                     self.state.d.next = WrState::DrainCut;
                 }
             }
@@ -1337,7 +1376,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         // the SGEs hold less than the WQE's length said: malformed WQE
                         self.rerr.next = true;
                         self.rerr_syn.next = self.c_syn_inv.val();
-                        self.rerr_st.next = 1.into(); // LOC_LEN_ERR
+                        self.rerr_st.next = self.c_st_len.val();
                         self.state.d.next = WrState::DrainCut;
                     } else {
                         self.state.d.next = WrState::SgeReq;
@@ -1392,8 +1431,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 self.state.d.next = WrState::PlaceNext;
                 if self.d_err.q.val() {
                     self.rerr.next = true;
-                    self.rerr_st.next = 2.into(); // LOC_QP_OP_ERR
-                    self.rerr_vendor.next = 9.into(); // DMA
+                    self.rerr_st.next = self.c_st_qpop.val();
+                    self.rerr_vendor.next = self.c_v_dma.val();
                     self.state.d.next = WrState::DrainCut;
                 }
             }
@@ -1595,10 +1634,9 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             self.cqf.data_in.next.status = self.e_st.q.val();
         }
         self.cqf.data_in.next.flags = self.cq_flags.val();
-        // Recv 128, RecvRdmaWithImm 129
-        self.cqf.data_in.next.opcode = 128.into();
+        self.cqf.data_in.next.opcode = self.c_op_recv.val();
         if !self.is_send.val() {
-            self.cqf.data_in.next.opcode = 129.into();
+            self.cqf.data_in.next.opcode = self.c_op_recv_imm.val();
         }
         if self.cq_push.val() {
             self.counters.inc_recv.next = true;
