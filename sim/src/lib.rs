@@ -2,6 +2,7 @@
 pub mod cmd;
 pub mod engines;
 pub mod host;
+pub mod link_faults;
 pub mod nic_pair;
 pub mod nic_system;
 pub mod nic_verilated;

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use ferroce_sim::cmd;
+use ferroce_sim::cmd::verbs;
 
 #[derive(Parser)]
 #[command(
@@ -133,6 +134,70 @@ enum Command {
         /// Hardware model: verilator (the emitted Verilog, fast) or rust-hdl (slow).
         #[arg(long, default_value = "verilator")]
         engine: String,
+        /// Fraction of frames the link loses (each direction; e.g. 0.01 = 1 %; from the seed).
+        #[arg(
+            long,
+            value_name = "R",
+            default_value_t = 0.0,
+            value_parser = verbs::fraction("--loss")
+        )]
+        loss: f64,
+        /// Fraction of frames the link delivers twice (the copy a little later).
+        #[arg(
+            long,
+            value_name = "R",
+            default_value_t = 0.0,
+            value_parser = verbs::fraction("--dup")
+        )]
+        dup: f64,
+        /// Fraction of frames the link holds back until the next frame of their direction has
+        /// overtaken them (neighbours swapped).
+        #[arg(
+            long,
+            value_name = "R",
+            default_value_t = 0.0,
+            value_parser = verbs::fraction("--reorder")
+        )]
+        reorder: f64,
+        /// Fraction of frames with one random bit flipped on the link (the receiving NIC must
+        /// drop them).
+        #[arg(
+            long,
+            value_name = "R",
+            default_value_t = 0.0,
+            value_parser = verbs::fraction("--corrupt")
+        )]
+        corrupt: f64,
+        /// Largest random extra delay of a frame on the link, in cycles (frames stay in order).
+        #[arg(long, value_name = "CYCLES", default_value_t = 0)]
+        delay: u64,
+        /// Local ACK timeout of the QPs: 4.096 us x 2^T, 0 = none (0..=31). Default: chosen from
+        /// the run, at least 6 (262 us, 65 536 cycles at 250 MHz: far above the round trip of
+        /// the two simulated NICs, yet cheap to simulate; the driver's usual 14 would be 16.8 M
+        /// cycles per lost frame), more when many QPs with large messages can queue ahead of an
+        /// ACK (9 for 16 QPs of 64 KiB), so that no message that arrived times out.
+        #[arg(
+            long,
+            value_name = "T",
+            value_parser = verbs::at_most("--timeout", 31)
+        )]
+        timeout: Option<u8>,
+        /// Retries after an ACK timeout or a sequence error NAK before a QP fails (0..=7).
+        #[arg(
+            long,
+            value_name = "N",
+            default_value_t = 7,
+            value_parser = verbs::at_most("--retry-cnt", 7)
+        )]
+        retry_cnt: u8,
+        /// Retries after an RNR NAK (0..=7; 7 = infinite).
+        #[arg(
+            long,
+            value_name = "N",
+            default_value_t = 7,
+            value_parser = verbs::at_most("--rnr-retry", 7)
+        )]
+        rnr_retry: u8,
     },
     /// Write the Verilog of every top-level hardware block (one `<module>.v` per block).
     Verilog {
@@ -185,8 +250,16 @@ fn main() -> ExitCode {
             json,
             dma_jitter,
             engine,
-        } => cmd::verbs::run(
-            &cmd::verbs::VerbsArgs {
+            loss,
+            dup,
+            reorder,
+            corrupt,
+            delay,
+            timeout,
+            retry_cnt,
+            rnr_retry,
+        } => verbs::run(
+            &verbs::VerbsArgs {
                 ops,
                 sizes,
                 qps,
@@ -196,6 +269,16 @@ fn main() -> ExitCode {
                 pcap,
                 json,
                 dma_jitter,
+            },
+            &verbs::VerbsLinkArgs {
+                loss,
+                dup,
+                reorder,
+                corrupt,
+                delay,
+                timeout,
+                retry_cnt,
+                rnr_retry,
             },
             &engine,
         ),

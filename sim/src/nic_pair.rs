@@ -1,13 +1,18 @@
-//! [`NicPair`]: two simulated NICs, each with its own host, connected back to back by a
-//! lossless link, stepped together cycle by cycle.
+//! [`NicPair`]: two simulated NICs, each with its own host, connected back to back by a link,
+//! stepped together cycle by cycle.
 //!
 //! Each NIC is the cycle-accurate hardware ([`NicSystem`]); the link moves every frame one NIC
 //! finishes transmitting into the other's receive queue (and, when capturing, into a list with
-//! its direction and cycle, for `--pcap`). [`PairSide`] is one side as the driver's
+//! its direction and cycle, for `--pcap`). The link is perfect unless told otherwise: it can
+//! lose chosen frames ([`NicPair::lose_frames`]) and suffer random faults (loss, duplication,
+//! reordering, bit errors, delay: [`NicPair::set_faults`], one [`FaultyLink`] per direction).
+//! On a perfect link a frame enters the other NIC in the same [`NicPair::cycle`] that took it
+//! from its sender. [`PairSide`] is one side as the driver's
 //! [`RegisterTarget`]: both NICs share one clock, so a register access or a wait on one side
 //! steps both.
 use crate::host::backend::cycles_to_duration;
 use crate::host::{RegisterTarget, SharedMemory, ShellConfig};
+use crate::link_faults::{FaultyLink, LinkFaults, LinkStats};
 use crate::nic_system::{NicHardware, NicSystem};
 use ferroce_hdl::nic::NicTop;
 use ferroce_hdl::testbench::Bench;
@@ -37,6 +42,8 @@ pub struct NicPair<H: NicHardware = Bench<NicTop>> {
     /// Frames the link loses: ordinals (0-based, counting every frame a side sends).
     lose: [std::collections::BTreeSet<u64>; 2],
     lost: [u64; 2],
+    /// The two directions of the link (index: the sending side).
+    links: [FaultyLink; 2],
 }
 
 impl<H: NicHardware> NicPair<H> {
@@ -54,10 +61,16 @@ impl<H: NicHardware> NicPair<H> {
             sent: [0; 2],
             lose: Default::default(),
             lost: [0; 2],
+            links: [FaultyLink::perfect(), FaultyLink::perfect()],
         }
     }
 
     /// One cycle of both NICs, then the link.
+    ///
+    /// The cycle just run is `cycle - 1` (`cycle` counts the cycles run so far): a frame whose
+    /// last beat left its sender in it goes into the link as sent at `cycle - 1`, and every
+    /// frame due at or before `cycle` (on a perfect link: sent at `cycle - 1`) enters the
+    /// other NIC now.
     pub fn cycle(&mut self) {
         self.nics[0].cycle();
         self.nics[1].cycle();
@@ -66,17 +79,24 @@ impl<H: NicHardware> NicPair<H> {
             for f in self.nics[from].take_frames() {
                 let ordinal = self.sent[from];
                 self.sent[from] += 1;
-                if self.lose[from].remove(&ordinal) {
-                    self.lost[from] += 1;
-                } else {
-                    self.nics[1 - from].receive(&f);
-                }
                 if self.capture {
                     self.frames.push(LinkFrame {
                         from,
                         cycle,
-                        bytes: f,
+                        bytes: f.clone(),
                     });
+                }
+                if self.lose[from].remove(&ordinal) {
+                    self.lost[from] += 1;
+                } else {
+                    self.links[from].send(cycle.saturating_sub(1), f);
+                }
+            }
+        }
+        for from in 0..2 {
+            if self.links[from].in_flight() != 0 {
+                for f in self.links[from].deliver(cycle) {
+                    self.nics[1 - from].receive(&f);
                 }
             }
         }
@@ -97,9 +117,29 @@ impl<H: NicHardware> NicPair<H> {
         self.lose[from].extend(ordinals);
     }
 
-    /// Frames the link has lost, per sending side.
+    /// Frames the link has lost, per sending side (the ones [`NicPair::lose_frames`] named;
+    /// the random faults count theirs in [`NicPair::link_stats`]).
     pub fn frames_lost(&self) -> [u64; 2] {
         self.lost
+    }
+
+    /// Random faults on both directions of the link from now on ([`LinkFaults`]; each
+    /// direction draws its own random stream from `faults.seed`). Frames named by
+    /// [`NicPair::lose_frames`] are lost before these faults apply; the capture stays what
+    /// each side sent. Panics if a rate is not a probability ([`LinkFaults::validate`]).
+    pub fn set_faults(&mut self, faults: LinkFaults) {
+        if let Err(e) = faults.validate() {
+            panic!("link faults: {e}");
+        }
+        for (from, link) in self.links.iter_mut().enumerate() {
+            link.set_faults(faults, from as u64);
+        }
+    }
+
+    /// What each direction of the link did with the frames given to it (index: the sending
+    /// side; frames lost by [`NicPair::lose_frames`] never reach it).
+    pub fn link_stats(&self) -> [LinkStats; 2] {
+        [self.links[0].stats(), self.links[1].stats()]
     }
 
     /// Frames each side has sent.

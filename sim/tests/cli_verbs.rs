@@ -61,8 +61,14 @@ fn verbs_matrix_every_pmtu() {
             "64K".to_string(),
         ];
         let sizes: Vec<&str> = sizes.iter().map(|s| s.as_str()).collect();
-        // each direction runs through every size of every operation (4 x 6 messages)
-        for (qps, messages, jitter) in [(1, 48, false), (16, 2 * 16 * 6, true)] {
+        // each direction runs through every size of every operation (4 x 6 messages); the
+        // 16-QP run with DMA jitter at PMTUs 256, 1024 and 4096 (CI time)
+        let runs: &[(usize, usize, bool)] = if k % 2 == 0 {
+            &[(1, 48, false), (16, 2 * 16 * 6, true)]
+        } else {
+            &[(1, 48, false)]
+        };
+        for &(qps, messages, jitter) in runs {
             let mut a = args(&sizes, qps, messages, pmtu, 100 + k as u64);
             a.ops = ["write", "write_imm", "send", "send_imm"]
                 .map(String::from)
@@ -431,8 +437,9 @@ fn remote_access_errors_are_naked_and_write_nothing() {
 }
 
 /// A request packet lost in the middle of a message: the responder NAKs the PSN sequence error
-/// at the next packet, the requester sends the message again from its first PSN (the responder
-/// re-ACKs what it has and executes the rest), and the message arrives once, intact.
+/// at the next packet, the requester goes back to the NAKed PSN (Go-Back-N mid-message: it
+/// walks the SGEs over the bytes already delivered and reads host memory again from there),
+/// and the message arrives once, intact.
 #[test]
 fn lost_middle_packet_is_recovered_by_a_sequence_nak() {
     if !require_tool("verilator") {
@@ -474,18 +481,21 @@ fn lost_middle_packet_is_recovered_by_a_sequence_nak() {
     assert_eq!(count(b, "TX_NAK_PSN_SEQ"), 1);
     assert_eq!(count(a, "RX_ACK"), count(b, "TX_ACK"));
     assert!(count(a, "RX_ACK") >= 1);
-    assert_eq!(count(a, "TX_FRAMES"), 16);
+    // 8 packets, then packets 4..8 again (PSN index 3 on)
+    assert_eq!(count(a, "TX_FRAMES"), 13);
+    assert_eq!(count(a, "RETRANSMIT"), 5);
+    assert_eq!(count(a, "RETRY_EVENT"), 1);
+    assert_eq!(count(a, "ACK_TIMEOUT"), 0);
     let mut p = lock(&pair);
     assert_eq!(p.frames_lost(), [1, 0]);
     let req = p.nic(0).req_counts();
     assert_eq!((req.naks, req.resent, req.errors), (1, 1, 0), "{req:?}");
-    // the message went out twice: 8 + 8 request packets
-    assert_eq!(req.packets, 16);
+    assert_eq!(req.packets, 13);
     let resp = p.nic(1).resp_counts();
-    // packets 5..8 of the first try were out of sequence; the second try's first 3 were
-    // duplicates (re-ACKed, not executed)
+    // packets 5..8 of the first try were out of sequence; the second try starts at the lost
+    // one, so nothing arrives twice
     assert_eq!(resp.psn_err, 4, "{resp:?}");
-    assert_eq!(resp.duplicate, 3, "{resp:?}");
+    assert_eq!(resp.duplicate, 0, "{resp:?}");
     assert_eq!(resp.executed, 8, "{resp:?}");
     // on the wire from B: one NAK PSN sequence error, then the ACK
     let syndromes: Vec<u8> = p

@@ -163,7 +163,7 @@ impl Default for CsrParams {
                 | caps::ATOMICS
                 | caps::RDMA_READ,
             datapath_bits: 64,
-            clock_khz: 125_000,
+            clock_khz: 250_000,
             line_rate_mbps: 25_000,
             max_log2_sq_entries: ring::MAX_LOG2_WQ_ENTRIES,
             max_log2_rq_entries: ring::MAX_LOG2_WQ_ENTRIES,

@@ -8,6 +8,8 @@
 //!   (priority), the formatter and the requester.
 //! * [`MrPortMux`]: shares the MR table's lookup port (responder first, requester's gather).
 //! * [`DmaWriteMux`]: shares the DMA write channel (responder's placement, CQE writer).
+//! * [`DmaReadMux`]: shares the DMA read channel (responder's receive WQEs, requester).
+//! * [`TimeBase`]: the 1.024 us tick of the transport timers.
 pub mod dma_rd_mux;
 #[cfg(test)]
 mod dma_rd_mux_tests;
@@ -15,6 +17,7 @@ pub mod dma_wr_mux;
 pub mod mr_mux;
 pub mod packet_formatter;
 pub mod qpc_mux;
+pub mod time_base;
 pub mod top;
 
 pub use dma_rd_mux::DmaReadMux;
@@ -22,6 +25,7 @@ pub use dma_wr_mux::DmaWriteMux;
 pub use mr_mux::MrPortMux;
 pub use packet_formatter::PacketFormatter;
 pub use qpc_mux::QpcReadMux;
+pub use time_base::TimeBase;
 pub use top::NicTop;
 
 #[cfg(test)]

@@ -30,7 +30,7 @@
 //! requester's and CQE writer's own totals are also top-level outputs (`rx_cnt_*`, `resp_cnt_*`,
 //! `req_cnt_*`, `cq_cnt_*`) for simulation summaries.
 use super::packet_formatter::OPCODE_RC_ACK;
-use super::{DmaReadMux, DmaWriteMux, MrPortMux, PacketFormatter, QpcReadMux};
+use super::{DmaReadMux, DmaWriteMux, MrPortMux, PacketFormatter, QpcReadMux, TimeBase};
 use crate::cq::CqeWriter;
 use crate::csr::{CsrBlockDefault, QEV_MODIFY, QEV_RQ};
 use crate::dma::{DmaMaster, DmaReadMaster, DmaWriteMaster};
@@ -75,8 +75,12 @@ const C_RX_NAK_RNR: usize = cnt(regs::CNT_RX_NAK_RNR_LO);
 const C_RX_NAK_INV: usize = cnt(regs::CNT_RX_NAK_INV_REQ_LO);
 const C_RX_NAK_ACC: usize = cnt(regs::CNT_RX_NAK_REM_ACCESS_LO);
 const C_RX_NAK_OP: usize = cnt(regs::CNT_RX_NAK_REM_OP_LO);
+const C_RETRANSMIT: usize = cnt(regs::CNT_RETRANSMIT_LO);
+const C_RETRY_EVENT: usize = cnt(regs::CNT_RETRY_EVENT_LO);
+const C_ACK_TIMEOUT: usize = cnt(regs::CNT_ACK_TIMEOUT_LO);
+const C_RETRY_EXCEEDED: usize = cnt(regs::CNT_RETRY_EXCEEDED_LO);
 /// Counter events the top pulses (the `idx` table in `Default`).
-const NEV: usize = 23;
+const NEV: usize = 27;
 
 #[derive(LogicBlock)]
 pub struct NicTop {
@@ -143,6 +147,7 @@ pub struct NicTop {
     fmt: PacketFormatter<NIC_QA>,
     tx: TxHeaderBuilder,
     req: RcRequester<NIC_QA>,
+    timebase: TimeBase,
     cqw: CqeWriter<8>,
     mrmux: MrPortMux,
     wrmux: DmaWriteMux,
@@ -204,6 +209,10 @@ impl Default for NicTop {
             C_RX_NAK_OP,
             C_ADDR,
             C_NAK_RNR,
+            C_RETRANSMIT,
+            C_RETRY_EVENT,
+            C_ACK_TIMEOUT,
+            C_RETRY_EXCEEDED,
         ];
         NicTop {
             clock: Default::default(),
@@ -263,6 +272,7 @@ impl Default for NicTop {
             fmt: Default::default(),
             tx: Default::default(),
             req: Default::default(),
+            timebase: TimeBase::new(crate::csr::CsrParams::default().clock_khz),
             cqw: Default::default(),
             mrmux: Default::default(),
             wrmux: Default::default(),
@@ -311,6 +321,8 @@ impl Logic for NicTop {
         self.fmt.clock.next = self.clock.val();
         self.tx.clock.next = self.clock.val();
         self.req.clock.next = self.clock.val();
+        self.timebase.clock.next = self.clock.val();
+        self.req.tick.next = self.timebase.tick.val();
         self.cqw.clock.next = self.clock.val();
         self.mrmux.clock.next = self.clock.val();
         self.wrmux.clock.next = self.clock.val();
@@ -601,6 +613,9 @@ impl Logic for NicTop {
         self.req.qpc_sq_log2_entries.next = self.csr.qpc_sq_log2_entries.val();
         self.req.qpc_sq_log2_stride.next = self.csr.qpc_sq_log2_stride.val();
         self.req.qpc_send_cqn.next = self.csr.qpc_send_cqn.val();
+        self.req.qpc_timeout.next = self.csr.qpc_timeout.val();
+        self.req.qpc_retry_cnt.next = self.csr.qpc_retry_cnt.val();
+        self.req.qpc_rnr_retry.next = self.csr.qpc_rnr_retry.val();
         self.csr.qpc_rd_valid.next = self.qmux.rd_valid.val();
         self.csr.qpc_rd_qpn.next = self.qmux.rd_qpn.val();
         self.qmux.valid.next = self.csr.qpc_valid.val();
@@ -928,6 +943,19 @@ impl Logic for NicTop {
         if self.rx.hdr_valid.val() & !self.ip_ok.val() & !self.draining.q.val() {
             self.ev[21].next = self.c_mask[21].val();
         }
+        // the requester's retransmission events
+        if self.req.ev_retransmit.val() {
+            self.ev[23].next = self.c_mask[23].val();
+        }
+        if self.req.ev_rewind.val() {
+            self.ev[24].next = self.c_mask[24].val();
+        }
+        if self.req.ev_timeout.val() {
+            self.ev[25].next = self.c_mask[25].val();
+        }
+        if self.req.ev_retry_exc.val() {
+            self.ev[26].next = self.c_mask[26].val();
+        }
         self.csr.cnt_inc.next = self.ev[0].val()
             | self.ev[1].val()
             | self.ev[2].val()
@@ -950,7 +978,11 @@ impl Logic for NicTop {
             | self.ev[19].val()
             | self.ev[20].val()
             | self.ev[21].val()
-            | self.ev[22].val();
+            | self.ev[22].val()
+            | self.ev[23].val()
+            | self.ev[24].val()
+            | self.ev[25].val()
+            | self.ev[26].val();
         self.csr.cnt_rx_bytes.next = 0.into();
         if self.rx.vd_valid.val() {
             self.csr.cnt_rx_bytes.next = self.rx.vd_flen.val();

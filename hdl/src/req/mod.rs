@@ -1,6 +1,6 @@
 //! The requester half of the RC transport: send work requests in, packets out, completions
-//! back (issue "the NIC end to end"; READ, ATOMIC, timers and Go-Back-N at PSN granularity are
-//! the RC-transport issue).
+//! back, and recovery from loss (Go-Back-N, the local ACK timer, RNR waits, retry budgets).
+//! READ and ATOMIC are not implemented yet.
 //!
 //! * [`RcRequester`]: the SQ scheduler (a work ring of QPs with posted WQEs, each at most once,
 //!   served in order), WQE and SGE fetch by DMA with lkey checks in the MR table, segmentation
@@ -22,9 +22,38 @@
 //!   fails the WQE (the QP goes to ERR, so the peer never completes that message).
 //! * **AckReq on the last packet of each message only** (as rxe by default). An ACK retires the
 //!   message when its PSN is at or after the message's last PSN (24-bit modular comparison).
-//! * **NAK PSN sequence error and RNR NAK resend the whole message** from its first PSN: the
-//!   responder re-ACKs the packets it already has and executes the rest. There is no retry
-//!   counter, ACK timer or RNR timer yet (lossless link assumed; the RC issue adds them).
+//! * **Go-Back-N at PSN granularity, from host memory** (no retransmission buffer on the card):
+//!   per QP the block keeps the *resume PSN*, the first PSN of the message in flight that the
+//!   peer has not acknowledged. An ACK inside the message moves it forward; a NAK PSN sequence
+//!   error sets it to the NAK's PSN (the first one the responder misses) and sends again at
+//!   once; an ACK timeout sends again from it. Sending again re-reads the WQE, re-checks the
+//!   SGEs and walks the segmentation from the message's first PSN, but packets before the
+//!   resume PSN are *skipped*: their bytes move the SGE cursor (and may fetch the next SGE)
+//!   without a DMA read or a packet, so the first packet on the wire is the resume PSN's
+//!   (FIRST/MIDDLE/LAST as its position in the message says; RETH only on a FIRST/ONLY).
+//!   Packets sent again count in CNT_RETRANSMIT, each rewind in CNT_RETRY_EVENT.
+//! * **ACKs and NAKs are checked against the message in flight**: only a PSN in
+//!   `[first, last]` of the message (24-bit modular, so a message may straddle the PSN wrap)
+//!   counts; an ACK at or after `last` retires it (coalesced ACKs); anything else is stale (a
+//!   duplicate or a late frame from an earlier try) and dropped. An ACK that arrives after a
+//!   timeout already queued the message again still retires it (the resend then goes on to the
+//!   next WQE); a NAK then is ignored (the resend answers it).
+//! * **Local ACK timer** (per QP, in block RAM): armed when a message's last packet is handed to
+//!   the formatter and re-armed by every ACK that moves the resume PSN: 4.096 us x 2^timeout
+//!   (QP_TIMERS; 0 = never; codes above 28 count as 28), in ticks of 1.024 us from
+//!   [`crate::nic::TimeBase`]. A scanner reads one QP's timer per cycle (a second copy of the
+//!   timer RAM, since a RAM has one read port), holds the first expired one, and the job
+//!   machine takes it after ACKs and doorbells; the job re-reads the QP's own timer, so a stale
+//!   find does nothing. Expiry counts in CNT_ACK_TIMEOUT.
+//! * **Retry budgets** (IBA): `retry_cnt` retries after a timeout or a NAK sequence error,
+//!   `rnr_retry` after RNR NAKs (7 = infinite), both reloaded at each new message and whenever
+//!   an ACK shows progress. A retry needed with none left completes the WQE with
+//!   RETRY_EXC_ERR (vendor RETRY_TIMEOUT or RETRY_NAK) or RNR_RETRY_EXC_ERR, puts only that QP
+//!   in ERR and flushes the rest of its SQ (CNT_RETRY_EXCEEDED).
+//! * **RNR NAK**: the QP waits the time the NAK's timer field encodes (IBA table: 0.01 ms ..
+//!   491.52 ms, 0 = 655.36 ms), counted as 10.24 us per 10 us unit (never shorter than asked),
+//!   then sends again from the NAK's PSN. While it waits, sequence NAKs for the rest of that
+//!   message (the responder's reaction to packets after the refused one) are ignored.
 //! * **NAK invalid request / remote access / remote operational error**: the WQE completes with
 //!   REM_INV_REQ_ERR / REM_ACCESS_ERR / REM_OP_ERR, the QP goes to ERR through the CSR block's
 //!   `qerr` port, and every WQE after it completes with WR_FLUSH_ERR.

@@ -7,6 +7,7 @@
 //!   (kind `QEV_MODIFY`, value = new state in 2:0, old state in 6:4) from the CSR block.
 //! * `ack_*`: ACKNOWLEDGE packets from the RX parser (BTH destination QP, PSN, AETH syndrome).
 //! * `qpc_*`: the QP context read port (through the NIC's `QpcReadMux`, with a grant).
+//! * `tick`: the 1.024 us timer tick ([`crate::nic::TimeBase`]).
 //! * `mr_*`: the MR table's lookup port (local gather: no rights needed, not remote).
 //! * `dma_rd`: WQE, SGE and payload reads (docs/DMA.md).
 //! * `pk_*`: one request per packet to the packet formatter (which addresses it from the QP's
@@ -16,13 +17,15 @@
 //! # Per-QP state (block RAM, `2^QA` rows)
 //!
 //! SQ producer index (last doorbell), consumer index (the oldest WQE not completed), next PSN,
-//! first and last PSN of the message in flight, flags (`queued` in the work ring, `outstanding`,
-//! `signaled`, `err`), and the in-flight WQE's wr_id and opcode for its completion.
+//! first and last PSN of the message in flight, the resume PSN (first one not acknowledged),
+//! retries left, the timer (armed, ACK or RNR kind, deadline), flags (`queued` in the work
+//! ring, `outstanding`, `signaled`, `err`, `retrying`), and the in-flight WQE's wr_id and
+//! opcode for its completion.
 //!
 //! # Flow
 //!
-//! One job at a time, in priority order: an ACK, an SQ event, then the QP at the head of the work
-//! ring. Each job reads the QP's context and state, updates it, and writes it back:
+//! One job at a time, in priority order: an ACK, an SQ event, an expired timer, then the QP at
+//! the head of the work ring. Each job reads the QP's context and state, updates it, and writes it back:
 //!
 //! * send: fetch the WQE at the consumer index (48 bytes), check owner bit, opcode, flags, SGE
 //!   count and length; fetch and check every SGE's lkey in the MR table and add up their lengths
@@ -30,12 +33,14 @@
 //!   MIDDLE / LAST / ONLY, RETH on a WRITE's first packet, ImmDt on the last, AckReq on the last),
 //!   then one DMA read per piece of SGE the packet covers, packed into one payload.
 //! * ACK covering the message's last PSN: retire the WQE (a CQE if it was signaled), take the
-//!   next. NAK PSN sequence error or RNR: send the message again from its first PSN. NAK invalid
-//!   request / remote access / remote operational: error completion, QP to ERR.
+//!   next; an ACK inside it moves the resume PSN. NAK PSN sequence error or ACK timeout: send
+//!   again from the resume PSN (earlier packets skipped); RNR NAK: the same after the RNR wait.
+//!   NAK invalid request / remote access / remote operational, or retries exhausted: error
+//!   completion, QP to ERR.
 //! * a QP in ERR: every WQE left completes with WR_FLUSH_ERR.
 use super::StreamPacker;
 use crate::csr::fifo::RegFifo;
-use crate::csr::qp_config::{CQN_W, LOG2E_W, LOG2S_W, PMTU_W, ST_W};
+use crate::csr::qp_config::{CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RETRY_W, ST_W, TIMEOUT_W};
 use crate::dma::DmaReadMaster;
 use crate::stream::StreamSource;
 use ferroce_proto::host::cqe::{vendor_err, CqeOpcode, WcStatus};
@@ -118,6 +123,7 @@ pub enum ReqState {
     Writeback,
     QueryWait,
     QueryAns,
+    TmrApply,
 }
 
 // Job kinds (`r_job`, written as literals in the kernel: rust-hdl emits named constants as
@@ -155,6 +161,11 @@ pub struct RcRequester<const QA: usize> {
     pub qpc_sq_log2_entries: Signal<In, Bits<LOG2E_W>>,
     pub qpc_sq_log2_stride: Signal<In, Bits<LOG2S_W>>,
     pub qpc_send_cqn: Signal<In, Bits<CQN_W>>,
+    pub qpc_timeout: Signal<In, Bits<TIMEOUT_W>>,
+    pub qpc_retry_cnt: Signal<In, Bits<RETRY_W>>,
+    pub qpc_rnr_retry: Signal<In, Bits<RETRY_W>>,
+    /// one pulse per timer tick (1.024 us, from the NIC's [`crate::nic::TimeBase`])
+    pub tick: Signal<In, Bit>,
     // ---- MR lookup ----
     pub mr_req_valid: Signal<Out, Bit>,
     pub mr_req_ready: Signal<In, Bit>,
@@ -213,6 +224,14 @@ pub struct RcRequester<const QA: usize> {
     pub cnt_naks: Signal<Out, Bits<32>>,
     pub cnt_resent: Signal<Out, Bits<32>>,
     pub cnt_errors: Signal<Out, Bits<32>>,
+    pub cnt_retransmitted: Signal<Out, Bits<32>>,
+    pub cnt_timeouts: Signal<Out, Bits<32>>,
+    /// one-cycle pulses for the NIC's 64-bit counters: a request packet sent again, a
+    /// Go-Back-N rewind, a local ACK timer expiry, a QP failed with its retries exhausted
+    pub ev_retransmit: Signal<Out, Bit>,
+    pub ev_rewind: Signal<Out, Bit>,
+    pub ev_timeout: Signal<Out, Bit>,
+    pub ev_retry_exc: Signal<Out, Bit>,
 
     packer: StreamPacker,
     /// kind of each DMA read in flight, in order: bit 0 payload (else a descriptor), bit 1 the
@@ -240,10 +259,29 @@ pub struct RcRequester<const QA: usize> {
     ram_wrid_hi: RAM<Bits<32>, QA>,
     ram_wrid_lo: RAM<Bits<32>, QA>,
     ram_op: RAM<Bits<8>, QA>,
+    /// first PSN of the message in flight not acknowledged yet: where Go-Back-N resumes
+    ram_rpsn: RAM<Bits<24>, QA>,
+    /// retries left: 2:0 retry_cnt, 6:4 rnr_retry (loaded at each message and on progress)
+    ram_retry: RAM<Bits<8>, QA>,
+    /// the QP's timer: 35 armed, 34 kind (0 local ACK timeout, 1 RNR wait), 31:0 deadline
+    /// in ticks; `ram_tscan` is a copy the timer scanner reads (RAMs have one read port)
+    ram_tmr: RAM<Bits<36>, QA>,
+    ram_tscan: RAM<Bits<36>, QA>,
     /// the work ring: QPs with WQEs to send or flush, each at most once
     ram_work: RAM<Bits<QA>, QA>,
     w_head: DFF<Bits<16>>,
     w_tail: DFF<Bits<16>>,
+    // timers: the tick count, and the scanner that walks the QPs' timer copy one per cycle
+    now: DFF<Bits<32>>,
+    scan: DFF<Bits<QA>>,
+    scan_prev: DFF<Bits<QA>>,
+    /// an expired timer found by the scanner, waiting to be taken as a job
+    t_pend: DFF<Bit>,
+    t_qpn: DFF<Bits<QA>>,
+    // the QP's transport attributes
+    q_timeout: DFF<Bits<TIMEOUT_W>>,
+    q_retry: DFF<Bits<RETRY_W>>,
+    q_rnr_retry: DFF<Bits<RETRY_W>>,
 
     state: DFF<ReqState>,
     /// a runtime query waits (the CSR block's request is a pulse)
@@ -274,6 +312,11 @@ pub struct RcRequester<const QA: usize> {
     s_flags: DFF<Bits<8>>,
     s_wrid: DFF<Bits<64>>,
     s_op: DFF<Bits<8>>,
+    s_rpsn: DFF<Bits<24>>,
+    s_retry: DFF<Bits<8>>,
+    s_tmr: DFF<Bits<36>>,
+    /// the packet being walked lies before the resume PSN: its bytes are skipped, not sent
+    r_skip: DFF<Bit>,
     // descriptor beats (WQE header or SGE)
     d0: DFF<Bits<64>>,
     d1: DFF<Bits<64>>,
@@ -320,11 +363,17 @@ pub struct RcRequester<const QA: usize> {
     n_naks: DFF<Bits<32>>,
     n_resent: DFF<Bits<32>>,
     n_errors: DFF<Bits<32>>,
+    n_retx: DFF<Bits<32>>,
+    n_tmo: DFF<Bits<32>>,
 
     /// 2^QA: ACKs for QPNs at or above it are dropped
     c_nqp: Constant<Bits<24>>,
-    c_st: [Constant<Bits<8>>; 8],
-    c_vend: [Constant<Bits<8>>; 6],
+    c_st: [Constant<Bits<8>>; 10],
+    c_vend: [Constant<Bits<8>>; 8],
+    /// RNR NAK timer field -> wait in ticks (ROCE.md 4.5 table, 10 us units as 10.24 us)
+    c_rnr: [Constant<Bits<32>>; 32],
+    c_idx5: [Constant<Bits<5>>; 32],
+    c_four: Constant<Bits<32>>,
 
     // ---- locals ----
     is_pay: Signal<Local, Bit>,
@@ -356,6 +405,26 @@ pub struct RcRequester<const QA: usize> {
     covered: Signal<Local, Bit>,
     apsn_d: Signal<Local, Bits<24>>,
     ci_pass: Signal<Local, Bits<16>>,
+    retrying: Signal<Local, Bit>,
+    a_off: Signal<Local, Bits<24>>,
+    m_span: Signal<Local, Bits<24>>,
+    in_range: Signal<Local, Bit>,
+    a_fwd: Signal<Local, Bits<24>>,
+    skip_d: Signal<Local, Bits<24>>,
+    tmo_t: Signal<Local, Bits<TIMEOUT_W>>,
+    tmo_ticks: Signal<Local, Bits<32>>,
+    rnr_ticks: Signal<Local, Bits<32>>,
+    tmr_armed: Signal<Local, Bit>,
+    tmr_rnr: Signal<Local, Bit>,
+    tmr_due: Signal<Local, Bit>,
+    tmr_left: Signal<Local, Bits<32>>,
+    sc_left: Signal<Local, Bits<32>>,
+    arm_ack: Signal<Local, Bits<36>>,
+    retry_load: Signal<Local, Bits<8>>,
+    retry_now: Signal<Local, Bits<8>>,
+    skip_now: Signal<Local, Bit>,
+    c_armed: Constant<Bits<36>>,
+    c_rnr_kind: Constant<Bits<36>>,
     c_one16: Constant<Bits<16>>,
     c_128: Constant<Bits<13>>,
     zf_n: Signal<Local, Bits<4>>,
@@ -378,6 +447,8 @@ impl<const QA: usize> Default for RcRequester<QA> {
             WcStatus::RemInvReqErr,
             WcStatus::RemAccessErr,
             WcStatus::RemOpErr,
+            WcStatus::RetryExcErr,
+            WcStatus::RnrRetryExcErr,
         ];
         let vend = [
             vendor_err::NONE,
@@ -386,6 +457,13 @@ impl<const QA: usize> Default for RcRequester<QA> {
             vendor_err::WQE_SGE_COUNT,
             vendor_err::WQE_LENGTH,
             vendor_err::LKEY,
+            vendor_err::RETRY_TIMEOUT,
+            vendor_err::RETRY_NAK,
+        ];
+        // RNR NAK timer encodings 0..=31 in units of 10 us (IBA table 45; 0 = 655.36 ms)
+        let rnr_units: [u64; 32] = [
+            65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768,
+            1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
         ];
         RcRequester {
             clock: Default::default(),
@@ -412,6 +490,10 @@ impl<const QA: usize> Default for RcRequester<QA> {
             qpc_sq_log2_entries: Default::default(),
             qpc_sq_log2_stride: Default::default(),
             qpc_send_cqn: Default::default(),
+            qpc_timeout: Default::default(),
+            qpc_retry_cnt: Default::default(),
+            qpc_rnr_retry: Default::default(),
+            tick: Default::default(),
             mr_req_valid: Default::default(),
             mr_req_ready: Default::default(),
             mr_req_key: Default::default(),
@@ -462,6 +544,12 @@ impl<const QA: usize> Default for RcRequester<QA> {
             cnt_naks: Default::default(),
             cnt_resent: Default::default(),
             cnt_errors: Default::default(),
+            cnt_retransmitted: Default::default(),
+            cnt_timeouts: Default::default(),
+            ev_retransmit: Default::default(),
+            ev_rewind: Default::default(),
+            ev_timeout: Default::default(),
+            ev_retry_exc: Default::default(),
             packer: Default::default(),
             kinds: Default::default(),
             pfifo: Default::default(),
@@ -481,9 +569,21 @@ impl<const QA: usize> Default for RcRequester<QA> {
             ram_wrid_hi: zram(),
             ram_wrid_lo: zram(),
             ram_op: zram(),
+            ram_rpsn: zram(),
+            ram_retry: zram(),
+            ram_tmr: zram(),
+            ram_tscan: zram(),
             ram_work: zram(),
             w_head: Default::default(),
             w_tail: Default::default(),
+            now: Default::default(),
+            scan: Default::default(),
+            scan_prev: Default::default(),
+            t_pend: Default::default(),
+            t_qpn: Default::default(),
+            q_timeout: Default::default(),
+            q_retry: Default::default(),
+            q_rnr_retry: Default::default(),
             state: Default::default(),
             q_pend: Default::default(),
             q_qpn: Default::default(),
@@ -510,6 +610,10 @@ impl<const QA: usize> Default for RcRequester<QA> {
             s_flags: Default::default(),
             s_wrid: Default::default(),
             s_op: Default::default(),
+            s_rpsn: Default::default(),
+            s_retry: Default::default(),
+            s_tmr: Default::default(),
+            r_skip: Default::default(),
             d0: Default::default(),
             d1: Default::default(),
             d2: Default::default(),
@@ -550,9 +654,14 @@ impl<const QA: usize> Default for RcRequester<QA> {
             n_naks: Default::default(),
             n_resent: Default::default(),
             n_errors: Default::default(),
+            n_retx: Default::default(),
+            n_tmo: Default::default(),
             c_nqp: Constant::new((1u64 << QA).into()),
             c_st: core::array::from_fn(|i| Constant::new((st[i] as u64).into())),
             c_vend: core::array::from_fn(|i| Constant::new((vend[i] as u64).into())),
+            c_rnr: core::array::from_fn(|i| Constant::new((rnr_units[i] * 10).into())),
+            c_idx5: core::array::from_fn(|i| Constant::new((i as u64).into())),
+            c_four: Constant::new(4u64.into()),
             is_pay: Default::default(),
             rsp_fire: Default::default(),
             rd_fire: Default::default(),
@@ -582,6 +691,26 @@ impl<const QA: usize> Default for RcRequester<QA> {
             covered: Default::default(),
             apsn_d: Default::default(),
             ci_pass: Default::default(),
+            retrying: Default::default(),
+            a_off: Default::default(),
+            m_span: Default::default(),
+            in_range: Default::default(),
+            a_fwd: Default::default(),
+            skip_d: Default::default(),
+            tmo_t: Default::default(),
+            tmo_ticks: Default::default(),
+            rnr_ticks: Default::default(),
+            tmr_armed: Default::default(),
+            tmr_rnr: Default::default(),
+            tmr_due: Default::default(),
+            tmr_left: Default::default(),
+            sc_left: Default::default(),
+            arm_ack: Default::default(),
+            retry_load: Default::default(),
+            retry_now: Default::default(),
+            skip_now: Default::default(),
+            c_armed: Constant::new((1u64 << 35).into()),
+            c_rnr_kind: Constant::new((1u64 << 34).into()),
             c_one16: Constant::new(1u64.into()),
             c_128: Constant::new(128u64.into()),
             zf_n: Default::default(),
@@ -596,13 +725,91 @@ impl<const QA: usize> Logic for RcRequester<QA> {
     fn update(&mut self) {
         clock!(self, clock, packer, kinds, pfifo);
         dff_setup!(
-            self, clock, resv, w_head, w_tail, state, q_pend, q_qpn, r_job, r_qpn, r_evkind,
-            r_evval, r_apsn, r_asyn, q_state, q_pd, q_dest, q_pmtu, q_sqpsn, q_base, q_log2e,
-            q_log2s, q_cqn, s_pi, s_ci, s_psn, s_spsn, s_lpsn, s_flags, s_wrid, s_op, d0, d1, d2,
-            d3, d_cnt, d_done, r_flush, w_op, w_flags, w_nsge, w_len, w_imm, w_rkey, w_va, w_wrid,
-            w_slot, r_pass2, r_k, r_sum, g_addr, g_len, g_lkey, g_iova, g_rem, m_rem, m_first,
-            p_rem, p_last, c_status, c_vendor, c_wrid, c_op, c_index, c_err, n_packets, n_messages,
-            n_acks, n_naks, n_resent, n_errors
+            self,
+            clock,
+            resv,
+            w_head,
+            w_tail,
+            state,
+            q_pend,
+            q_qpn,
+            r_job,
+            r_qpn,
+            r_evkind,
+            r_evval,
+            r_apsn,
+            r_asyn,
+            q_state,
+            q_pd,
+            q_dest,
+            q_pmtu,
+            q_sqpsn,
+            q_base,
+            q_log2e,
+            q_log2s,
+            q_cqn,
+            s_pi,
+            s_ci,
+            s_psn,
+            s_spsn,
+            s_lpsn,
+            s_flags,
+            s_wrid,
+            s_op,
+            d0,
+            d1,
+            d2,
+            d3,
+            d_cnt,
+            d_done,
+            r_flush,
+            w_op,
+            w_flags,
+            w_nsge,
+            w_len,
+            w_imm,
+            w_rkey,
+            w_va,
+            w_wrid,
+            w_slot,
+            r_pass2,
+            r_k,
+            r_sum,
+            g_addr,
+            g_len,
+            g_lkey,
+            g_iova,
+            g_rem,
+            m_rem,
+            m_first,
+            p_rem,
+            p_last,
+            c_status,
+            c_vendor,
+            c_wrid,
+            c_op,
+            c_index,
+            c_err,
+            n_packets,
+            n_messages,
+            n_acks,
+            n_naks,
+            n_resent,
+            n_errors,
+            now,
+            scan,
+            scan_prev,
+            t_pend,
+            t_qpn,
+            q_timeout,
+            q_retry,
+            q_rnr_retry,
+            s_rpsn,
+            s_retry,
+            s_tmr,
+            r_skip,
+            n_retx,
+            n_tmo
         );
         self.ram_pi.read_clock.next = self.clock.val();
         self.ram_pi.write_clock.next = self.clock.val();
@@ -622,6 +829,14 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         self.ram_wrid_lo.write_clock.next = self.clock.val();
         self.ram_op.read_clock.next = self.clock.val();
         self.ram_op.write_clock.next = self.clock.val();
+        self.ram_rpsn.read_clock.next = self.clock.val();
+        self.ram_rpsn.write_clock.next = self.clock.val();
+        self.ram_retry.read_clock.next = self.clock.val();
+        self.ram_retry.write_clock.next = self.clock.val();
+        self.ram_tmr.read_clock.next = self.clock.val();
+        self.ram_tmr.write_clock.next = self.clock.val();
+        self.ram_tscan.read_clock.next = self.clock.val();
+        self.ram_tscan.write_clock.next = self.clock.val();
         self.ram_work.read_clock.next = self.clock.val();
         self.ram_work.write_clock.next = self.clock.val();
 
@@ -669,6 +884,12 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         self.cnt_naks.next = self.n_naks.q.val();
         self.cnt_resent.next = self.n_resent.q.val();
         self.cnt_errors.next = self.n_errors.q.val();
+        self.cnt_retransmitted.next = self.n_retx.q.val();
+        self.cnt_timeouts.next = self.n_tmo.q.val();
+        self.ev_retransmit.next = false;
+        self.ev_rewind.next = false;
+        self.ev_timeout.next = false;
+        self.ev_retry_exc.next = false;
         // per-QP RAMs: read and written at the job's QP
         self.ram_pi.read_address.next = self.r_qpn.q.val();
         self.ram_ci.read_address.next = self.r_qpn.q.val();
@@ -679,6 +900,21 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         self.ram_wrid_hi.read_address.next = self.r_qpn.q.val();
         self.ram_wrid_lo.read_address.next = self.r_qpn.q.val();
         self.ram_op.read_address.next = self.r_qpn.q.val();
+        self.ram_rpsn.read_address.next = self.r_qpn.q.val();
+        self.ram_retry.read_address.next = self.r_qpn.q.val();
+        self.ram_tmr.read_address.next = self.r_qpn.q.val();
+        self.ram_rpsn.write_address.next = self.r_qpn.q.val();
+        self.ram_retry.write_address.next = self.r_qpn.q.val();
+        self.ram_tmr.write_address.next = self.r_qpn.q.val();
+        self.ram_tscan.write_address.next = self.r_qpn.q.val();
+        self.ram_rpsn.write_data.next = self.s_rpsn.q.val();
+        self.ram_retry.write_data.next = self.s_retry.q.val();
+        self.ram_tmr.write_data.next = self.s_tmr.q.val();
+        self.ram_tscan.write_data.next = self.s_tmr.q.val();
+        self.ram_rpsn.write_enable.next = false;
+        self.ram_retry.write_enable.next = false;
+        self.ram_tmr.write_enable.next = false;
+        self.ram_tscan.write_enable.next = false;
         self.ram_pi.write_address.next = self.r_qpn.q.val();
         self.ram_ci.write_address.next = self.r_qpn.q.val();
         self.ram_psn.write_address.next = self.r_qpn.q.val();
@@ -886,7 +1122,8 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         }
         self.pf_room.next =
             bit_cast::<12, 11>(self.resv.q.val()) + bit_cast::<12, 11>(self.pf_beats.val()) <= 1024;
-        // flags: bit 0 queued, 1 outstanding, 2 signaled, 3 err
+        // flags: bit 0 queued, 1 outstanding, 2 signaled, 3 err, 4 retrying (a rewind keeps
+        // `signaled`: an ACK may still retire the message before it is sent again)
         self.queued.next = self.s_flags.q.val().get_bit(0);
         self.outstanding.next = self.s_flags.q.val().get_bit(1);
         self.signaled.next = self.s_flags.q.val().get_bit(2);
@@ -894,6 +1131,69 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         // an ACK covers the message when its PSN is at or after the last PSN (24-bit modular)
         self.apsn_d.next = self.r_apsn.q.val() - self.s_lpsn.q.val();
         self.covered.next = !self.apsn_d.val().get_bit(23);
+        // flags bit 4: the message in flight is being sent again (its packets count as
+        // retransmissions, its retry counters are not reloaded)
+        self.retrying.next = self.s_flags.q.val().get_bit(4);
+        // an ACK/NAK PSN inside the message in flight: psn - first <= last - first (mod 2^24)
+        self.a_off.next = self.r_apsn.q.val() - self.s_spsn.q.val();
+        self.m_span.next = self.s_lpsn.q.val() - self.s_spsn.q.val();
+        self.in_range.next = self.a_off.val() <= self.m_span.val();
+        // an ACK moves the resume point when its PSN is at or after it (bit 23 clear)
+        self.a_fwd.next = self.r_apsn.q.val() - self.s_rpsn.q.val();
+        // Go-Back-N resumes mid-message: a packet before the resume PSN is walked (the SGE
+        // cursor moves over its bytes) but not sent
+        self.skip_d.next = self.s_psn.q.val() - self.s_rpsn.q.val();
+        self.skip_now.next = self.skip_d.val().get_bit(23);
+        // retries of a new message: 2:0 retry_cnt, 6:4 rnr_retry
+        self.retry_load.next = (bit_cast::<8, RETRY_W>(self.q_rnr_retry.q.val()) << 4)
+            | bit_cast::<8, RETRY_W>(self.q_retry.q.val());
+        // local ACK timeout: 4 ticks (4.096 us) << timeout, codes above 28 taken as 28 (the
+        // deadline compare is modulo 2^32 ticks); timeout 0 = infinite (timer not armed)
+        self.tmo_t.next = self.q_timeout.q.val();
+        if self.q_timeout.q.val() > 28 {
+            self.tmo_t.next = 28.into();
+        }
+        self.tmo_ticks.next = self.c_four.val() << self.tmo_t.val();
+        self.arm_ack.next =
+            self.c_armed.val() | bit_cast::<36, 32>(self.now.q.val() + self.tmo_ticks.val());
+        if self.q_timeout.q.val() == 0 {
+            self.arm_ack.next = 0.into();
+        }
+        // RNR NAK timer field (AETH 4:0) -> ticks
+        self.rnr_ticks.next = self.c_rnr[0].val();
+        for k in 1..32 {
+            if self.r_asyn.q.val().get_bits::<5>(0) == self.c_idx5[k].val() {
+                self.rnr_ticks.next = self.c_rnr[k].val();
+            }
+        }
+        // the job's QP timer
+        self.tmr_armed.next = self.s_tmr.q.val().get_bit(35);
+        self.tmr_rnr.next = self.s_tmr.q.val().get_bit(34);
+        self.tmr_left.next = self.now.q.val() - self.s_tmr.q.val().get_bits::<32>(0);
+        self.tmr_due.next = self.tmr_armed.val() & !self.tmr_left.val().get_bit(31);
+        // retries left for a NAK: a NAK past the resume PSN shows progress (full budget again)
+        self.retry_now.next = self.s_retry.q.val();
+        if !self.a_fwd.val().get_bit(23) & (self.r_apsn.q.val() != self.s_rpsn.q.val()) {
+            self.retry_now.next = self.retry_load.val();
+        }
+
+        // ================= timers ============================================================
+        // the tick count, and a scanner that reads one QP's timer copy per cycle (a full pass
+        // every 2^QA cycles) and holds the first expired one until the job machine takes it;
+        // the job re-reads the timer itself, so a stale find does nothing
+        if self.tick.val() {
+            self.now.d.next = self.now.q.val() + 1;
+        }
+        self.ram_tscan.read_address.next = self.scan.q.val();
+        self.scan_prev.d.next = self.scan.q.val();
+        self.sc_left.next = self.now.q.val() - self.ram_tscan.read_data.val().get_bits::<32>(0);
+        if !self.t_pend.q.val() {
+            self.scan.d.next = self.scan.q.val() + 1;
+            if self.ram_tscan.read_data.val().get_bit(35) & !self.sc_left.val().get_bit(31) {
+                self.t_pend.d.next = true;
+                self.t_qpn.d.next = self.scan_prev.q.val();
+            }
+        }
         // zero fill: bytes of the next beat
         self.zf_n.next = 8.into();
         if self.p_rem.q.val() < 8 {
@@ -936,6 +1236,11 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                     self.r_evkind.d.next = self.ev_kind.val();
                     self.r_evval.d.next = self.ev_value.val();
                     self.state.d.next = ReqState::QRd;
+                } else if self.t_pend.q.val() {
+                    self.t_pend.d.next = false;
+                    self.r_job.d.next = 3.into();
+                    self.r_qpn.d.next = self.t_qpn.q.val();
+                    self.state.d.next = ReqState::QRd;
                 } else if self.w_head.q.val() != self.w_tail.q.val() {
                     self.state.d.next = ReqState::PopWait;
                 }
@@ -966,6 +1271,9 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                     self.q_log2e.d.next = self.qpc_sq_log2_entries.val();
                     self.q_log2s.d.next = self.qpc_sq_log2_stride.val();
                     self.q_cqn.d.next = self.qpc_send_cqn.val();
+                    self.q_timeout.d.next = self.qpc_timeout.val();
+                    self.q_retry.d.next = self.qpc_retry_cnt.val();
+                    self.q_rnr_retry.d.next = self.qpc_rnr_retry.val();
                     self.state.d.next = ReqState::QLatch;
                 }
             }
@@ -980,6 +1288,9 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 self.s_wrid.d.next = (bit_cast::<64, 32>(self.ram_wrid_hi.read_data.val()) << 32)
                     | bit_cast::<64, 32>(self.ram_wrid_lo.read_data.val());
                 self.s_op.d.next = self.ram_op.read_data.val();
+                self.s_rpsn.d.next = self.ram_rpsn.read_data.val();
+                self.s_retry.d.next = self.ram_retry.read_data.val();
+                self.s_tmr.d.next = self.ram_tmr.read_data.val();
                 self.state.d.next = ReqState::Dispatch;
             }
             ReqState::Dispatch => {
@@ -989,6 +1300,9 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 }
                 if self.r_job.q.val() == 2 {
                     self.state.d.next = ReqState::AckApply;
+                }
+                if self.r_job.q.val() == 3 {
+                    self.state.d.next = ReqState::TmrApply;
                 }
             }
             ReqState::EvApply => {
@@ -1007,6 +1321,7 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                         self.s_pi.d.next = 0.into();
                         self.s_ci.d.next = 0.into();
                         self.s_flags.d.next = self.s_flags.q.val() & 1;
+                        self.s_tmr.d.next = 0.into();
                     }
                     if (self.r_evval.q.val().get_bits::<3>(0) == 3)
                         & (self.r_evval.q.val().get_bits::<3>(4) == 2)
@@ -1014,7 +1329,8 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                         self.s_psn.d.next = self.q_sqpsn.q.val();
                     }
                     if self.r_evval.q.val().get_bits::<3>(0) == 6 {
-                        self.s_flags.d.next = (self.s_flags.q.val() & 0xF9) | 8;
+                        self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                        self.s_tmr.d.next = 0.into();
                     }
                 }
             }
@@ -1110,6 +1426,11 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                         self.m_rem.d.next = self.w_len.q.val();
                         self.m_first.d.next = true;
                         self.s_spsn.d.next = self.s_psn.q.val();
+                        if !self.retrying.val() {
+                            // a new message: nothing acknowledged yet, full retry budgets
+                            self.s_rpsn.d.next = self.s_psn.q.val();
+                            self.s_retry.d.next = self.retry_load.val();
+                        }
                         self.state.d.next = ReqState::PktHdr;
                     } else {
                         self.c_status.d.next = self.c_st[1].val();
@@ -1173,7 +1494,7 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                         self.c_status.d.next = self.c_st[3].val();
                         self.c_vendor.d.next = self.c_vend[5].val();
                         self.state.d.next = ReqState::Qerr;
-                        if self.r_pass2.q.val() {
+                        if self.r_pass2.q.val() & !self.r_skip.q.val() {
                             // the MR went away between the passes: finish the packet whose
                             // header is out with zeros, then fail the WQE
                             self.state.d.next = ReqState::ZeroFill;
@@ -1182,16 +1503,23 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 }
             }
             ReqState::PktHdr => {
-                self.pk_valid.next = true;
+                self.pk_valid.next = !self.skip_now.val();
                 self.pk_se.next = self.is_last.val() & self.w_flags.q.val().get_bit(1);
-                if self.pk_ready.val() {
+                if self.pk_ready.val() | self.skip_now.val() {
                     self.p_rem.d.next = self.plen.val();
                     self.p_last.d.next = self.is_last.val();
                     self.m_rem.d.next = self.m_rem.q.val() - self.plen32.val();
                     self.m_first.d.next = false;
                     self.s_lpsn.d.next = self.s_psn.q.val();
                     self.s_psn.d.next = self.s_psn.q.val() + 1;
-                    self.n_packets.d.next = self.n_packets.q.val() + 1;
+                    self.r_skip.d.next = self.skip_now.val();
+                    if !self.skip_now.val() {
+                        self.n_packets.d.next = self.n_packets.q.val() + 1;
+                        if self.retrying.val() {
+                            self.n_retx.d.next = self.n_retx.q.val() + 1;
+                            self.ev_retransmit.next = true;
+                        }
+                    }
                     self.state.d.next = ReqState::PktDone;
                     if self.plen.val() != 0 {
                         self.state.d.next = ReqState::Gather;
@@ -1204,6 +1532,11 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 } else if self.g_rem.q.val() == 0 {
                     // the next SGE (pass 1 proved the SGEs cover the message)
                     self.state.d.next = ReqState::SgeReq;
+                } else if self.r_skip.q.val() {
+                    // a packet the peer has acknowledged: move the cursor, read nothing
+                    self.g_iova.d.next = self.g_iova.q.val() + bit_cast::<64, 32>(self.chunk.val());
+                    self.g_rem.d.next = self.g_rem.q.val() - self.chunk.val();
+                    self.p_rem.d.next = self.p_rem.q.val() - self.chunk.val().get_bits::<13>(0);
                 } else {
                     self.dma_rd.req_valid.next = !self.kinds.full.val() & self.pf_room.val();
                     self.dma_rd.req_addr.next = self.g_iova.q.val();
@@ -1257,6 +1590,7 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                         | (bit_cast::<8, 1>(self.w_flags.q.val().get_bits::<1>(0)) << 2);
                     self.s_wrid.d.next = self.w_wrid.q.val();
                     self.s_op.d.next = self.cqe_op.val();
+                    self.s_tmr.d.next = self.arm_ack.val();
                     self.n_messages.d.next = self.n_messages.q.val() + 1;
                     self.state.d.next = ReqState::Writeback;
                 }
@@ -1268,32 +1602,94 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 self.c_index.d.next = self.s_ci.q.val();
                 self.c_vendor.d.next = self.c_vend[0].val();
                 self.c_err.d.next = false;
-                if self.outstanding.val() {
+                // a message in flight, or waiting to be sent again after a rewind (its ACK
+                // may still come); only ACK/NAK PSNs inside it count, stale ones are dropped
+                if self.outstanding.val() | self.retrying.val() {
                     if self.r_asyn.q.val().get_bits::<3>(5) == 0 {
-                        // ACK: retires the message once it covers its last PSN
                         if self.covered.val() {
-                            self.s_flags.d.next = self.s_flags.q.val() & 0xF9;
+                            // ACK at or after the last PSN: the message is done (coalesced
+                            // ACKs retire everything up to their PSN)
+                            self.s_flags.d.next = self.s_flags.q.val() & 0xE9;
                             self.s_ci.d.next = self.s_ci.q.val() + 1;
+                            self.s_psn.d.next = self.s_lpsn.q.val() + 1;
+                            self.s_tmr.d.next = 0.into();
                             self.c_status.d.next = self.c_st[0].val();
                             self.state.d.next = ReqState::Requeue;
                             if self.signaled.val() {
                                 self.state.d.next = ReqState::Cqe;
                             }
+                        } else if self.in_range.val() & !self.a_fwd.val().get_bit(23) {
+                            // progress inside the message: resume after it, retry budgets
+                            // reloaded, the ACK timer restarted
+                            self.s_rpsn.d.next = self.r_apsn.q.val() + 1;
+                            self.s_retry.d.next = self.retry_load.val();
+                            if self.outstanding.val() & !self.tmr_rnr.val() {
+                                self.s_tmr.d.next = self.arm_ack.val();
+                            }
+                            self.state.d.next = ReqState::Writeback;
                         }
                     } else if (self.r_asyn.q.val().get_bits::<3>(5) == 1)
-                        | (self.r_asyn.q.val() == 0x60)
+                        & self.outstanding.val()
+                        & self.in_range.val()
+                        & !(self.tmr_armed.val() & self.tmr_rnr.val())
                     {
-                        // RNR NAK or PSN sequence error: the whole message again from its
-                        // first PSN (the responder re-ACKs what it already has)
-                        self.s_flags.d.next = self.s_flags.q.val() & 0xF9;
-                        self.s_psn.d.next = self.s_spsn.q.val();
+                        // RNR NAK: wait the timer it carries, then send again from its PSN
                         self.n_naks.d.next = self.n_naks.q.val() + 1;
-                        self.n_resent.d.next = self.n_resent.q.val() + 1;
-                        self.state.d.next = ReqState::Requeue;
-                    } else if self.r_asyn.q.val().get_bits::<3>(5) == 3 {
+                        self.s_rpsn.d.next = self.r_apsn.q.val();
+                        self.s_tmr.d.next = self.c_armed.val()
+                            | self.c_rnr_kind.val()
+                            | bit_cast::<36, 32>(self.now.q.val() + self.rnr_ticks.val());
+                        self.state.d.next = ReqState::Writeback;
+                        if self.s_retry.q.val().get_bits::<3>(4) == 0 {
+                            self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                            self.s_ci.d.next = self.s_ci.q.val() + 1;
+                            self.s_tmr.d.next = 0.into();
+                            self.c_err.d.next = true;
+                            self.c_status.d.next = self.c_st[9].val();
+                            self.ev_retry_exc.next = true;
+                            self.state.d.next = ReqState::Qerr;
+                        } else if self.s_retry.q.val().get_bits::<3>(4) != 7 {
+                            // rnr_retry 7 = infinite
+                            self.s_retry.d.next = self.s_retry.q.val() - 16;
+                        }
+                    } else if (self.r_asyn.q.val() == 0x60)
+                        & self.outstanding.val()
+                        & self.in_range.val()
+                        & !(self.tmr_armed.val() & self.tmr_rnr.val())
+                    {
+                        // NAK PSN sequence error: Go-Back-N from its PSN (the first one the
+                        // responder misses). While an RNR wait runs, the sequence NAKs for
+                        // the rest of that message are its echo, not a new loss. The NAK
+                        // acknowledges every PSN before its own: past the resume PSN that is
+                        // progress, and the retry budget starts afresh (as for an ACK).
+                        self.n_naks.d.next = self.n_naks.q.val() + 1;
+                        if self.retry_now.val().get_bits::<3>(0) == 0 {
+                            self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                            self.s_ci.d.next = self.s_ci.q.val() + 1;
+                            self.s_tmr.d.next = 0.into();
+                            self.c_err.d.next = true;
+                            self.c_status.d.next = self.c_st[8].val();
+                            self.c_vendor.d.next = self.c_vend[7].val();
+                            self.ev_retry_exc.next = true;
+                            self.state.d.next = ReqState::Qerr;
+                        } else {
+                            self.s_retry.d.next = self.retry_now.val() - 1;
+                            self.s_rpsn.d.next = self.r_apsn.q.val();
+                            self.s_psn.d.next = self.s_spsn.q.val();
+                            self.s_flags.d.next = (self.s_flags.q.val() & 0xFD) | 16;
+                            self.s_tmr.d.next = 0.into();
+                            self.n_resent.d.next = self.n_resent.q.val() + 1;
+                            self.ev_rewind.next = true;
+                            self.state.d.next = ReqState::Requeue;
+                        }
+                    } else if (self.r_asyn.q.val().get_bits::<3>(5) == 3)
+                        & (self.r_asyn.q.val() != 0x60)
+                        & self.in_range.val()
+                    {
                         // NAK invalid request / remote access / remote operational error
-                        self.s_flags.d.next = (self.s_flags.q.val() & 0xF9) | 8;
+                        self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
                         self.s_ci.d.next = self.s_ci.q.val() + 1;
+                        self.s_tmr.d.next = 0.into();
                         self.n_naks.d.next = self.n_naks.q.val() + 1;
                         self.c_err.d.next = true;
                         self.c_status.d.next = self.c_st[7].val();
@@ -1304,6 +1700,46 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                             self.c_status.d.next = self.c_st[6].val();
                         }
                         self.state.d.next = ReqState::Qerr;
+                    }
+                }
+            }
+            ReqState::TmrApply => {
+                self.state.d.next = ReqState::Idle;
+                self.c_wrid.d.next = self.s_wrid.q.val();
+                self.c_op.d.next = self.s_op.q.val();
+                self.c_index.d.next = self.s_ci.q.val();
+                self.c_vendor.d.next = self.c_vend[0].val();
+                self.c_err.d.next = false;
+                if self.tmr_due.val() {
+                    self.s_tmr.d.next = 0.into();
+                    self.state.d.next = ReqState::Writeback;
+                    if self.outstanding.val() & self.tmr_rnr.val() {
+                        // RNR wait over: the message again from the NAKed PSN
+                        self.s_psn.d.next = self.s_spsn.q.val();
+                        self.s_flags.d.next = (self.s_flags.q.val() & 0xFD) | 16;
+                        self.n_resent.d.next = self.n_resent.q.val() + 1;
+                        self.ev_rewind.next = true;
+                        self.state.d.next = ReqState::Requeue;
+                    } else if self.outstanding.val() {
+                        // local ACK timeout: Go-Back-N from the first unacknowledged PSN
+                        self.n_tmo.d.next = self.n_tmo.q.val() + 1;
+                        self.ev_timeout.next = true;
+                        if self.s_retry.q.val().get_bits::<3>(0) == 0 {
+                            self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                            self.s_ci.d.next = self.s_ci.q.val() + 1;
+                            self.c_err.d.next = true;
+                            self.c_status.d.next = self.c_st[8].val();
+                            self.c_vendor.d.next = self.c_vend[6].val();
+                            self.ev_retry_exc.next = true;
+                            self.state.d.next = ReqState::Qerr;
+                        } else {
+                            self.s_retry.d.next = self.s_retry.q.val() - 1;
+                            self.s_psn.d.next = self.s_spsn.q.val();
+                            self.s_flags.d.next = (self.s_flags.q.val() & 0xFD) | 16;
+                            self.n_resent.d.next = self.n_resent.q.val() + 1;
+                            self.ev_rewind.next = true;
+                            self.state.d.next = ReqState::Requeue;
+                        }
                     }
                 }
             }
@@ -1360,6 +1796,10 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 self.ram_wrid_hi.write_enable.next = true;
                 self.ram_wrid_lo.write_enable.next = true;
                 self.ram_op.write_enable.next = true;
+                self.ram_rpsn.write_enable.next = true;
+                self.ram_retry.write_enable.next = true;
+                self.ram_tmr.write_enable.next = true;
+                self.ram_tscan.write_enable.next = true;
                 self.state.d.next = ReqState::Idle;
             }
         }

@@ -18,6 +18,12 @@
 //! is checked too (opcode, byte_len, imm_data, QPNs, wr_id in posting order) and the bytes
 //! are compared when it arrives. `read`, `atomic_cas` and `atomic_fadd` arrive with the RC
 //! transport; asking for them is an error that says so.
+//!
+//! The link can be faulty ([`VerbsLinkArgs`]: loss, duplication, reordering, bit errors and
+//! delay on both directions, from the seed), and the QPs' transport attributes (local ACK
+//! timeout, retry counts) can be chosen; the report then says what the link did and what the
+//! NICs did about it (retransmitted packets, NAKs, ACK timeouts, QPs out of retries). The checks
+//! stay the same: every message must still arrive intact, exactly once, in order.
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,6 +45,7 @@ use serde_json::json;
 
 use super::CliError;
 use crate::host::{HostMemory, ShellConfig, SimBackend};
+use crate::link_faults::{LinkFaults, LinkStats, REORDER_HOLD_LIMIT};
 use crate::nic_pair::{lock, NicPair, PairSide, SharedPair, PAIR_CLOCK_HZ};
 use crate::nic_system::NicHardware;
 use crate::nic_verilated::VerilatedNic;
@@ -110,7 +117,8 @@ pub const DEPTH: usize = 4;
 pub const MAX_QPS: usize = 64;
 /// Written after each destination range before the message is posted, checked after.
 const GUARD: [u8; 16] = *b"ferroce-guard-16";
-/// Cycles without a completion before the run is declared stuck.
+/// Cycles without a completion before the run is declared stuck (at least: longer when the
+/// transport's timeouts or the link's delays need it, see [`watchdog_cycles`]).
 const WATCHDOG: u64 = 4_000_000;
 
 #[derive(Clone, Debug)]
@@ -127,6 +135,202 @@ pub struct VerbsArgs {
     pub dma_jitter: bool,
 }
 
+impl Default for VerbsArgs {
+    /// The command line's defaults.
+    fn default() -> Self {
+        VerbsArgs {
+            ops: vec!["write".into()],
+            sizes: ["0", "1", "1023", "1024", "1025", "65536"]
+                .map(String::from)
+                .to_vec(),
+            qps: 1,
+            messages: 12,
+            seed: 1,
+            pmtu: 1024,
+            pcap: None,
+            json: false,
+            dma_jitter: false,
+        }
+    }
+}
+
+/// The link's faults (both directions, seeded from [`VerbsArgs::seed`]) and the QPs' transport
+/// attributes for their RTS transition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerbsLinkArgs {
+    /// Fraction of frames lost.
+    pub loss: f64,
+    /// Fraction of frames delivered twice.
+    pub dup: f64,
+    /// Fraction of frames swapped with the next one of their direction.
+    pub reorder: f64,
+    /// Fraction of frames with one bit flipped.
+    pub corrupt: f64,
+    /// Largest random extra delay of a frame, in cycles.
+    pub delay: u64,
+    /// Local ACK timeout code (4.096 us x 2^timeout; 0 = infinite); `None`: chosen from the
+    /// run's QPs and sizes ([`auto_timeout`]).
+    pub timeout: Option<u8>,
+    /// Retries after an ACK timeout or a NAK sequence error before the QP fails (0..=7).
+    pub retry_cnt: u8,
+    /// Retries after an RNR NAK (0..=7, 7 = infinite).
+    pub rnr_retry: u8,
+}
+
+/// Smallest local ACK timeout code [`auto_timeout`] picks: 4.096 us x 2^6 = 262 us, 65 536
+/// cycles at 250 MHz, far above the round trip of two back-to-back NICs (under a thousand cycles
+/// for a lone message) and short enough that a lost frame costs little simulation time (the
+/// driver's default of 14, 67 ms, is 16.8 M cycles).
+pub const MIN_AUTO_TIMEOUT: u8 = 6;
+
+/// The local ACK timeout code for a run of `qps` QP pairs with messages of at most `max_size`
+/// bytes: the smallest code from [`MIN_AUTO_TIMEOUT`] whose timeout covers moving 3 x `qps` x
+/// `max_size` bytes over the link at 8 bytes a cycle, plus 16 384 cycles.
+///
+/// The link does not hold frames back, so a receiving NIC's input queue can hold every message
+/// in flight towards it (one per QP), and an ACK can wait behind that in both directions. With
+/// 16 QPs of 64 KiB messages the slowest ACK measured came about 110 000 cycles after the last
+/// packet of its message (DMA jitter on): a timeout shorter than that times out messages that
+/// were never lost. This gives 6 for 1 QP of 64 KiB, 9 (524 288 cycles) for 16.
+pub fn auto_timeout(qps: usize, max_size: usize) -> u8 {
+    let need = (3 * qps as u128 * max_size as u128).div_ceil(8) + 16_384;
+    (MIN_AUTO_TIMEOUT..=31)
+        .find(|t| ack_timeout_cycles(*t).is_some_and(|c| c as u128 >= need))
+        .unwrap_or(31)
+}
+
+impl Default for VerbsLinkArgs {
+    /// A perfect link; the timeout chosen from the run ([`auto_timeout`]), 7 retries, infinite
+    /// RNR retries.
+    fn default() -> Self {
+        VerbsLinkArgs {
+            loss: 0.0,
+            dup: 0.0,
+            reorder: 0.0,
+            corrupt: 0.0,
+            delay: 0,
+            timeout: None,
+            retry_cnt: 7,
+            rnr_retry: 7,
+        }
+    }
+}
+
+impl VerbsLinkArgs {
+    /// The link's faults for a run with this seed.
+    pub fn faults(&self, seed: u64) -> LinkFaults {
+        LinkFaults {
+            loss: self.loss,
+            dup: self.dup,
+            reorder: self.reorder,
+            corrupt: self.corrupt,
+            delay: self.delay,
+            seed,
+        }
+    }
+
+    /// Any fault on the link.
+    pub fn any_fault(&self) -> bool {
+        !self.faults(0).is_perfect()
+    }
+
+    /// Every value in its range, or an error naming the option.
+    pub fn validate(&self) -> Result<(), CliError> {
+        for (name, rate) in [
+            ("--loss", self.loss),
+            ("--dup", self.dup),
+            ("--reorder", self.reorder),
+            ("--corrupt", self.corrupt),
+        ] {
+            check_fraction(name, rate)?;
+        }
+        if let Some(t) = self.timeout {
+            check_at_most("--timeout", t, 31)?;
+        }
+        check_at_most("--retry-cnt", self.retry_cnt, 7)?;
+        check_at_most("--rnr-retry", self.rnr_retry, 7)?;
+        Ok(())
+    }
+}
+
+fn check_fraction(name: &str, rate: f64) -> Result<f64, CliError> {
+    if (0.0..=1.0).contains(&rate) {
+        Ok(rate)
+    } else {
+        Err(CliError(format!(
+            "{name} must be a fraction between 0 and 1, got {rate}"
+        )))
+    }
+}
+
+fn check_at_most(name: &str, v: u8, max: u8) -> Result<u8, CliError> {
+    if v <= max {
+        Ok(v)
+    } else {
+        Err(CliError(format!("{name} must be 0..={max}, got {v}")))
+    }
+}
+
+/// Parse a rate option (`name` as on the command line): a fraction between 0 and 1.
+pub fn parse_fraction(name: &str, s: &str) -> Result<f64, CliError> {
+    let v: f64 = s.trim().parse().map_err(|_| {
+        CliError(format!(
+            "{name} must be a fraction between 0 and 1, got '{s}'"
+        ))
+    })?;
+    check_fraction(name, v)
+}
+
+/// Parse a small integer option (`name` as on the command line) in 0..=max.
+pub fn parse_at_most(name: &str, s: &str, max: u8) -> Result<u8, CliError> {
+    match s.trim().parse::<u64>() {
+        Ok(v) if v <= max as u64 => Ok(v as u8),
+        Ok(v) => Err(CliError(format!("{name} must be 0..={max}, got {v}"))),
+        Err(_) => Err(CliError(format!("{name} must be 0..={max}, got '{s}'"))),
+    }
+}
+
+/// [`parse_fraction`] for option `name`, as a command-line value parser.
+pub fn fraction(
+    name: &'static str,
+) -> impl Fn(&str) -> Result<f64, CliError> + Clone + Send + Sync + 'static {
+    move |s| parse_fraction(name, s)
+}
+
+/// [`parse_at_most`] for option `name`, as a command-line value parser.
+pub fn at_most(
+    name: &'static str,
+    max: u8,
+) -> impl Fn(&str) -> Result<u8, CliError> + Clone + Send + Sync + 'static {
+    move |s| parse_at_most(name, s, max)
+}
+
+/// Cycles of one local ACK timeout (code `timeout`, 4.096 us x 2^timeout) at the simulated
+/// clock; `None` for 0 (no timeout).
+pub fn ack_timeout_cycles(timeout: u8) -> Option<u64> {
+    (timeout != 0).then(|| {
+        let ns = 4096u128 << timeout.min(31);
+        (ns * PAIR_CLOCK_HZ as u128).div_ceil(1_000_000_000) as u64
+    })
+}
+
+/// Cycles without a completion before a run is declared stuck: [`WATCHDOG`], or twice the time
+/// a requester may spend on timeouts for one message (`retry_cnt + 1` timeouts of code
+/// `timeout`) if that is longer, plus what the link's delay and reordering can add.
+pub fn watchdog_cycles(link: &VerbsLinkArgs, timeout: u8) -> u64 {
+    let retries = ack_timeout_cycles(timeout)
+        .map_or(0, |t| t.saturating_mul(2 * (link.retry_cnt as u64 + 1)));
+    let hold = if link.reorder > 0.0 {
+        REORDER_HOLD_LIMIT
+    } else {
+        0
+    };
+    WATCHDOG
+        .max(retries)
+        .saturating_add(link.delay.saturating_mul(4))
+        .saturating_add(hold)
+}
+
 /// What a run measured.
 #[derive(Clone, Debug, Default)]
 pub struct VerbsReport {
@@ -141,6 +345,15 @@ pub struct VerbsReport {
     /// Requester counters of each side (NAKs received, messages sent again).
     pub naks: [u64; 2],
     pub resent: [u64; 2],
+    /// The NICs' counters: request packets retransmitted, local ACK timer expiries, QPs failed
+    /// with their retries exhausted.
+    pub retransmitted: [u64; 2],
+    pub timeouts: [u64; 2],
+    pub retry_exceeded: [u64; 2],
+    /// What each direction of the link did (0: A to B, 1: B to A).
+    pub link: [LinkStats; 2],
+    /// The QPs' local ACK timeout code (as given, or chosen by [`auto_timeout`]).
+    pub timeout: u8,
     pub errors: Vec<String>,
 }
 
@@ -240,11 +453,22 @@ fn open_host<H: NicHardware + Send + 'static>(
 }
 
 /// Take every QP pair RESET -> INIT -> RTR -> RTS (QP i of host A with QP i of host B), with
-/// random initial PSNs.
+/// random initial PSNs and the driver's default transport attributes ([`RtsAttr::default`]).
 pub fn connect<H: NicHardware + Send + 'static>(
     hosts: &[Host<H>; 2],
     pmtu: Pmtu,
     rng: &mut Rng,
+) -> Result<(), CliError> {
+    connect_with(hosts, pmtu, rng, &RtsAttr::default())
+}
+
+/// [`connect`] with these transport attributes for RTS (`rts.sq_psn` is ignored: each QP gets
+/// its random initial PSN).
+pub fn connect_with<H: NicHardware + Send + 'static>(
+    hosts: &[Host<H>; 2],
+    pmtu: Pmtu,
+    rng: &mut Rng,
+    rts: &RtsAttr,
 ) -> Result<(), CliError> {
     let n = hosts[0].qps.len();
     let mut psn = [[0u32; 2]; MAX_QPS];
@@ -273,7 +497,7 @@ pub fn connect<H: NicHardware + Send + 'static>(
             .map_err(cli(&format!("{what}: to RTR")))?;
             qp.to_rts(&RtsAttr {
                 sq_psn: psn[i][side],
-                ..RtsAttr::default()
+                ..*rts
             })
             .map_err(cli(&format!("{what}: to RTS")))?;
         }
@@ -343,10 +567,23 @@ impl Engine {
     }
 }
 
-/// Run the scenario on `engine`; the report says what happened (the caller decides the exit
-/// code). Runs on a thread with a big stack (emitting the NIC for Verilator recurses deeply).
+/// Run the scenario on `engine` over a perfect link with the default transport attributes
+/// ([`VerbsLinkArgs::default`]); the report says what happened (the caller decides the exit
+/// code).
 pub fn run_scenario(args: &VerbsArgs, engine: Engine) -> Result<VerbsReport, CliError> {
+    run_scenario_with(args, &VerbsLinkArgs::default(), engine)
+}
+
+/// Run the scenario on `engine` with these link faults and transport attributes. Runs on a
+/// thread with a big stack (emitting the NIC for Verilator recurses deeply).
+pub fn run_scenario_with(
+    args: &VerbsArgs,
+    link: &VerbsLinkArgs,
+    engine: Engine,
+) -> Result<VerbsReport, CliError> {
+    link.validate()?;
     let args = args.clone();
+    let link = link.clone();
     std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(move || match engine {
@@ -355,7 +592,7 @@ pub fn run_scenario(args: &VerbsArgs, engine: Engine) -> Result<VerbsReport, Cli
                     Bench::new(NicTop::default(), |u| &mut u.clock),
                     Bench::new(NicTop::default(), |u| &mut u.clock),
                 ];
-                run_on(&args, hw)
+                run_on(&args, &link, hw)
             }
             Engine::Verilator => {
                 let build = |_| {
@@ -364,7 +601,7 @@ pub fn run_scenario(args: &VerbsArgs, engine: Engine) -> Result<VerbsReport, Cli
                     })
                 };
                 let hw = [build(0)?, build(1)?];
-                run_on(&args, hw)
+                run_on(&args, &link, hw)
             }
         })
         .map_err(cli("starting the simulation thread"))?
@@ -374,6 +611,7 @@ pub fn run_scenario(args: &VerbsArgs, engine: Engine) -> Result<VerbsReport, Cli
 
 fn run_on<H: NicHardware + Send + 'static>(
     args: &VerbsArgs,
+    link: &VerbsLinkArgs,
     hw: [H; 2],
 ) -> Result<VerbsReport, CliError> {
     if args.ops.is_empty() {
@@ -418,7 +656,20 @@ fn run_on<H: NicHardware + Send + 'static>(
     };
     let (pair, hosts) = open_pair(hw, shell, args.qps, slot, args.pcap.is_some())?;
     let mut rng = Rng::new(args.seed);
-    connect(&hosts, pmtu, &mut rng)?;
+    let max_size = *sizes.iter().max().expect("not empty");
+    let timeout = link
+        .timeout
+        .unwrap_or_else(|| auto_timeout(args.qps, max_size));
+    let rts = RtsAttr {
+        timeout,
+        retry_cnt: link.retry_cnt,
+        rnr_retry: link.rnr_retry,
+        ..RtsAttr::default()
+    };
+    connect_with(&hosts, pmtu, &mut rng, &rts)?;
+    // the link's faults (opening and connecting went through registers only, not the link)
+    lock(&pair).set_faults(link.faults(args.seed));
+    let watchdog = watchdog_cycles(link, timeout);
     let mut pcap = match &args.pcap {
         Some(p) => Some(PcapWriter::create(p).map_err(cli(&p.display().to_string()))?),
         None => None,
@@ -427,6 +678,7 @@ fn run_on<H: NicHardware + Send + 'static>(
     let start = lock(&pair).cycles();
     let mut report = VerbsReport {
         messages: args.messages as u64,
+        timeout,
         ..VerbsReport::default()
     };
     // in flight per (sender side, QP), and receives expected per (receiver side, QP)
@@ -643,11 +895,11 @@ fn run_on<H: NicHardware + Send + 'static>(
         };
         if progressed {
             last_progress = now;
-        } else if now - last_progress > WATCHDOG {
+        } else if now - last_progress > watchdog {
             let missing = total - done;
             report.failed += missing + recv_pending;
             report.errors.push(format!(
-                "no completion for {WATCHDOG} cycles: {missing} messages never completed at the sender, {recv_pending} receives never completed"
+                "no completion for {watchdog} cycles: {missing} messages never completed at the sender, {recv_pending} receives never completed"
             ));
             break;
         }
@@ -659,7 +911,15 @@ fn run_on<H: NicHardware + Send + 'static>(
     report.packets = [rc[0].packets, rc[1].packets];
     report.naks = [rc[0].naks, rc[1].naks];
     report.resent = [rc[0].resent, rc[1].resent];
+    report.link = p.link_stats();
     drop(p);
+    // the NICs' counters through the driver (register reads step the pair: after the cycle
+    // count above)
+    for (side, h) in hosts.iter().enumerate() {
+        report.retransmitted[side] = h.device.counter(regs::CNT_RETRANSMIT_LO);
+        report.timeouts[side] = h.device.counter(regs::CNT_ACK_TIMEOUT_LO);
+        report.retry_exceeded[side] = h.device.counter(regs::CNT_RETRY_EXCEEDED_LO);
+    }
     if let Some(mut w) = pcap {
         w.flush().map_err(cli("writing the pcap"))?;
     }
@@ -670,8 +930,19 @@ fn run_on<H: NicHardware + Send + 'static>(
     Ok(report)
 }
 
-pub fn run(args: &VerbsArgs, engine: &str) -> Result<ExitCode, CliError> {
-    let r = run_scenario(args, Engine::parse(engine)?)?;
+/// What one direction of the link did, for the JSON summary.
+fn link_json(s: &LinkStats) -> serde_json::Value {
+    json!({
+        "dropped": s.dropped,
+        "corrupted": s.corrupted,
+        "duplicated": s.duplicated,
+        "reordered": s.reordered,
+        "delivered": s.delivered,
+    })
+}
+
+pub fn run(args: &VerbsArgs, link: &VerbsLinkArgs, engine: &str) -> Result<ExitCode, CliError> {
+    let r = run_scenario_with(args, link, Engine::parse(engine)?)?;
     if args.json {
         println!(
             "{}",
@@ -690,6 +961,15 @@ pub fn run(args: &VerbsArgs, engine: &str) -> Result<ExitCode, CliError> {
                 "request_packets": {"a": r.packets[0], "b": r.packets[1]},
                 "naks": {"a": r.naks[0], "b": r.naks[1]},
                 "resent_messages": {"a": r.resent[0], "b": r.resent[1]},
+                "retransmitted_packets": {"a": r.retransmitted[0], "b": r.retransmitted[1]},
+                "timeouts": {"a": r.timeouts[0], "b": r.timeouts[1]},
+                "retry_exceeded": {"a": r.retry_exceeded[0], "b": r.retry_exceeded[1]},
+                "link": {"a_to_b": link_json(&r.link[0]), "b_to_a": link_json(&r.link[1])},
+                "transport": {
+                    "timeout": r.timeout,
+                    "retry_cnt": link.retry_cnt,
+                    "rnr_retry": link.rnr_retry,
+                },
                 "errors": r.errors,
             })
         );
@@ -698,6 +978,16 @@ pub fn run(args: &VerbsArgs, engine: &str) -> Result<ExitCode, CliError> {
             "{} messages over {} QP pair(s), PMTU {}: {} verified, {} failed, {} completions, {} bytes, {} cycles ({} frames A->B, {} B->A)",
             r.messages, args.qps, args.pmtu, r.verified, r.failed, r.completions, r.bytes, r.cycles, r.frames[0], r.frames[1]
         );
+        if link.any_fault() {
+            let l = &r.link;
+            println!(
+                "  link A->B: {} dropped, {} corrupted, {} duplicated, {} reordered, {} delivered; B->A: {} dropped, {} corrupted, {} duplicated, {} reordered, {} delivered; A/B: {}/{} packets retransmitted, {}/{} NAKs, {}/{} ACK timeouts, {}/{} retries exceeded",
+                l[0].dropped, l[0].corrupted, l[0].duplicated, l[0].reordered, l[0].delivered,
+                l[1].dropped, l[1].corrupted, l[1].duplicated, l[1].reordered, l[1].delivered,
+                r.retransmitted[0], r.retransmitted[1], r.naks[0], r.naks[1],
+                r.timeouts[0], r.timeouts[1], r.retry_exceeded[0], r.retry_exceeded[1]
+            );
+        }
         for e in &r.errors {
             println!("  {e}");
         }

@@ -1,0 +1,90 @@
+//! [`TimeBase`]: the NIC's timer tick, one pulse every 1.024 us of core clock.
+//!
+//! Every transport timer counts these ticks: the local ACK timeout (4.096 us x 2^timeout = 4
+//! ticks << timeout) and the RNR wait (the NAK's 10 us units, taken as 10 ticks = 10.24 us:
+//! never shorter than the peer asked, IBA gives minimums). 1.024 us rather than 1 us keeps the
+//! ACK timeout exact with a shift.
+//!
+//! # Ports
+//! * `tick`: high for one cycle every `cycles_per_tick` cycles.
+use rust_hdl::prelude::*;
+
+/// Counter width: up to 65,535 cycles per tick (a 64 GHz clock).
+const DIV_W: usize = 16;
+
+#[derive(LogicBlock)]
+pub struct TimeBase {
+    pub clock: Signal<In, Clock>,
+    pub tick: Signal<Out, Bit>,
+    count: DFF<Bits<DIV_W>>,
+    /// cycles per tick minus one
+    c_last: Constant<Bits<DIV_W>>,
+}
+
+impl TimeBase {
+    /// A time base for a core clock of `clock_khz` (`ID_CLOCK_KHZ`): 1.024 us rounded to whole
+    /// cycles (128 at 125 MHz, 256 at 250 MHz).
+    pub fn new(clock_khz: u32) -> TimeBase {
+        let cycles = ((clock_khz as u64 * 1024 + 500_000) / 1_000_000).max(1);
+        assert!(
+            cycles <= 1 << DIV_W,
+            "TimeBase: clock too fast for the divider"
+        );
+        TimeBase {
+            clock: Default::default(),
+            tick: Default::default(),
+            count: Default::default(),
+            c_last: Constant::new((cycles - 1).into()),
+        }
+    }
+
+    /// Cycles per tick of a time base built for `clock_khz`.
+    pub fn cycles_per_tick(clock_khz: u32) -> u64 {
+        ((clock_khz as u64 * 1024 + 500_000) / 1_000_000).max(1)
+    }
+}
+
+impl Logic for TimeBase {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, count);
+        self.tick.next = false;
+        self.count.d.next = self.count.q.val() + 1;
+        if self.count.q.val() == self.c_last.val() {
+            self.count.d.next = 0.into();
+            self.tick.next = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testbench::{Bench, Stepper};
+
+    #[test]
+    fn ticks_every_1024_ns_of_clock() {
+        for (khz, period) in [(125_000u32, 128u64), (250_000, 256), (156_250, 160)] {
+            assert_eq!(TimeBase::cycles_per_tick(khz), period);
+            let mut b = Bench::new(TimeBase::new(khz), |u: &mut TimeBase| &mut u.clock);
+            let mut ticks = vec![];
+            for c in 0..(period * 5) {
+                b.settle();
+                if b.uut().tick.val() {
+                    ticks.push(c);
+                }
+                b.tick();
+            }
+            assert_eq!(ticks.len(), 5, "{khz} kHz");
+            assert!(
+                ticks.windows(2).all(|w| w[1] - w[0] == period),
+                "{khz} kHz: {ticks:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn synthesizes() {
+        crate::csr::synth_check(&mut TimeBase::new(250_000), "time_base");
+    }
+}

@@ -1,0 +1,489 @@
+//! RC recovery through two hardware NICs (the Verilator model of the emitted Verilog), driven
+//! only through the driver's verbs API, with chosen frames lost on the link: the local ACK
+//! timer (a lost last packet, a lost ACK), retry exhaustion on a peer that stopped answering
+//! (only that QP fails, its SQ is flushed, the other QP keeps running, and the QP is reset and
+//! used again), and RNR retries with their timer and budget.
+//!
+//! Times are asserted in cycles against the QP's configured timeout: the NIC counts 1.024 us
+//! ticks of a 250 MHz clock (256 cycles), the ACK timeout is 4 ticks << timeout, and the
+//! scanner that finds an expired timer needs at most one pass over the QPs (256 cycles).
+use ferroce_driver::{
+    AccessFlags, Pmtu, QueuePair, Remote, RtrAttr, RtsAttr, SendWr, WcOpcode, WcStatus,
+};
+use ferroce_hdl::testbench::Rng;
+use ferroce_hdl::verilog::require_tool;
+use ferroce_proto::host::config::Gid;
+use ferroce_proto::host::qp::{AddressVector, QpState};
+use ferroce_proto::host::regs;
+use ferroce_proto::wire::{FrameBody, FrameRepr};
+use ferroce_sim::cmd::verbs::{connect_with, open_pair, Host, IPS, MACS};
+use ferroce_sim::host::ShellConfig;
+use ferroce_sim::nic_pair::{lock, SharedPair};
+use ferroce_sim::nic_verilated::VerilatedNic;
+use std::time::Duration;
+
+const TICK: u64 = 256;
+
+/// Cycles of the local ACK timeout `t` (4 ticks << t).
+fn timeout_cycles(t: u8) -> u64 {
+    (4 * TICK) << t
+}
+
+fn counter(h: &Host<VerilatedNic>, lo: u32) -> u64 {
+    h.device.counter(lo)
+}
+
+fn cycles(pair: &SharedPair<VerilatedNic>) -> u64 {
+    lock(pair).cycles()
+}
+
+fn rts(timeout: u8, retry_cnt: u8, rnr_retry: u8) -> RtsAttr {
+    RtsAttr {
+        timeout,
+        retry_cnt,
+        rnr_retry,
+        ..RtsAttr::default()
+    }
+}
+
+/// Bring QP `i` of both hosts from RESET to RTS (PSNs `psn[side]`), the responder's RNR timer
+/// field `min_rnr`.
+fn connect_one(
+    hosts: &[Host<VerilatedNic>; 2],
+    i: usize,
+    psn: [u32; 2],
+    rts: &RtsAttr,
+    min_rnr: u8,
+) {
+    for side in 0..2 {
+        let peer = 1 - side;
+        let qp: &QueuePair = &hosts[side].qps[i];
+        qp.to_init(AccessFlags::REMOTE_WRITE).unwrap();
+        qp.to_rtr(&RtrAttr {
+            av: AddressVector {
+                dmac: MACS[peer],
+                dgid: Gid::from_ipv4(IPS[peer].into()),
+                ..AddressVector::default()
+            },
+            path_mtu: Pmtu::Mtu256,
+            dest_qpn: hosts[peer].qps[i].qpn(),
+            rq_psn: psn[peer],
+            max_dest_rd_atomic: 0,
+            min_rnr_timer: min_rnr,
+        })
+        .unwrap();
+        qp.to_rts(&RtsAttr {
+            sq_psn: psn[side],
+            ..*rts
+        })
+        .unwrap();
+    }
+}
+
+/// Request frames A sent, with their capture cycle and PSN, in order.
+fn request_psns(pair: &SharedPair<VerilatedNic>, from: usize) -> Vec<(u64, u32, Option<u8>)> {
+    lock(pair)
+        .take_captured()
+        .into_iter()
+        .filter(|f| f.from == from)
+        .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
+            FrameBody::Roce(r) => Some((f.cycle, r.bth.psn, r.ext.aeth.map(|a| a.syndrome))),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A message whose last packet is lost is sent again when the local ACK timer expires (from
+/// its first PSN: nothing of it was acknowledged), within one timeout; a message whose ACK is
+/// lost is sent again too, arrives as duplicates, is re-ACKed and never executed twice.
+#[test]
+fn lost_last_packet_and_lost_ack_recover_by_the_ack_timer() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
+    let (pair, hosts) = open_pair(hw, ShellConfig::ideal(), 1, 8192, true).unwrap();
+    let mut rng = Rng::new(41);
+    let t = 3;
+    connect_with(&hosts, Pmtu::Mtu256, &mut rng, &rts(t, 7, 7)).unwrap();
+    let [a, b] = &hosts;
+    let remote = Remote {
+        va: b.mr.addr(4096),
+        rkey: b.mr.rkey(),
+    };
+    // 2000 bytes at PMTU 256: 8 packets, the link loses the 8th (the LAST)
+    lock(&pair).lose_frames(0, [7]);
+    let data = rng.bytes(2000);
+    a.mr.write(0, &data).unwrap();
+    a.qps[0]
+        .post_send(&[SendWr::write(1, remote, vec![a.mr.sge(0, 2000).unwrap()]).signaled()])
+        .unwrap();
+    let wc = a.cq.poll_until(1, 4, Duration::from_millis(2)).unwrap();
+    assert_eq!(wc.len(), 1, "no completion");
+    assert_eq!((wc[0].wr_id, wc[0].status), (1, WcStatus::Success));
+    let mut got = vec![0u8; 2000];
+    b.mr.read(4096, &mut got).unwrap();
+    assert_eq!(got, data);
+    assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), 1);
+    assert_eq!(counter(a, regs::CNT_RETRANSMIT_LO), 8);
+    assert_eq!(counter(a, regs::CNT_RETRY_EVENT_LO), 1);
+    assert_eq!(counter(a, regs::CNT_RX_NAK_PSN_SEQ_LO), 0);
+    // the second try starts one timeout after the first try's last packet left
+    let sent = request_psns(&pair, 0);
+    assert_eq!(sent.len(), 16, "{sent:?}");
+    assert_eq!(
+        sent[8].1, sent[0].1,
+        "the second try starts at the first PSN"
+    );
+    let gap = sent[8].0 - sent[7].0;
+    let tmo = timeout_cycles(t);
+    assert!(
+        gap >= tmo - 2 * TICK && gap <= tmo + 2 * TICK + 2000,
+        "resent {gap} cycles after the last packet; timeout {tmo}"
+    );
+    {
+        let mut p = lock(&pair);
+        let resp = p.nic(1).resp_counts();
+        assert_eq!((resp.executed, resp.duplicate), (8, 7), "{resp:?}");
+    }
+
+    // the ACK of the next message is lost: the requester sends it again, the responder sees a
+    // duplicate, re-ACKs it and writes nothing twice
+    let lost_ack = lock(&pair).frames_sent()[1];
+    lock(&pair).lose_frames(1, [lost_ack]);
+    let data2 = rng.bytes(100);
+    a.mr.write(2048, &data2).unwrap();
+    a.qps[0]
+        .post_send(&[SendWr::write(
+            2,
+            Remote {
+                va: b.mr.addr(6144),
+                rkey: b.mr.rkey(),
+            },
+            vec![a.mr.sge(2048, 100).unwrap()],
+        )
+        .signaled()])
+        .unwrap();
+    let wc = a.cq.poll_until(1, 4, Duration::from_millis(2)).unwrap();
+    assert_eq!(wc.len(), 1, "no completion");
+    assert_eq!((wc[0].wr_id, wc[0].status), (2, WcStatus::Success));
+    let mut got = vec![0u8; 100];
+    b.mr.read(6144, &mut got).unwrap();
+    assert_eq!(got, data2);
+    assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), 2);
+    assert_eq!(counter(a, regs::CNT_RETRANSMIT_LO), 9);
+    let mut p = lock(&pair);
+    assert_eq!(p.frames_lost(), [1, 1]);
+    let resp = p.nic(1).resp_counts();
+    assert_eq!((resp.executed, resp.duplicate), (9, 8), "{resp:?}");
+    // nothing else completed
+    drop(p);
+    assert!(a.cq.poll(4).unwrap().is_empty());
+}
+
+/// A peer QP that stops answering (moved to ERR: it drops every packet silently): the
+/// requester retries `retry_cnt` times, one timeout apart, then completes the WQE with
+/// RETRY_EXC_ERR, moves only that QP to ERR and flushes the rest of its SQ; the other QP
+/// keeps working throughout. Both QPs of the failed pair are then reset and connected again
+/// and carry a message.
+#[test]
+fn retry_exhaustion_fails_only_that_qp_then_reset_and_reuse() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
+    let (pair, hosts) = open_pair(hw, ShellConfig::ideal(), 2, 4096, false).unwrap();
+    let mut rng = Rng::new(43);
+    let (t, retries) = (3u8, 2u8);
+    connect_with(&hosts, Pmtu::Mtu256, &mut rng, &rts(t, retries, 7)).unwrap();
+    let [a, b] = &hosts;
+    let data = rng.bytes(600);
+    a.mr.write(0, &data).unwrap();
+    b.qps[1].to_error().unwrap();
+    let remote = |off: usize| Remote {
+        va: b.mr.addr(off),
+        rkey: b.mr.rkey(),
+    };
+    let start = cycles(&pair);
+    a.qps[1]
+        .post_send(&[
+            SendWr::write(10, remote(8192), vec![a.mr.sge(0, 600).unwrap()]).signaled(),
+            SendWr::write(11, remote(9000), vec![a.mr.sge(0, 100).unwrap()]).signaled(),
+        ])
+        .unwrap();
+    // QP 0 works meanwhile: one message per round, each completes
+    let mut failed_at = None;
+    let mut flushed = false;
+    let mut ok0 = 0;
+    for round in 0..40u64 {
+        if round < 8 {
+            a.qps[0]
+                .post_send(&[SendWr::write(
+                    100 + round,
+                    remote(round as usize * 512),
+                    vec![a.mr.sge(0, 512).unwrap()],
+                )
+                .signaled()])
+                .unwrap();
+        }
+        for wc in a.cq.poll_until(1, 8, Duration::from_micros(20)).unwrap() {
+            match wc.wr_id {
+                10 => {
+                    assert_eq!(wc.status, WcStatus::RetryExcErr, "{wc:?}");
+                    assert_eq!(wc.qp_num, a.qps[1].qpn());
+                    failed_at = Some(cycles(&pair) - start);
+                }
+                11 => {
+                    assert!(failed_at.is_some(), "flush before the error completion");
+                    assert_eq!(wc.status, WcStatus::WrFlushErr, "{wc:?}");
+                    flushed = true;
+                }
+                id => {
+                    assert!((100..108).contains(&id), "{wc:?}");
+                    assert_eq!(
+                        (wc.status, wc.opcode),
+                        (WcStatus::Success, WcOpcode::RdmaWrite)
+                    );
+                    ok0 += 1;
+                }
+            }
+        }
+        if flushed && ok0 == 8 {
+            break;
+        }
+    }
+    assert!(
+        flushed && ok0 == 8,
+        "flushed {flushed}, QP 0 completed {ok0}"
+    );
+    // retry_cnt + 1 timeouts: the first try, then `retries` retries
+    let budget = (retries as u64 + 1) * timeout_cycles(t);
+    let failed_at = failed_at.unwrap();
+    assert!(
+        failed_at >= budget - 3 * TICK && failed_at <= budget + 20_000,
+        "failed after {failed_at} cycles; budget {budget}"
+    );
+    assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), retries as u64 + 1);
+    assert_eq!(counter(a, regs::CNT_RETRY_EXCEEDED_LO), 1);
+    assert_eq!(counter(a, regs::CNT_RETRANSMIT_LO), 3 * retries as u64);
+    assert_eq!(a.qps[1].query().unwrap().attr.state, QpState::Error);
+    assert_eq!(a.qps[0].query().unwrap().attr.state, QpState::Rts);
+    for i in 0..8 {
+        let mut got = vec![0u8; 512];
+        b.mr.read(i * 512, &mut got).unwrap();
+        assert_eq!(got, data[..512], "QP 0 message {i}");
+    }
+    let mut untouched = vec![0u8; 1024];
+    b.mr.read(8192, &mut untouched).unwrap();
+    assert!(
+        untouched.iter().all(|&x| x == 0),
+        "the failed QP wrote something"
+    );
+
+    // reset both ends of the failed pair, connect them again, send
+    a.qps[1].to_reset().unwrap();
+    b.qps[1].to_reset().unwrap();
+    connect_one(&hosts, 1, [0xFF_FFF0, 0x12], &rts(t, retries, 7), 12);
+    a.qps[1]
+        .post_send(&[SendWr::write(12, remote(8192), vec![a.mr.sge(0, 600).unwrap()]).signaled()])
+        .unwrap();
+    let wc = a.cq.poll_until(1, 4, Duration::from_millis(1)).unwrap();
+    assert_eq!(wc.len(), 1, "no completion after reset");
+    assert_eq!((wc[0].wr_id, wc[0].status), (12, WcStatus::Success));
+    let mut got = vec![0u8; 600];
+    b.mr.read(8192, &mut got).unwrap();
+    assert_eq!(got, data);
+}
+
+/// RNR: a SEND with no receive posted gets RNR NAKs; the requester waits the NAK's timer
+/// between tries and gives up after `rnr_retry` retries with RNR_RETRY_EXC_ERR (that QP only);
+/// with retries left, a receive posted during the wait lets the SEND through.
+#[test]
+fn rnr_retries_wait_the_timer_and_run_out() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
+    let (pair, hosts) = open_pair(hw, ShellConfig::ideal(), 2, 4096, true).unwrap();
+    // min_rnr_timer 3 = 0.03 ms: 3 units of 10.24 us = 30 ticks
+    let rnr_cycles = 30 * TICK;
+    connect_one(&hosts, 0, [100, 200], &rts(10, 7, 2), 3);
+    connect_one(&hosts, 1, [0xFF_FFFE, 300], &rts(10, 7, 7), 3);
+    let [a, b] = &hosts;
+    let data = Rng::new(47).bytes(700);
+    a.mr.write(0, &data).unwrap();
+    let start = cycles(&pair);
+    a.qps[0]
+        .post_send(&[SendWr::send(1, vec![a.mr.sge(0, 700).unwrap()]).signaled()])
+        .unwrap();
+    let wc = a.cq.poll_until(1, 4, Duration::from_millis(2)).unwrap();
+    let took = cycles(&pair) - start;
+    assert_eq!(wc.len(), 1, "no completion");
+    assert_eq!(
+        (wc[0].wr_id, wc[0].status),
+        (1, WcStatus::RnrRetryExcErr),
+        "{wc:?}"
+    );
+    assert_eq!(a.qps[0].query().unwrap().attr.state, QpState::Error);
+    // the first try and 2 retries, each refused; two RNR waits between them
+    let naks: Vec<(u64, u32, Option<u8>)> = request_psns(&pair, 1)
+        .into_iter()
+        .filter(|f| f.2.is_some_and(|s| s & 0xE0 == 0x20))
+        .collect();
+    assert_eq!(naks.len(), 3, "{naks:?}");
+    assert!(
+        naks.iter().all(|n| n.1 == 100 && n.2 == Some(0x23)),
+        "{naks:?}"
+    );
+    for w in naks.windows(2) {
+        assert!(
+            w[1].0 - w[0].0 >= rnr_cycles - TICK,
+            "RNR retry after {} cycles, timer {rnr_cycles}",
+            w[1].0 - w[0].0
+        );
+    }
+    assert!(took >= 2 * rnr_cycles - 2 * TICK, "{took}");
+    assert_eq!(counter(a, regs::CNT_RETRY_EXCEEDED_LO), 1);
+    assert_eq!(counter(b, regs::CNT_TX_NAK_RNR_LO), 3);
+
+    // QP 1 (rnr_retry 7 = infinite, PSNs across the wrap): RNR until a receive is posted
+    a.qps[1]
+        .post_send(&[SendWr::send(2, vec![a.mr.sge(0, 700).unwrap()]).signaled()])
+        .unwrap();
+    assert!(a
+        .cq
+        .poll_until(1, 4, Duration::from_micros(200))
+        .unwrap()
+        .is_empty());
+    assert!(counter(b, regs::CNT_TX_NAK_RNR_LO) >= 3 + 3);
+    b.qps[1]
+        .post_recv(&[ferroce_driver::RecvWr::new(
+            7,
+            vec![b.mr.sge(1024, 700).unwrap()],
+        )])
+        .unwrap();
+    let wc = a.cq.poll_until(1, 4, Duration::from_millis(1)).unwrap();
+    assert_eq!(wc.len(), 1, "no completion");
+    assert_eq!(
+        (wc[0].wr_id, wc[0].status),
+        (2, WcStatus::Success),
+        "{wc:?}"
+    );
+    let rwc = b.cq.poll_until(1, 4, Duration::from_micros(50)).unwrap();
+    assert_eq!(rwc.len(), 1);
+    assert_eq!(
+        (rwc[0].wr_id, rwc[0].status, rwc[0].byte_len),
+        (7, WcStatus::Success, 700)
+    );
+    let mut got = vec![0u8; 700];
+    b.mr.read(1024, &mut got).unwrap();
+    assert_eq!(got, data);
+    assert_eq!(a.qps[1].query().unwrap().attr.state, QpState::Rts);
+}
+
+/// PSN wrap with loss: QPs that start near PSN 0xFFFFFF carry multi-packet messages across the
+/// 24-bit wrap in both directions while the link loses request packets on both sides of the
+/// wrap (recovered by sequence NAKs from the right mid-message PSN) and a last packet
+/// (recovered by the ACK timer); every message arrives once, intact, in order.
+#[test]
+fn psn_wrap_with_loss() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
+    let (pair, hosts) = open_pair(hw, ShellConfig::ideal(), 1, 16384, true).unwrap();
+    let mut rng = Rng::new(53);
+    connect_one(&hosts, 0, [0xFF_FFF0, 0xFF_FFF3], &rts(3, 7, 7), 12);
+    let [a, b] = &hosts;
+    let data: Vec<Vec<u8>> = (0..3).map(|_| rng.bytes(2000)).collect();
+    let back: Vec<Vec<u8>> = (0..2).map(|_| rng.bytes(3000)).collect();
+    for (i, d) in data.iter().enumerate() {
+        a.mr.write(i * 2048, d).unwrap();
+    }
+    for (i, d) in back.iter().enumerate() {
+        b.mr.write(i * 4096, d).unwrap();
+    }
+    // one direction after the other, so each side's frames are its requests only (or ACKs
+    // only) and the lost ordinals are the packets named
+    let send =
+        |from: &Host<VerilatedNic>, to: &Host<VerilatedNic>, n: usize, len: usize, id: u64| {
+            let wrs: Vec<SendWr> = (0..n)
+                .map(|i| {
+                    SendWr::write(
+                        id + i as u64,
+                        Remote {
+                            va: to.mr.addr(16384 + i * 4096),
+                            rkey: to.mr.rkey(),
+                        },
+                        vec![from
+                            .mr
+                            .sge(i * if len > 2048 { 4096 } else { 2048 }, len as u32)
+                            .unwrap()],
+                    )
+                    .signaled()
+                })
+                .collect();
+            from.qps[0].post_send(&wrs).unwrap();
+            let mut wc = vec![];
+            for _ in 0..40 {
+                wc.extend(from.cq.poll_until(1, 8, Duration::from_micros(20)).unwrap());
+                if wc.len() == n {
+                    break;
+                }
+            }
+            let got: Vec<(u64, WcStatus)> = wc.iter().map(|c| (c.wr_id, c.status)).collect();
+            let want: Vec<(u64, WcStatus)> =
+                (0..n as u64).map(|i| (id + i, WcStatus::Success)).collect();
+            assert_eq!(got, want);
+        };
+    // A: 3 x 2000 B = 24 packets (8 per message) from PSN 0xFFFFF0: lose 0xFFFFFD (message 2,
+    // 6th packet; the responder NAKs the gap), then the first two packets of the resend
+    // (0xFFFFFD, 0xFFFFFE: the responder does not NAK the same gap twice, the ACK timer
+    // recovers); message 3 runs from PSN 0 after the wrap
+    lock(&pair).lose_frames(0, [13, 16, 17]);
+    send(a, b, 3, 2000, 0);
+    // B: 2 x 3000 B = 24 packets (12 per message) from 0xFFFFF3: message 2 runs from
+    // 0xFFFFFF across the wrap; lose its 3rd packet (PSN 0x000001)
+    let first_b = lock(&pair).frames_sent()[1];
+    lock(&pair).lose_frames(1, [first_b + 14]);
+    send(b, a, 2, 3000, 10);
+    for (i, d) in data.iter().enumerate() {
+        let mut got = vec![0u8; 2000];
+        b.mr.read(16384 + i * 4096, &mut got).unwrap();
+        assert_eq!(&got, d, "A's message {i}");
+    }
+    for (i, d) in back.iter().enumerate() {
+        let mut got = vec![0u8; 3000];
+        a.mr.read(16384 + i * 4096, &mut got).unwrap();
+        assert_eq!(&got, d, "B's message {i}");
+    }
+    assert!(counter(a, regs::CNT_ACK_TIMEOUT_LO) >= 1);
+    assert!(counter(a, regs::CNT_RX_NAK_PSN_SEQ_LO) >= 1);
+    assert!(counter(b, regs::CNT_RX_NAK_PSN_SEQ_LO) >= 1);
+    let mut p = lock(&pair);
+    assert_eq!(p.frames_lost(), [3, 1]);
+    let ra = p.nic(0).resp_counts();
+    let rb = p.nic(1).resp_counts();
+    // each packet placed exactly once: 24 at each side
+    assert_eq!((rb.executed, ra.executed), (24, 24), "{rb:?} {ra:?}");
+    drop(p);
+    // where each side's resends started: the sequence NAK of the loss at 0xFFFFFD names that
+    // PSN (mid-message 2), and B's resend starts at 0x000001 (mid-message 2, after the wrap)
+    let frames = lock(&pair).take_captured();
+    let starts = |from: usize| -> Vec<u32> {
+        let psns: Vec<u32> = frames
+            .iter()
+            .filter(|f| f.from == from)
+            .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
+                FrameBody::Roce(r) if r.ext.aeth.is_none() => Some(r.bth.psn),
+                _ => None,
+            })
+            .collect();
+        psns.windows(2)
+            .filter(|w| w[1] != (w[0] + 1) & 0xFF_FFFF)
+            .map(|w| w[1])
+            .collect()
+    };
+    assert_eq!(starts(0).first(), Some(&0xFF_FFFD), "{:x?}", starts(0));
+    assert_eq!(starts(1), vec![0x00_0001], "{:x?}", starts(1));
+}
