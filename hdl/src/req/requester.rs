@@ -45,6 +45,7 @@ use crate::dma::DmaReadMaster;
 use crate::stream::StreamSource;
 use ferroce_proto::host::cqe::{vendor_err, CqeOpcode, WcStatus};
 use ferroce_proto::host::wqe::{send_field as wf, sge_field as sf, SendOpcode, SEND_HEADER_LEN};
+use ferroce_proto::syndrome::rnr_timer_ns;
 use ferroce_proto::wire::Opcode;
 use rust_hdl::prelude::*;
 
@@ -370,7 +371,7 @@ pub struct RcRequester<const QA: usize> {
     c_nqp: Constant<Bits<24>>,
     c_st: [Constant<Bits<8>>; 10],
     c_vend: [Constant<Bits<8>>; 8],
-    /// RNR NAK timer field -> wait in ticks (ROCE.md 4.5 table, 10 us units as 10.24 us)
+    /// RNR NAK timer field -> wait in ticks (`rnr_timer_ns`, 1 tick per us)
     c_rnr: [Constant<Bits<32>>; 32],
     c_idx5: [Constant<Bits<5>>; 32],
     c_four: Constant<Bits<32>>,
@@ -459,11 +460,6 @@ impl<const QA: usize> Default for RcRequester<QA> {
             vendor_err::LKEY,
             vendor_err::RETRY_TIMEOUT,
             vendor_err::RETRY_NAK,
-        ];
-        // RNR NAK timer encodings 0..=31 in units of 10 us (IBA table 45; 0 = 655.36 ms)
-        let rnr_units: [u64; 32] = [
-            65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768,
-            1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
         ];
         RcRequester {
             clock: Default::default(),
@@ -659,7 +655,9 @@ impl<const QA: usize> Default for RcRequester<QA> {
             c_nqp: Constant::new((1u64 << QA).into()),
             c_st: core::array::from_fn(|i| Constant::new((st[i] as u64).into())),
             c_vend: core::array::from_fn(|i| Constant::new((vend[i] as u64).into())),
-            c_rnr: core::array::from_fn(|i| Constant::new((rnr_units[i] * 10).into())),
+            // the RNR wait of each timer code (proto's table, all multiples of 10 us) as one
+            // 1.024 us tick per us: never shorter than the peer asked
+            c_rnr: core::array::from_fn(|i| Constant::new((rnr_timer_ns(i as u8) / 1000).into())),
             c_idx5: core::array::from_fn(|i| Constant::new((i as u64).into())),
             c_four: Constant::new(4u64.into()),
             is_pay: Default::default(),

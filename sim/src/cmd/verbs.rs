@@ -308,10 +308,8 @@ pub fn at_most(
 /// Cycles of one local ACK timeout (code `timeout`, 4.096 us x 2^timeout) at the simulated
 /// clock; `None` for 0 (no timeout).
 pub fn ack_timeout_cycles(timeout: u8) -> Option<u64> {
-    (timeout != 0).then(|| {
-        let ns = 4096u128 << timeout.min(31);
-        (ns * PAIR_CLOCK_HZ as u128).div_ceil(1_000_000_000) as u64
-    })
+    ferroce_proto::flow::ack_timeout_ns(timeout)
+        .map(|ns| (ns as u128 * PAIR_CLOCK_HZ as u128).div_ceil(1_000_000_000) as u64)
 }
 
 /// Cycles without a completion before a run is declared stuck: [`WATCHDOG`], or twice the time
