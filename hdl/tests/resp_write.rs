@@ -547,7 +547,7 @@ fn sequence_and_length_errors() {
     assert_eq!((c.invalid, c.access_err), (n_inv, n_acc));
 }
 
-/// Opcodes other than RC WRITE and SEND are consumed with their payload and counted (a SEND
+/// Opcodes the responder does not execute (SEND_WITH_INVALIDATE, ACKNOWLEDGE, UC, UD) are consumed with their payload and counted (a SEND
 /// finds no receive queue in this harness: RNR NAK, nothing executed); QPNs out of the table
 /// and QPs that do not receive (RESET, INIT, ERR) are dropped without a response; SQD still
 /// receives. The packets after them are processed normally.
@@ -568,7 +568,7 @@ fn unsupported_opcodes_and_qp_drops() {
     };
     let others = [
         pkt(0x04, qpn, 0, true, None, None, &junk), // SEND_ONLY: no receive queue -> RNR NAK
-        pkt(0x0C, qpn, 0, true, Some((base, key, 64)), None, &[]), // READ request
+        with_op(0x17, 0),                           // SEND_ONLY_WITH_INVALIDATE (not supported)
         with_op(0x11, 0),                           // ACKNOWLEDGE
         pkt(0x2A, qpn, 0, true, Some((base, key, 200)), None, &junk), // UC WRITE ONLY
         with_op(0x64, 33),                          // UD SEND_ONLY
@@ -629,6 +629,58 @@ fn unsupported_opcodes_and_qp_drops() {
         (3, 0, 0x1F)
     );
     assert_eq!((e.acks[2].qpn, e.acks[2].psn), (12, 0));
+}
+
+/// Atomics refused before memory is touched: an AtomicETH VA that is not 8-byte aligned is an
+/// invalid request (NAK 0x61), a QP without REMOTE_ATOMIC a remote access error (NAK 0x62);
+/// either moves the QP to ERR and writes nothing. (Executing atomics needs the NIC's DMA read
+/// port, which this harness does not have: `sim/tests/rc_atomic.rs` runs them end to end.)
+#[test]
+fn refused_atomics_nak_and_write_nothing() {
+    let rwa = AccessFlags(AccessFlags::LOCAL_WRITE.0 | AccessFlags::REMOTE_ATOMIC.0);
+    for (name, va_off, qp_access, syndrome, status) in [
+        ("misaligned", 4u64, rwa, NAK_INV, 9u8),
+        ("no REMOTE_ATOMIC on the QP", 0, rw(), NAK_ACC, 10),
+    ] {
+        let mut e = Env::new(61, Knobs::heavy());
+        let (base, off) = (0x1_0000u64, 0x100u64);
+        let key = mr_at(&mut e.mrs, 8, 0x08, PD, rwa, base, off, 0x2000);
+        let qpn = 3;
+        e.setup_qp(
+            qpn,
+            QpCfg {
+                access: qp_access,
+                ..QpCfg::rtr(PD, DEST, 256, 0)
+            },
+        );
+        let before = e.mem.clone();
+        for op in [0x13u8, 0x14] {
+            e.send(pkt(
+                op,
+                qpn,
+                0,
+                true,
+                Some((base + va_off, key, 0)),
+                None,
+                &[],
+            ));
+        }
+        e.settle_all();
+        // the first is refused, the QP is in ERR, the second is dropped
+        let acks = acks_of(&e, qpn);
+        assert_eq!(acks.len(), 1, "{name}: {acks:?}");
+        assert_eq!((acks[0].psn, acks[0].syndrome), (0, syndrome), "{name}");
+        assert_eq!(
+            e.qerrs,
+            vec![QerrOut {
+                qpn,
+                status,
+                vendor: 0
+            }],
+            "{name}"
+        );
+        assert!(e.mem == before, "{name}: memory changed");
+    }
 }
 
 /// A DMA write completing with an error turns its packet's response into NAK 0x63 (sent even

@@ -152,7 +152,7 @@ fn cli_summary_and_errors() {
         .args([
             "verbs",
             "--ops",
-            "write",
+            "write,read,atomic_fadd,atomic_cas",
             "--sizes",
             "0,700,3000",
             "--qps",
@@ -160,7 +160,7 @@ fn cli_summary_and_errors() {
         ])
         .args([
             "--messages",
-            "9",
+            "24",
             "--seed",
             "3",
             "--pmtu",
@@ -177,15 +177,18 @@ fn cli_summary_and_errors() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["messages"], 9);
-    assert_eq!(v["verified"], 9);
+    // (READs and atomics complete at the requester only, like WRITEs)
+    assert_eq!(v["messages"], 24);
+    assert_eq!(v["verified"], 24);
     assert_eq!(v["failed"], 0);
-    assert_eq!(v["completions"], 9);
+    assert_eq!(v["completions"], 24);
     assert!(v["cycles"].as_u64().unwrap() > 0);
     // the capture holds both directions, every frame with a good ICRC
     let cap = pcap::read_file(&pcap_path).unwrap();
     let mut writes = [0, 0];
     let mut acks = [0, 0];
+    // READ requests, READ responses, atomics, ATOMIC ACKNOWLEDGEs
+    let mut kinds = [0; 4];
     for rec in &cap.records {
         let f = FrameRepr::parse(&rec.data).expect("well-formed frame");
         let FrameBody::Roce(r) = &f.body else {
@@ -198,15 +201,26 @@ fn cli_summary_and_errors() {
         } else {
             writes[side] += 1;
         }
+        let o = r.bth.opcode;
+        if o == Opcode::RC_RDMA_READ_REQUEST {
+            kinds[0] += 1;
+        } else if (Opcode::RC_RDMA_READ_RESPONSE_FIRST.0..=Opcode::RC_RDMA_READ_RESPONSE_ONLY.0)
+            .contains(&o.0)
+        {
+            kinds[1] += 1;
+        } else if o == Opcode::RC_COMPARE_SWAP || o == Opcode::RC_FETCH_ADD {
+            kinds[2] += 1;
+        } else if o == Opcode::RC_ATOMIC_ACKNOWLEDGE {
+            kinds[3] += 1;
+        }
     }
+    assert!(kinds.iter().all(|&k| k > 0), "{kinds:?}");
     assert!(
         writes[0] > 0 && writes[1] > 0 && acks[0] > 0 && acks[1] > 0,
         "{writes:?} {acks:?}"
     );
 
     for (bad, why) in [
-        (vec!["--ops", "read"], "RC transport"),
-        (vec!["--ops", "atomic_fadd"], "RC transport"),
         (vec!["--ops", "frobnicate"], "unknown operation"),
         (vec!["--pmtu", "1000"], "not a path MTU"),
         (vec!["--sizes", "12x"], "not a number"),

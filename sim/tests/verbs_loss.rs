@@ -1,10 +1,13 @@
-//! Every verb the NIC executes (WRITE, WRITE with immediate, SEND, SEND with immediate) over a
+//! Every verb the NIC executes (WRITE, WRITE with immediate, SEND, SEND with immediate,
+//! compare-and-swap, fetch-and-add, READ) over a
 //! lossy link at 0.1 %, 1 % and 5 % frame loss, with duplication, reordering and corruption
 //! mixed in, 16 QPs, 10^4 messages in all, on the Verilator model of the emitted Verilog: every
 //! message delivered exactly once, in order and byte-exact (checked by `run_scenario_with`:
 //! data at the receiver, guard bytes after every destination, send and receive completions
-//! with their wr_id order, opcode, byte_len and imm), no QP failing, and the run's watchdog
-//! failing any run that stops making progress.
+//! with their wr_id order, opcode, byte_len and imm; every atomic's original value, one serial
+//! order of all fetch-adds on a host summing exactly, compare-swap words as their QP left them:
+//! a duplicate executed twice or a lost one breaks the sum), no QP failing, and the run's
+//! watchdog failing any run that stops making progress.
 use ferroce_hdl::verilog::require_tool;
 use ferroce_sim::cmd::verbs::{run_scenario_with, Engine, VerbsArgs, VerbsLinkArgs};
 
@@ -21,9 +24,17 @@ fn every_verb_survives_loss_duplication_reordering_and_corruption() {
         .enumerate()
     {
         let args = VerbsArgs {
-            ops: ["write", "write_imm", "send", "send_imm"]
-                .map(String::from)
-                .to_vec(),
+            ops: [
+                "write",
+                "write_imm",
+                "send",
+                "send_imm",
+                "atomic_cas",
+                "atomic_fadd",
+                "read",
+            ]
+            .map(String::from)
+            .to_vec(),
             sizes: SIZES.iter().map(|s| s.to_string()).collect(),
             qps: 16,
             messages,
@@ -42,11 +53,11 @@ fn every_verb_survives_loss_duplication_reordering_and_corruption() {
             ..VerbsLinkArgs::default()
         };
         let r = run_scenario_with(&args, &link, Engine::Verilator).unwrap();
-        // a WRITE completes at the sender only, the others at both ends (the operation of the
-        // j-th message of a direction is ops[(j / sizes) % 4])
+        // a WRITE, a READ and the atomics complete at the sender only, the others at both
+        // ends (the operation of the j-th message of a direction is ops[(j / sizes) % 7])
         let per_dir = (messages / 2) as u64;
         let receiving = (0..per_dir)
-            .filter(|j| (j / SIZES.len() as u64) % 4 != 0)
+            .filter(|j| (1..=3).contains(&((j / SIZES.len() as u64) % 7)))
             .count() as u64;
         assert!(
             r.failed == 0

@@ -27,6 +27,8 @@ pub struct MrPortMux {
     pub b_req_ready: Signal<Out, Bit>,
     pub b_req_key: Signal<In, Bits<32>>,
     pub b_req_pd: Signal<In, Bits<24>>,
+    /// rights b needs (LOCAL_WRITE for a READ's or an atomic's destination; 0 for a gather)
+    pub b_req_need: Signal<In, Bits<4>>,
     pub b_req_va: Signal<In, Bits<64>>,
     pub b_req_len: Signal<In, Bits<64>>,
     pub b_resp_valid: Signal<Out, Bit>,
@@ -63,6 +65,7 @@ impl Default for MrPortMux {
             b_req_ready: Default::default(),
             b_req_key: Default::default(),
             b_req_pd: Default::default(),
+            b_req_need: Default::default(),
             b_req_va: Default::default(),
             b_req_len: Default::default(),
             b_resp_valid: Default::default(),
@@ -101,7 +104,7 @@ impl Logic for MrPortMux {
         if !self.a_req_valid.val() {
             self.req_key.next = self.b_req_key.val();
             self.req_pd.next = self.b_req_pd.val();
-            self.req_need.next = 0.into();
+            self.req_need.next = self.b_req_need.val();
             self.req_va.next = self.b_req_va.val();
             self.req_len.next = self.b_req_len.val();
             self.req_remote.next = false;

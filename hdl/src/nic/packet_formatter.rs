@@ -41,6 +41,8 @@ const _: () = assert!(cfg_udp_sport::BASE.lsb == 0 && cfg_udp_sport::BASE.width 
 
 /// RC ACKNOWLEDGE (`ferroce_proto::wire::Opcode::RC_ACKNOWLEDGE`).
 pub const OPCODE_RC_ACK: u64 = Opcode::RC_ACKNOWLEDGE.0 as u64;
+/// RC ATOMIC ACKNOWLEDGE (`Opcode::RC_ATOMIC_ACKNOWLEDGE`).
+pub const OPCODE_RC_ATOMIC_ACK: u64 = Opcode::RC_ATOMIC_ACKNOWLEDGE.0 as u64;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
 pub enum PktFmtState {
@@ -68,6 +70,11 @@ pub struct PacketFormatter<const QA: usize> {
     pub pk_rkey: Signal<In, Bits<32>>,
     pub pk_dlen: Signal<In, Bits<32>>,
     pub pk_imm: Signal<In, Bits<32>>,
+    /// AtomicETH swap (or add) and compare data (COMPARE_SWAP / FETCH_ADD)
+    pub pk_swap: Signal<In, Bits<64>>,
+    pub pk_compare: Signal<In, Bits<64>>,
+    /// AtomicAckETH original value (ATOMIC ACKNOWLEDGE)
+    pub pk_orig: Signal<In, Bits<64>>,
     pub pk_plen: Signal<In, Bits<13>>,
     // ---- QP context read (through the NIC's QpcReadMux)
     pub qpc_rd_valid: Signal<Out, Bit>,
@@ -121,6 +128,9 @@ pub struct PacketFormatter<const QA: usize> {
     a_rkey: DFF<Bits<32>>,
     a_dlen: DFF<Bits<32>>,
     a_imm: DFF<Bits<32>>,
+    a_swap: DFF<Bits<64>>,
+    a_cmp: DFF<Bits<64>>,
+    a_orig: DFF<Bits<64>>,
     a_plen: DFF<Bits<13>>,
     h: DFF<RoceHeader>,
     // ---- locals
@@ -156,6 +166,9 @@ impl<const QA: usize> Default for PacketFormatter<QA> {
             pk_rkey: Default::default(),
             pk_dlen: Default::default(),
             pk_imm: Default::default(),
+            pk_swap: Default::default(),
+            pk_compare: Default::default(),
+            pk_orig: Default::default(),
             pk_plen: Default::default(),
             qpc_rd_valid: Default::default(),
             qpc_rd_ready: Default::default(),
@@ -205,6 +218,9 @@ impl<const QA: usize> Default for PacketFormatter<QA> {
             a_rkey: Default::default(),
             a_dlen: Default::default(),
             a_imm: Default::default(),
+            a_swap: Default::default(),
+            a_cmp: Default::default(),
+            a_orig: Default::default(),
             a_plen: Default::default(),
             h: Default::default(),
             sel_gid: Default::default(),
@@ -228,7 +244,7 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, a_qpn, a_opcode, a_dest_qpn, a_psn, a_ackreq, a_se, a_syndrome,
-            a_msn, a_va, a_rkey, a_dlen, a_imm, a_plen, h
+            a_msn, a_va, a_rkey, a_dlen, a_imm, a_plen, h, a_swap, a_cmp, a_orig
         );
         // defaults
         self.pk_ready.next = false;
@@ -311,6 +327,9 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
                     self.a_rkey.d.next = self.pk_rkey.val();
                     self.a_dlen.d.next = self.pk_dlen.val();
                     self.a_imm.d.next = self.pk_imm.val();
+                    self.a_swap.d.next = self.pk_swap.val();
+                    self.a_cmp.d.next = self.pk_compare.val();
+                    self.a_orig.d.next = self.pk_orig.val();
                     self.a_plen.d.next = self.pk_plen.val();
                     self.state.d.next = PktFmtState::Read;
                 }
@@ -357,6 +376,9 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
                     self.h.d.next.rkey = self.a_rkey.q.val();
                     self.h.d.next.dma_len = self.a_dlen.q.val();
                     self.h.d.next.imm = self.a_imm.q.val();
+                    self.h.d.next.swap_add = self.a_swap.q.val();
+                    self.h.d.next.compare = self.a_cmp.q.val();
+                    self.h.d.next.atomic_orig = self.a_orig.q.val();
                     self.h.d.next.payload_len = self.a_plen.q.val();
                     self.state.d.next = PktFmtState::Offer;
                 }

@@ -13,7 +13,8 @@
 //!                             |   recv WQEs, SGEs <--dma.rd (DmaReadMux a)   | cqe_* (receive)
 //!                             +-- ACKs --> RcRequester <--dma.rd (DmaReadMux b)-- WQEs, SGEs, payload
 //!                                              | pk_* (one per packet)    | cqe_* --> CqeWriter
-//!                                              v                          |  (DmaWriteMux b)
+//!                                              |  atomic results --dma.wr-+  (DmaWriteMux b =
+//!                                              v                             wrmux2: CQEs, results)
 //!              ACKs (priority) --> PacketFormatter --hdr--> TxHeaderBuilder --> tx_mac
 //!                           requester payload (packed) --pay--^
 //! ```
@@ -22,16 +23,19 @@
 //! with immediate at both ends: the requester segments and gathers, the responder places
 //! (WRITE at the RETH's MR, SEND into the receive WQE's SGEs), every packet checked against the
 //! MR key table, acknowledged in order, completions at both ends (the CQE writer takes the
-//! responder's receive completions first). Not yet here: READ and atomics, timers, the receive
-//! queue's flush on ERR.
+//! responder's receive completions first). Atomics: the requester sends COMPARE_SWAP /
+//! FETCH_ADD and writes the ATOMIC ACKNOWLEDGE's original value into its local SGE; the
+//! responder executes them on host memory and answers duplicates from its replay cache. Not
+//! yet here: READ, the receive queue's flush on ERR.
 //!
 //! Counters: the RX verdicts, TX frames/bytes and the responder's ACK/NAK/duplicate/drop events
 //! go to the CSR block's `CNT_*` registers (as `cnt_inc` pulses). The parser's, responder's,
 //! requester's and CQE writer's own totals are also top-level outputs (`rx_cnt_*`, `resp_cnt_*`,
 //! `req_cnt_*`, `cq_cnt_*`) for simulation summaries.
-use super::packet_formatter::OPCODE_RC_ACK;
+use super::packet_formatter::{OPCODE_RC_ACK, OPCODE_RC_ATOMIC_ACK};
 use super::{DmaReadMux, DmaWriteMux, MrPortMux, PacketFormatter, QpcReadMux, TimeBase};
 use crate::cq::CqeWriter;
+use crate::csr::fifo::RegFifo;
 use crate::csr::{CsrBlockDefault, QEV_MODIFY, QEV_RQ};
 use crate::dma::{DmaMaster, DmaReadMaster, DmaWriteMaster};
 use crate::header::{L3_IPV4, L3_IPV6, L3_ROCEV1};
@@ -79,8 +83,9 @@ const C_RETRANSMIT: usize = cnt(regs::CNT_RETRANSMIT_LO);
 const C_RETRY_EVENT: usize = cnt(regs::CNT_RETRY_EVENT_LO);
 const C_ACK_TIMEOUT: usize = cnt(regs::CNT_ACK_TIMEOUT_LO);
 const C_RETRY_EXCEEDED: usize = cnt(regs::CNT_RETRY_EXCEEDED_LO);
+const C_RX_DUPLICATE: usize = cnt(regs::CNT_RX_DUPLICATE_LO);
 /// Counter events the top pulses (the `idx` table in `Default`).
-const NEV: usize = 27;
+const NEV: usize = 28;
 
 #[derive(LogicBlock)]
 pub struct NicTop {
@@ -151,7 +156,16 @@ pub struct NicTop {
     cqw: CqeWriter<8>,
     mrmux: MrPortMux,
     wrmux: DmaWriteMux,
+    /// the CQE writer and the requester's atomic results share `wrmux.b`
+    wrmux2: DmaWriteMux,
     rdmux: DmaReadMux,
+    /// the READ responder's payload reads and the requester's share `rdmux.b`
+    rdmux2: DmaReadMux,
+    /// who owns the payload of each header the formatter took with one, in order (1: the
+    /// responder's READ responses, 0: the requester): the TX builder takes payloads in header
+    /// order
+    pay_own: RegFifo<1, 4, 3>,
+    pay_resp: Signal<Local, Bit>,
     // ---- glue
     ev: [Signal<Local, Bits<NIC_COUNTERS>>; NEV],
     load_hit: Signal<Local, Bit>,
@@ -161,6 +175,10 @@ pub struct NicTop {
     ev_half: DFF<Bit>,
     rq_ev: Signal<Local, Bit>,
     is_ack: Signal<Local, Bit>,
+    /// READ_RESPONSE FIRST/MIDDLE/LAST/ONLY: to the requester, with their payload
+    is_rresp: Signal<Local, Bit>,
+    /// the payload on the RX stream belongs to a READ response (the requester's)
+    pay_req: DFF<Bit>,
     syn: Signal<Local, Bits<8>>,
     rsyn: Signal<Local, Bits<8>>,
     /// the received packet's destination IP is one of the valid local GIDs
@@ -177,6 +195,7 @@ pub struct NicTop {
     c_rtr: Constant<Bits<3>>,
     c_rq: Constant<Bits<2>>,
     c_ack_op: Constant<Bits<8>>,
+    c_atack_op: Constant<Bits<8>>,
     c_mask: [Constant<Bits<NIC_COUNTERS>>; NEV],
     c_nak: [Constant<Bits<5>>; 4],
     c_keep: [Constant<Bits<8>>; 8],
@@ -213,6 +232,7 @@ impl Default for NicTop {
             C_RETRY_EVENT,
             C_ACK_TIMEOUT,
             C_RETRY_EXCEEDED,
+            C_RX_DUPLICATE,
         ];
         NicTop {
             clock: Default::default(),
@@ -276,13 +296,19 @@ impl Default for NicTop {
             cqw: Default::default(),
             mrmux: Default::default(),
             wrmux: Default::default(),
+            wrmux2: Default::default(),
             rdmux: Default::default(),
+            rdmux2: Default::default(),
+            pay_own: Default::default(),
+            pay_resp: Default::default(),
             ev: core::array::from_fn(|_| Default::default()),
             load_hit: Default::default(),
             rqr_hit: Default::default(),
             ev_half: Default::default(),
             rq_ev: Default::default(),
             is_ack: Default::default(),
+            is_rresp: Default::default(),
+            pay_req: Default::default(),
             syn: Default::default(),
             rsyn: Default::default(),
             ip_ok: Default::default(),
@@ -297,6 +323,7 @@ impl Default for NicTop {
             c_rtr: Constant::new((QpState::Rtr as u64).into()),
             c_rq: Constant::new(QEV_RQ.into()),
             c_ack_op: Constant::new(OPCODE_RC_ACK.into()),
+            c_atack_op: Constant::new(OPCODE_RC_ATOMIC_ACK.into()),
             c_mask: core::array::from_fn(|i| {
                 Constant::new(Bits::<NIC_COUNTERS>::default().replace_bit(idx[i], true))
             }),
@@ -313,7 +340,7 @@ impl Default for NicTop {
 impl Logic for NicTop {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, draining, ev_half);
+        dff_setup!(self, clock, draining, ev_half, pay_req);
         self.csr.clock.next = self.clock.val();
         self.rx.clock.next = self.clock.val();
         self.resp.clock.next = self.clock.val();
@@ -326,7 +353,10 @@ impl Logic for NicTop {
         self.cqw.clock.next = self.clock.val();
         self.mrmux.clock.next = self.clock.val();
         self.wrmux.clock.next = self.clock.val();
+        self.wrmux2.clock.next = self.clock.val();
         self.rdmux.clock.next = self.clock.val();
+        self.rdmux2.clock.next = self.clock.val();
+        self.pay_own.clock.next = self.clock.val();
 
         // ---- AXI4-Lite straight into the CSR block
         self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
@@ -408,7 +438,8 @@ impl Logic for NicTop {
         // ---- received packets: ACKNOWLEDGEs (no payload) to the requester, everything else
         // to the responder (which drains and counts what it does not execute, including an
         // ACKNOWLEDGE that claims a payload)
-        self.is_ack.next = (self.rx.hdr.val().opcode == self.c_ack_op.val())
+        self.is_ack.next = ((self.rx.hdr.val().opcode == self.c_ack_op.val())
+            | (self.rx.hdr.val().opcode == self.c_atack_op.val()))
             & (self.rx.hdr.val().payload_len == 0);
         // the destination IP must be a valid local GID of the packet's kind (IPv4: the
         // entry's low 32 bits; IPv6 and RoCEv1: all 128); a packet for another address is
@@ -557,8 +588,14 @@ impl Logic for NicTop {
                 | ((self.csr.gid_type.val().get_bits::<2>(30) == self.c_gt_v1.val())
                     & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
                     & (self.csr.gid15.val() == self.rx.hdr.val().ip6_dst)));
+        self.is_rresp.next = (self.rx.hdr.val().opcode >= 13) & (self.rx.hdr.val().opcode <= 16);
         self.resp.hdr_valid.next = self.rx.hdr_valid.val()
             & !self.is_ack.val()
+            & !self.is_rresp.val()
+            & self.ip_ok.val()
+            & !self.draining.q.val();
+        self.req.rr_valid.next = self.rx.hdr_valid.val()
+            & self.is_rresp.val()
             & self.ip_ok.val()
             & !self.draining.q.val();
         self.req.ack_valid.next =
@@ -569,6 +606,9 @@ impl Logic for NicTop {
             if self.is_ack.val() {
                 self.rx.hdr_ready.next = self.req.ack_ready.val();
             }
+            if self.is_rresp.val() {
+                self.rx.hdr_ready.next = self.req.rr_ready.val();
+            }
             if !self.ip_ok.val() {
                 self.rx.hdr_ready.next = true;
                 if self.rx.hdr_valid.val() & (self.rx.hdr.val().payload_len != 0) {
@@ -576,12 +616,26 @@ impl Logic for NicTop {
                 }
             }
         }
-        // payload: to the responder, or discarded after a foreign header
-        self.resp.pay.valid.next = self.rx.pay.valid.val() & !self.draining.q.val();
+        // payload: to the responder, or to the requester after a READ response's header (the
+        // parser presents a header only after the previous frame's payload is out), or
+        // discarded after a foreign header
+        if self.rx.hdr_valid.val() & self.rx.hdr_ready.val() & self.ip_ok.val() {
+            self.pay_req.d.next = self.is_rresp.val();
+        }
+        self.resp.pay.valid.next =
+            self.rx.pay.valid.val() & !self.draining.q.val() & !self.pay_req.q.val();
         self.resp.pay.data.next = self.rx.pay.data.val();
         self.resp.pay.keep.next = self.rx.pay.keep.val();
         self.resp.pay.last.next = self.rx.pay.last.val();
+        self.req.rpay.valid.next =
+            self.rx.pay.valid.val() & !self.draining.q.val() & self.pay_req.q.val();
+        self.req.rpay.data.next = self.rx.pay.data.val();
+        self.req.rpay.keep.next = self.rx.pay.keep.val();
+        self.req.rpay.last.next = self.rx.pay.last.val();
         self.rx.pay.ready.next = self.resp.pay.ready.val();
+        if self.pay_req.q.val() {
+            self.rx.pay.ready.next = self.req.rpay.ready.val();
+        }
         if self.draining.q.val() {
             self.rx.pay.ready.next = true;
             if self.rx.pay.valid.val() & self.rx.pay.last.val() {
@@ -592,6 +646,12 @@ impl Logic for NicTop {
         self.req.ack_qpn.next = self.rx.hdr.val().dest_qp;
         self.req.ack_psn.next = self.rx.hdr.val().psn;
         self.req.ack_syndrome.next = self.rx.hdr.val().aeth_syndrome;
+        self.req.ack_atomic.next = self.rx.hdr.val().opcode == self.c_atack_op.val();
+        self.req.ack_orig.next = self.rx.hdr.val().atomic_orig;
+        self.req.rr_qpn.next = self.rx.hdr.val().dest_qp;
+        self.req.rr_psn.next = self.rx.hdr.val().psn;
+        self.req.rr_opcode.next = self.rx.hdr.val().opcode;
+        self.req.rr_plen.next = self.rx.hdr.val().payload_len;
 
         // ---- responder
         // QP context: the responder is the mux's priority reader (fixed latency, no ready)
@@ -687,6 +747,7 @@ impl Logic for NicTop {
         self.mrmux.b_req_pd.next = self.req.mr_req_pd.val();
         self.mrmux.b_req_va.next = self.req.mr_req_va.val();
         self.mrmux.b_req_len.next = self.req.mr_req_len.val();
+        self.mrmux.b_req_need.next = self.req.mr_req_need.val();
         self.csr.mr_req_valid.next = self.mrmux.req_valid.val();
         self.mrmux.req_ready.next = self.csr.mr_req_ready.val();
         self.csr.mr_req_key.next = self.mrmux.req_key.val();
@@ -724,12 +785,16 @@ impl Logic for NicTop {
         }
         // DMA: the responder and the CQE writer share the write channel; the requester reads
         DmaWriteMaster::<64, 8>::join(&mut self.resp.dma_wr, &mut self.wrmux.a);
-        DmaWriteMaster::<64, 8>::join(&mut self.cqw.dma_wr, &mut self.wrmux.b);
+        DmaWriteMaster::<64, 8>::join(&mut self.cqw.dma_wr, &mut self.wrmux2.a);
+        DmaWriteMaster::<64, 8>::join(&mut self.req.dma_wr, &mut self.wrmux2.b);
+        DmaWriteMaster::<64, 8>::join(&mut self.wrmux2.out, &mut self.wrmux.b);
         DmaWriteMaster::<64, 8>::link(&mut self.dma.wr, &mut self.wrmux.out);
         // the responder (receive WQEs and SGEs) and the requester (send WQEs, SGEs, payload)
         // share the read channel
         DmaReadMaster::<64, 8>::join(&mut self.resp.dma_rd, &mut self.rdmux.a);
-        DmaReadMaster::<64, 8>::join(&mut self.req.dma_rd, &mut self.rdmux.b);
+        DmaReadMaster::<64, 8>::join(&mut self.resp.rd_dma, &mut self.rdmux2.a);
+        DmaReadMaster::<64, 8>::join(&mut self.req.dma_rd, &mut self.rdmux2.b);
+        DmaReadMaster::<64, 8>::join(&mut self.rdmux2.out, &mut self.rdmux.b);
         DmaReadMaster::<64, 8>::link(&mut self.dma.rd, &mut self.rdmux.out);
         self.resp_cnt_executed.next = self.resp.cnt_executed.val();
         self.resp_cnt_duplicate.next = self.resp.cnt_duplicate.val();
@@ -785,7 +850,10 @@ impl Logic for NicTop {
         self.resp.ack_ready.next = self.fmt.pk_ready.val();
         self.req.pk_ready.next = self.fmt.pk_ready.val() & !self.resp.ack_valid.val();
         self.fmt.pk_qpn.next = self.resp.ack_qpn.val();
-        self.fmt.pk_opcode.next = self.c_ack_op.val();
+        self.fmt.pk_opcode.next = self.resp.ack_opcode.val();
+        self.fmt.pk_orig.next = self.resp.ack_orig.val();
+        self.fmt.pk_swap.next = 0.into();
+        self.fmt.pk_compare.next = 0.into();
         self.fmt.pk_dest_qpn.next = self.resp.ack_dest_qpn.val();
         self.fmt.pk_psn.next = self.resp.ack_psn.val();
         self.fmt.pk_ackreq.next = false;
@@ -796,7 +864,7 @@ impl Logic for NicTop {
         self.fmt.pk_rkey.next = 0.into();
         self.fmt.pk_dlen.next = 0.into();
         self.fmt.pk_imm.next = 0.into();
-        self.fmt.pk_plen.next = 0.into();
+        self.fmt.pk_plen.next = self.resp.ack_plen.val();
         if !self.resp.ack_valid.val() {
             self.fmt.pk_qpn.next = self.req.pk_qpn.val();
             self.fmt.pk_opcode.next = self.req.pk_opcode.val();
@@ -811,6 +879,9 @@ impl Logic for NicTop {
             self.fmt.pk_dlen.next = self.req.pk_dlen.val();
             self.fmt.pk_imm.next = self.req.pk_imm.val();
             self.fmt.pk_plen.next = self.req.pk_plen.val();
+            self.fmt.pk_swap.next = self.req.pk_swap.val();
+            self.fmt.pk_compare.next = self.req.pk_compare.val();
+            self.fmt.pk_orig.next = 0.into();
         }
         self.fmt.qpc_valid.next = self.qmux.b_valid.val();
         self.fmt.qpc_dmac.next = self.csr.qpc_dmac.val();
@@ -846,7 +917,32 @@ impl Logic for NicTop {
         self.tx.desc.next = self.fmt.hdr.val();
         // payload: only requester packets have any (the builder takes no beat for an ACK's
         // payload_len 0, so the requester's packed payload always meets its own header)
-        StreamSource::<64, 8>::join(&mut self.req.pay, &mut self.tx.pay);
+        // payload: the responder's READ responses or the requester's packets, in the order
+        // the formatter took their headers
+        self.pay_own.push.next =
+            self.fmt.pk_valid.val() & self.fmt.pk_ready.val() & (self.fmt.pk_plen.val() != 0);
+        self.pay_own.din.next = 0.into();
+        if self.resp.ack_valid.val() {
+            self.pay_own.din.next = 1.into();
+        }
+        self.pay_own.flush.next = false;
+        self.pay_resp.next = self.pay_own.dout.val().any();
+        self.tx.pay.valid.next = self.pay_own.valid.val() & self.req.pay.valid.val();
+        self.tx.pay.data.next = self.req.pay.data.val();
+        self.tx.pay.keep.next = self.req.pay.keep.val();
+        self.tx.pay.last.next = self.req.pay.last.val();
+        self.req.pay.ready.next =
+            self.pay_own.valid.val() & !self.pay_resp.val() & self.tx.pay.ready.val();
+        self.resp.rpay.ready.next =
+            self.pay_own.valid.val() & self.pay_resp.val() & self.tx.pay.ready.val();
+        if self.pay_resp.val() {
+            self.tx.pay.valid.next = self.pay_own.valid.val() & self.resp.rpay.valid.val();
+            self.tx.pay.data.next = self.resp.rpay.data.val();
+            self.tx.pay.keep.next = self.resp.rpay.keep.val();
+            self.tx.pay.last.next = self.resp.rpay.last.val();
+        }
+        self.pay_own.pop.next =
+            self.tx.pay.valid.val() & self.tx.pay.ready.val() & self.tx.pay.last.val();
         StreamSource::<64, 8>::link(&mut self.tx_mac, &mut self.tx.out);
 
         // ---- CSR counters: one pulse per event. Each event drives its own mask local (a
@@ -886,7 +982,8 @@ impl Logic for NicTop {
         self.syn.next = self.fmt.hdr.val().aeth_syndrome;
         if self.fmt.hdr_valid.val()
             & self.tx.desc_ready.val()
-            & (self.fmt.hdr.val().opcode == self.c_ack_op.val())
+            & ((self.fmt.hdr.val().opcode == self.c_ack_op.val())
+                | (self.fmt.hdr.val().opcode == self.c_atack_op.val()))
         {
             if self.syn.val().get_bits::<3>(5) == 0 {
                 self.ev[8].next = self.c_mask[8].val();
@@ -956,6 +1053,10 @@ impl Logic for NicTop {
         if self.req.ev_retry_exc.val() {
             self.ev[26].next = self.c_mask[26].val();
         }
+        // duplicate requests the responder answered without executing them again
+        if self.resp.ev_duplicate.val() {
+            self.ev[27].next = self.c_mask[27].val();
+        }
         self.csr.cnt_inc.next = self.ev[0].val()
             | self.ev[1].val()
             | self.ev[2].val()
@@ -982,7 +1083,8 @@ impl Logic for NicTop {
             | self.ev[23].val()
             | self.ev[24].val()
             | self.ev[25].val()
-            | self.ev[26].val();
+            | self.ev[26].val()
+            | self.ev[27].val();
         self.csr.cnt_rx_bytes.next = 0.into();
         if self.rx.vd_valid.val() {
             self.csr.cnt_rx_bytes.next = self.rx.vd_flen.val();

@@ -1,6 +1,6 @@
 //! The requester half of the RC transport: send work requests in, packets out, completions
-//! back, and recovery from loss (Go-Back-N, the local ACK timer, RNR waits, retry budgets).
-//! READ and ATOMIC are not implemented yet.
+//! back, and recovery from loss (Go-Back-N, the local ACK timer, RNR waits, retry budgets),
+//! and the requester side of RDMA READ and the atomics.
 //!
 //! * [`RcRequester`]: the SQ scheduler (a work ring of QPs with posted WQEs, each at most once,
 //!   served in order), WQE and SGE fetch by DMA with lkey checks in the MR table, segmentation
@@ -57,10 +57,40 @@
 //! * **NAK invalid request / remote access / remote operational error**: the WQE completes with
 //!   REM_INV_REQ_ERR / REM_ACCESS_ERR / REM_OP_ERR, the QP goes to ERR through the CSR block's
 //!   `qerr` port, and every WQE after it completes with WR_FLUSH_ERR.
-//! * **Supported opcodes**: SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM. Others
-//!   (READ, atomics, LOCAL_INV, SEND_WITH_INV) and the INLINE flag complete with LOC_QP_OP_ERR
-//!   (vendor error WQE_OPCODE) until the RC issue brings them (the CSR block already advertises
-//!   READ and atomics, the capabilities of the finished design).
+//! * **Atomics** (ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD): the WQE must have one local SGE
+//!   of 8 bytes (else LOC_LEN_ERR, vendor WQE_LENGTH); its lkey is checked with LOCAL_WRITE in
+//!   pass 1 and the translated address kept per QP. One packet, COMPARE_SWAP (swap and compare
+//!   data) or FETCH_ADD (the add value), AckReq, no payload; the remote address's alignment is
+//!   the responder's to check (NAK invalid request). Only an ATOMIC ACKNOWLEDGE of its PSN
+//!   retires it (a plain ACK carries no result and is dropped, as is an ATOMIC ACKNOWLEDGE for
+//!   anything else): its original value is written (8 bytes, little-endian, the host's order)
+//!   into the local SGE by a DMA write, and only after that write's completion does the CQE
+//!   (CompSwap / FetchAdd) go out. Loss recovery is the same as for other messages: the
+//!   request is sent again, and the responder answers a duplicate from its replay cache.
+//! * **RDMA READ**: the SGEs (the destination) are checked with LOCAL_WRITE in pass 1, then
+//!   one READ request (RETH: remote VA, rkey, length; AckReq) takes `ceil(length / PMTU)`
+//!   PSNs (at least one). Its responses come from the receive path with their payload
+//!   (`rr_*`, `rpay`): one job each. A response is placed only if it is the next one (PSN =
+//!   the resume PSN) with the opcode and length its place asks (FIRST/ONLY at the first PSN,
+//!   LAST/ONLY at the last, PMTU bytes except the last, which carries exactly the rest; past
+//!   the first PSN a FIRST or ONLY also fits, as the answer to a request sent again): its
+//!   bytes go through a [`crate::resp::StreamCutter`] into the SGEs, one DMA write per piece,
+//!   at a per-QP scatter cursor (SGE index, bytes left in it, its translated address, bytes
+//!   of the READ still to come), fetching and checking the next SGE when one is full. After
+//!   the packet's writes complete, the cursor and the resume PSN move on (progress: the retry
+//!   budget is reloaded); the last response completes the READ (CQE RdmaRead) once its data
+//!   is in host memory. A response beyond the resume PSN means one was lost: the READ is sent
+//!   again **from the resume PSN for the rest of the bytes** (VA + and length - the bytes
+//!   placed), once per gap; further responses beyond it are ignored until one in sequence
+//!   arrives (those of the first try may still be arriving, as rxe does). Duplicates and
+//!   strays are drained and dropped. A plain ACK never retires a READ; a NAK fails it as any
+//!   request; the ACK timer sends it again from the resume PSN. An SGE whose MR went away
+//!   since the request, or a failed write, fails it with LOC_PROT_ERR (the rest of the packet
+//!   discarded). With one message in flight per QP there is no later request for an implied
+//!   NAK, and `max_rd_atomic` is met for any value of at least one.
+//! * **Supported opcodes**: SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ
+//!   and the two atomics. Others (LOCAL_INV, SEND_WITH_INV) and the INLINE flag complete with
+//!   LOC_QP_OP_ERR (vendor error WQE_OPCODE).
 pub mod packer;
 pub mod requester;
 

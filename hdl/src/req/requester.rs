@@ -41,8 +41,9 @@
 use super::StreamPacker;
 use crate::csr::fifo::RegFifo;
 use crate::csr::qp_config::{CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RETRY_W, ST_W, TIMEOUT_W};
-use crate::dma::DmaReadMaster;
-use crate::stream::StreamSource;
+use crate::dma::{DmaReadMaster, DmaWriteMaster};
+use crate::resp::StreamCutter;
+use crate::stream::{StreamSink, StreamSource};
 use ferroce_proto::host::cqe::{vendor_err, CqeOpcode, WcStatus};
 use ferroce_proto::host::wqe::{send_field as wf, sge_field as sf, SendOpcode, SEND_HEADER_LEN};
 use ferroce_proto::syndrome::rnr_timer_ns;
@@ -66,6 +67,20 @@ const _: () = assert!(
         && wf::REMOTE_VA == 24
         && wf::SGES == SEND_HEADER_LEN
         && SEND_HEADER_LEN == 48
+);
+// beat 4 = compare (or add) data (LE), beat 5 = swap data (LE).
+const _: () = assert!(wf::COMPARE_ADD == 32 && wf::SWAP == 40);
+// Atomics: WQE opcodes 5 (compare-swap) and 6 (fetch-add), their completion opcodes and
+// packet opcodes, and the ATOMIC ACKNOWLEDGE they wait for.
+const _: () = assert!(
+    SendOpcode::AtomicCmpSwap as u8 == 5
+        && SendOpcode::AtomicFetchAdd as u8 == 6
+        && SendOpcode::RdmaRead as u8 == 4
+        && CqeOpcode::CompSwap as u8 == 3
+        && CqeOpcode::FetchAdd as u8 == 4
+        && Opcode::RC_COMPARE_SWAP.0 == 19
+        && Opcode::RC_FETCH_ADD.0 == 20
+        && Opcode::RC_ATOMIC_ACKNOWLEDGE.0 == 18
 );
 // SGE (16 bytes = 2 beats): address (LE), length (LE), lkey (LE).
 const _: () = assert!(sf::ADDR == 0 && sf::LENGTH == 8 && sf::LKEY == 12);
@@ -125,6 +140,14 @@ pub enum ReqState {
     QueryWait,
     QueryAns,
     TmrApply,
+    AtWr,
+    AtDone,
+    RdReq,
+    RrApply,
+    RrPlace,
+    RrXfer,
+    RrDone,
+    RrDrain,
 }
 
 // Job kinds (`r_job`, written as literals in the kernel: rust-hdl emits named constants as
@@ -148,6 +171,17 @@ pub struct RcRequester<const QA: usize> {
     pub ack_qpn: Signal<In, Bits<24>>,
     pub ack_psn: Signal<In, Bits<24>>,
     pub ack_syndrome: Signal<In, Bits<8>>,
+    /// an ATOMIC ACKNOWLEDGE (opcode 0x12) with its AtomicAckETH original value
+    pub ack_atomic: Signal<In, Bit>,
+    pub ack_orig: Signal<In, Bits<64>>,
+    // ---- READ responses from the receive path (header, then `rpay` if it has payload) ----
+    pub rr_valid: Signal<In, Bit>,
+    pub rr_ready: Signal<Out, Bit>,
+    pub rr_qpn: Signal<In, Bits<24>>,
+    pub rr_psn: Signal<In, Bits<24>>,
+    pub rr_opcode: Signal<In, Bits<8>>,
+    pub rr_plen: Signal<In, Bits<13>>,
+    pub rpay: StreamSink<64, 8>,
     // ---- QP context read ----
     pub qpc_rd_valid: Signal<Out, Bit>,
     pub qpc_rd_ready: Signal<In, Bit>,
@@ -174,11 +208,15 @@ pub struct RcRequester<const QA: usize> {
     pub mr_req_pd: Signal<Out, Bits<24>>,
     pub mr_req_va: Signal<Out, Bits<64>>,
     pub mr_req_len: Signal<Out, Bits<64>>,
+    /// rights needed: LOCAL_WRITE for an atomic's destination, none for a gather
+    pub mr_req_need: Signal<Out, Bits<4>>,
     pub mr_resp_valid: Signal<In, Bit>,
     pub mr_resp_ok: Signal<In, Bit>,
     pub mr_resp_addr: Signal<In, Bits<64>>,
     // ---- DMA reads ----
     pub dma_rd: DmaReadMaster<64, 8>,
+    // ---- DMA writes (an atomic's original value into its local SGE) ----
+    pub dma_wr: DmaWriteMaster<64, 8>,
     // ---- packets out ----
     pub pk_valid: Signal<Out, Bit>,
     pub pk_ready: Signal<In, Bit>,
@@ -192,6 +230,9 @@ pub struct RcRequester<const QA: usize> {
     pub pk_rkey: Signal<Out, Bits<32>>,
     pub pk_dlen: Signal<Out, Bits<32>>,
     pub pk_imm: Signal<Out, Bits<32>>,
+    /// AtomicETH swap (or add) and compare data
+    pub pk_swap: Signal<Out, Bits<64>>,
+    pub pk_compare: Signal<Out, Bits<64>>,
     pub pk_plen: Signal<Out, Bits<13>>,
     pub pay: StreamSource<64, 8>,
     // ---- completions ----
@@ -270,6 +311,69 @@ pub struct RcRequester<const QA: usize> {
     ram_tscan: RAM<Bits<36>, QA>,
     /// the work ring: QPs with WQEs to send or flush, each at most once
     ram_work: RAM<Bits<QA>, QA>,
+    /// the translated address of an atomic's local SGE (where its original value goes)
+    ram_dst: RAM<Bits<64>, QA>,
+    s_dst: DFF<Bits<64>>,
+    r_aatom: DFF<Bit>,
+    r_aorig: DFF<Bits<64>>,
+    d4: DFF<Bits<64>>,
+    d5: DFF<Bits<64>>,
+    w_cmpadd: DFF<Bits<64>>,
+    w_swap: DFF<Bits<64>>,
+    /// AtWr: the request / the beat went out
+    a_reqd: DFF<Bit>,
+    a_datad: DFF<Bit>,
+    is_atom: Signal<Local, Bit>,
+    out_atom: Signal<Local, Bit>,
+    a_req_fire: Signal<Local, Bit>,
+    a_dat_fire: Signal<Local, Bit>,
+    /// READ responses: the payload cut into pieces, one DMA write per piece
+    cutter: StreamCutter,
+    /// the READ's scatter cursor (per QP, at the resume PSN): SGE index, bytes left in that
+    /// SGE (its translated address is `ram_dst`), and bytes of the message still to come
+    ram_rk: RAM<Bits<8>, QA>,
+    ram_rrem: RAM<Bits<32>, QA>,
+    ram_rleft: RAM<Bits<32>, QA>,
+    s_rk: DFF<Bits<8>>,
+    s_rrem: DFF<Bits<32>>,
+    s_rleft: DFF<Bits<32>>,
+    r_rop: DFF<Bits<8>>,
+    r_rplen: DFF<Bits<13>>,
+    /// the SGE fetch states serve a READ response (return to RrPlace)
+    r_rrsp: DFF<Bit>,
+    /// an SGE of the READ failed its MR check: the rest of the packet is discarded
+    r_rfail: DFF<Bit>,
+    /// RrDrain: a response beyond a gap, rewind after draining
+    r_gap: DFF<Bit>,
+    /// RrDrain: the job loaded the QP (write it back)
+    r_wb: DFF<Bit>,
+    in_cut: DFF<Bit>,
+    pay_done: DFF<Bit>,
+    c_cutd: DFF<Bit>,
+    c_reqd: DFF<Bit>,
+    c_datad: DFF<Bit>,
+    /// DMA writes issued and not completed, and whether one of this job's failed
+    w_out: DFF<Bits<8>>,
+    w_err: DFF<Bit>,
+    r_piece: DFF<Bits<16>>,
+    is_rd: Signal<Local, Bit>,
+    out_rd: Signal<Local, Bit>,
+    need_lw: Signal<Local, Bit>,
+    rd_sh: Signal<Local, Bits<5>>,
+    rd_np: Signal<Local, Bits<32>>,
+    rd_off: Signal<Local, Bits<32>>,
+    rr_d: Signal<Local, Bits<24>>,
+    rr_ahead: Signal<Local, Bit>,
+    rr_first: Signal<Local, Bit>,
+    rr_lastp: Signal<Local, Bit>,
+    rr_op_ok: Signal<Local, Bit>,
+    rr_len_ok: Signal<Local, Bit>,
+    rr_ok: Signal<Local, Bit>,
+    rp_ready: Signal<Local, Bit>,
+    x_fire: Signal<Local, Bit>,
+    x_last: Signal<Local, Bit>,
+    wr_any: Signal<Local, Bit>,
+    pmtu32: Signal<Local, Bits<32>>,
     w_head: DFF<Bits<16>>,
     w_tail: DFF<Bits<16>>,
     // timers: the tick count, and the scanner that walks the QPs' timer copy one per cycle
@@ -288,7 +392,7 @@ pub struct RcRequester<const QA: usize> {
     /// a runtime query waits (the CSR block's request is a pulse)
     q_pend: DFF<Bit>,
     q_qpn: DFF<Bits<QA>>,
-    r_job: DFF<Bits<2>>,
+    r_job: DFF<Bits<3>>,
     r_qpn: DFF<Bits<QA>>,
     r_evkind: DFF<Bits<2>>,
     r_evval: DFF<Bits<16>>,
@@ -473,6 +577,54 @@ impl<const QA: usize> Default for RcRequester<QA> {
             ack_qpn: Default::default(),
             ack_psn: Default::default(),
             ack_syndrome: Default::default(),
+            ack_atomic: Default::default(),
+            ack_orig: Default::default(),
+            rr_valid: Default::default(),
+            rr_ready: Default::default(),
+            rr_qpn: Default::default(),
+            rr_psn: Default::default(),
+            rr_opcode: Default::default(),
+            rr_plen: Default::default(),
+            rpay: Default::default(),
+            cutter: Default::default(),
+            ram_rk: zram(),
+            ram_rrem: zram(),
+            ram_rleft: zram(),
+            s_rk: Default::default(),
+            s_rrem: Default::default(),
+            s_rleft: Default::default(),
+            r_rop: Default::default(),
+            r_rplen: Default::default(),
+            r_rrsp: Default::default(),
+            r_rfail: Default::default(),
+            r_gap: Default::default(),
+            r_wb: Default::default(),
+            in_cut: Default::default(),
+            pay_done: Default::default(),
+            c_cutd: Default::default(),
+            c_reqd: Default::default(),
+            c_datad: Default::default(),
+            w_out: Default::default(),
+            w_err: Default::default(),
+            r_piece: Default::default(),
+            is_rd: Default::default(),
+            out_rd: Default::default(),
+            need_lw: Default::default(),
+            rd_sh: Default::default(),
+            rd_np: Default::default(),
+            rd_off: Default::default(),
+            rr_d: Default::default(),
+            rr_ahead: Default::default(),
+            rr_first: Default::default(),
+            rr_lastp: Default::default(),
+            rr_op_ok: Default::default(),
+            rr_len_ok: Default::default(),
+            rr_ok: Default::default(),
+            rp_ready: Default::default(),
+            x_fire: Default::default(),
+            x_last: Default::default(),
+            wr_any: Default::default(),
+            pmtu32: Default::default(),
             qpc_rd_valid: Default::default(),
             qpc_rd_ready: Default::default(),
             qpc_rd_qpn: Default::default(),
@@ -496,10 +648,12 @@ impl<const QA: usize> Default for RcRequester<QA> {
             mr_req_pd: Default::default(),
             mr_req_va: Default::default(),
             mr_req_len: Default::default(),
+            mr_req_need: Default::default(),
             mr_resp_valid: Default::default(),
             mr_resp_ok: Default::default(),
             mr_resp_addr: Default::default(),
             dma_rd: Default::default(),
+            dma_wr: Default::default(),
             pk_valid: Default::default(),
             pk_ready: Default::default(),
             pk_qpn: Default::default(),
@@ -512,6 +666,8 @@ impl<const QA: usize> Default for RcRequester<QA> {
             pk_rkey: Default::default(),
             pk_dlen: Default::default(),
             pk_imm: Default::default(),
+            pk_swap: Default::default(),
+            pk_compare: Default::default(),
             pk_plen: Default::default(),
             pay: Default::default(),
             cqe_valid: Default::default(),
@@ -570,6 +726,20 @@ impl<const QA: usize> Default for RcRequester<QA> {
             ram_tmr: zram(),
             ram_tscan: zram(),
             ram_work: zram(),
+            ram_dst: zram(),
+            s_dst: Default::default(),
+            r_aatom: Default::default(),
+            r_aorig: Default::default(),
+            d4: Default::default(),
+            d5: Default::default(),
+            w_cmpadd: Default::default(),
+            w_swap: Default::default(),
+            a_reqd: Default::default(),
+            a_datad: Default::default(),
+            is_atom: Default::default(),
+            out_atom: Default::default(),
+            a_req_fire: Default::default(),
+            a_dat_fire: Default::default(),
             w_head: Default::default(),
             w_tail: Default::default(),
             now: Default::default(),
@@ -807,8 +977,43 @@ impl<const QA: usize> Logic for RcRequester<QA> {
             s_tmr,
             r_skip,
             n_retx,
-            n_tmo
+            n_tmo,
+            s_dst,
+            r_aatom,
+            r_aorig,
+            d4,
+            d5,
+            w_cmpadd,
+            w_swap,
+            a_reqd,
+            a_datad,
+            s_rk,
+            s_rrem,
+            s_rleft,
+            r_rop,
+            r_rplen,
+            r_rrsp,
+            r_rfail,
+            r_gap,
+            r_wb,
+            in_cut,
+            pay_done,
+            c_cutd,
+            c_reqd,
+            c_datad,
+            w_out,
+            w_err,
+            r_piece
         );
+        self.cutter.clock.next = self.clock.val();
+        self.ram_rk.read_clock.next = self.clock.val();
+        self.ram_rk.write_clock.next = self.clock.val();
+        self.ram_rrem.read_clock.next = self.clock.val();
+        self.ram_rrem.write_clock.next = self.clock.val();
+        self.ram_rleft.read_clock.next = self.clock.val();
+        self.ram_rleft.write_clock.next = self.clock.val();
+        self.ram_dst.read_clock.next = self.clock.val();
+        self.ram_dst.write_clock.next = self.clock.val();
         self.ram_pi.read_clock.next = self.clock.val();
         self.ram_pi.write_clock.next = self.clock.val();
         self.ram_ci.read_clock.next = self.clock.val();
@@ -848,6 +1053,41 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         self.mr_req_pd.next = self.q_pd.q.val();
         self.mr_req_va.next = self.g_addr.q.val();
         self.mr_req_len.next = bit_cast::<64, 32>(self.g_len.q.val());
+        // DMA write: an atomic's original value (8 bytes, little-endian in host memory: the
+        // byte at the address, a beat's MSB, is the value's LSB)
+        self.dma_wr.req_valid.next = false;
+        self.dma_wr.req_addr.next = self.s_dst.q.val();
+        self.dma_wr.req_len.next = 8.into();
+        self.dma_wr.req_tag.next = 0.into();
+        self.dma_wr.data.valid.next = false;
+        self.dma_wr.data.data.next = (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(0))
+            << 56)
+            | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(8)) << 48)
+            | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(16)) << 40)
+            | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(24)) << 32)
+            | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(32)) << 24)
+            | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(40)) << 16)
+            | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(48)) << 8)
+            | bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(56));
+        self.dma_wr.data.keep.next = 255.into();
+        self.dma_wr.data.last.next = true;
+        self.a_req_fire.next = false;
+        self.a_dat_fire.next = false;
+        // READ response payload: into the cutter once a piece of it was cut, up to its last
+        // beat (RrDrain takes it instead when the packet is dropped)
+        self.cutter.inp.valid.next =
+            self.rpay.valid.val() & self.in_cut.q.val() & !self.pay_done.q.val();
+        self.cutter.inp.data.next = self.rpay.data.val();
+        self.cutter.inp.keep.next = self.rpay.keep.val();
+        self.cutter.inp.last.next = self.rpay.last.val();
+        self.rp_ready.next =
+            self.cutter.inp.ready.val() & self.in_cut.q.val() & !self.pay_done.q.val();
+        self.cutter.cut_valid.next = false;
+        self.cutter.cut_len.next = self.r_piece.q.val();
+        self.cutter.out.ready.next = false;
+        self.x_fire.next = false;
+        self.x_last.next = false;
+        self.rr_ready.next = false;
         self.dma_rd.req_valid.next = false;
         self.dma_rd.req_addr.next = self.g_iova.q.val();
         self.dma_rd.req_len.next = 16.into();
@@ -863,6 +1103,13 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         self.pk_rkey.next = self.w_rkey.q.val();
         self.pk_dlen.next = self.w_len.q.val();
         self.pk_imm.next = self.w_imm.q.val();
+        // AtomicETH: COMPARE_SWAP carries swap and compare, FETCH_ADD the add value
+        self.pk_swap.next = self.w_swap.q.val();
+        self.pk_compare.next = self.w_cmpadd.q.val();
+        if self.w_op.q.val() == 6 {
+            self.pk_swap.next = self.w_cmpadd.q.val();
+            self.pk_compare.next = 0.into();
+        }
         self.cqe_valid.next = false;
         self.cqe_cqn.next = self.q_cqn.q.val();
         self.cqe_wr_id.next = self.c_wrid.q.val();
@@ -944,6 +1191,22 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         self.ram_work.write_address.next = self.w_tail.q.val().get_bits::<QA>(0);
         self.ram_work.write_data.next = self.r_qpn.q.val();
         self.ram_work.write_enable.next = false;
+        self.ram_dst.read_address.next = self.r_qpn.q.val();
+        self.ram_dst.write_address.next = self.r_qpn.q.val();
+        self.ram_dst.write_data.next = self.s_dst.q.val();
+        self.ram_dst.write_enable.next = false;
+        self.ram_rk.read_address.next = self.r_qpn.q.val();
+        self.ram_rk.write_address.next = self.r_qpn.q.val();
+        self.ram_rk.write_data.next = self.s_rk.q.val();
+        self.ram_rk.write_enable.next = false;
+        self.ram_rrem.read_address.next = self.r_qpn.q.val();
+        self.ram_rrem.write_address.next = self.r_qpn.q.val();
+        self.ram_rrem.write_data.next = self.s_rrem.q.val();
+        self.ram_rrem.write_enable.next = false;
+        self.ram_rleft.read_address.next = self.r_qpn.q.val();
+        self.ram_rleft.write_address.next = self.r_qpn.q.val();
+        self.ram_rleft.write_data.next = self.s_rleft.q.val();
+        self.ram_rleft.write_enable.next = false;
 
         // ================= read responses: descriptors here, payload to the packer ===========
         self.is_pay.next = self.kinds.valid.val() & self.kinds.dout.val().get_bit(0);
@@ -988,6 +1251,12 @@ impl<const QA: usize> Logic for RcRequester<QA> {
             }
             if self.d_cnt.q.val() == 3 {
                 self.d3.d.next = self.dma_rd.rsp.data.val();
+            }
+            if self.d_cnt.q.val() == 4 {
+                self.d4.d.next = self.dma_rd.rsp.data.val();
+            }
+            if self.d_cnt.q.val() == 5 {
+                self.d5.d.next = self.dma_rd.rsp.data.val();
             }
             self.d_cnt.d.next = self.d_cnt.q.val() + 1;
             if self.dma_rd.rsp.last.val() {
@@ -1060,6 +1329,24 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         if !self.w_op.q.val().get_bit(1) {
             self.cqe_op.next = 1.into();
         }
+        // ATOMIC_CMP_AND_SWP 5, ATOMIC_FETCH_AND_ADD 6: completions CompSwap 3, FetchAdd 4
+        self.is_atom.next = (self.w_op.q.val() == 5) | (self.w_op.q.val() == 6);
+        if self.w_op.q.val() == 5 {
+            self.cqe_op.next = 3.into();
+        }
+        if self.w_op.q.val() == 6 {
+            self.cqe_op.next = 4.into();
+        }
+        // RDMA_READ 4: completion RdmaRead 2; its destination SGEs need LOCAL_WRITE
+        self.is_rd.next = self.w_op.q.val() == 4;
+        if self.is_rd.val() {
+            self.cqe_op.next = 2.into();
+        }
+        self.need_lw.next = self.is_atom.val() | self.is_rd.val() | self.r_rrsp.q.val();
+        self.mr_req_need.next = 0.into();
+        if self.need_lw.val() {
+            self.mr_req_need.next = 1.into(); // ACCESS_LOCAL_WRITE
+        }
         // PMTU bytes: 256 << (pmtu - 1)
         self.pmtu.next = self.c_128.val() << self.q_pmtu.q.val();
         self.plen.next = self.pmtu.val();
@@ -1102,6 +1389,16 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         } else {
             self.opc.next = 7.into();
         }
+        // an atomic is one packet without payload: COMPARE_SWAP 19, FETCH_ADD 20
+        if self.is_atom.val() {
+            self.plen.next = 0.into();
+            self.plen32.next = 0.into();
+            self.is_last.next = true;
+            self.opc.next = 19.into();
+            if self.w_op.q.val() == 6 {
+                self.opc.next = 20.into();
+            }
+        }
         self.pk_opcode.next = self.opc.val();
         self.pk_plen.next = self.plen.val();
         self.pk_ackreq.next = self.is_last.val();
@@ -1132,10 +1429,50 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         // flags bit 4: the message in flight is being sent again (its packets count as
         // retransmissions, its retry counters are not reloaded)
         self.retrying.next = self.s_flags.q.val().get_bit(4);
+        // the message in flight is an atomic (its completion opcode says so): only an
+        // ATOMIC ACKNOWLEDGE retires it, and only it takes one
+        self.out_atom.next = (self.s_op.q.val() == 3) | (self.s_op.q.val() == 4);
+        // ... a READ: its responses carry the data, an ACK never retires it
+        self.out_rd.next = self.s_op.q.val() == 2;
+        // a READ's response packets: ceil(length / PMTU), at least one; the bytes before the
+        // resume PSN (a request sent again asks for the rest only)
+        self.pmtu32.next = bit_cast::<32, 13>(self.pmtu.val());
+        self.rd_sh.next = bit_cast::<5, PMTU_W>(self.q_pmtu.q.val()) + 7;
+        self.rd_np.next = (self.w_len.q.val() + self.pmtu32.val() - 1) >> self.rd_sh.val();
+        if self.w_len.q.val() == 0 {
+            self.rd_np.next = 1.into();
+        }
+        self.rd_off.next =
+            bit_cast::<32, 24>(self.s_rpsn.q.val() - self.s_spsn.q.val()) << self.rd_sh.val();
+        // a READ response: in sequence at the resume PSN, or ahead of it inside the READ (a
+        // response was lost); its expected opcode and length from its place in the READ
+        self.rr_d.next = self.r_apsn.q.val() - self.s_rpsn.q.val();
+        self.rr_first.next = self.s_rpsn.q.val() == self.s_spsn.q.val();
+        self.rr_lastp.next = self.s_rpsn.q.val() == self.s_lpsn.q.val();
+        // Every request (the first, or one sent again from the resume PSN) is answered from
+        // its own PSN with FIRST..LAST or ONLY, so past the READ's first PSN a FIRST (ONLY) is
+        // as good as a MIDDLE (LAST): PSN and length decide where the bytes go
+        self.rr_op_ok.next =
+            (self.r_rop.q.val() == 13) | ((self.r_rop.q.val() == 14) & !self.rr_first.val());
+        if self.rr_lastp.val() {
+            self.rr_op_ok.next =
+                (self.r_rop.q.val() == 16) | ((self.r_rop.q.val() == 15) & !self.rr_first.val());
+        }
+        self.rr_len_ok.next = bit_cast::<32, 13>(self.r_rplen.q.val()) == self.pmtu32.val();
+        if self.rr_lastp.val() {
+            self.rr_len_ok.next = bit_cast::<32, 13>(self.r_rplen.q.val()) == self.s_rleft.q.val();
+        }
+        self.rr_ok.next = (self.outstanding.val() | self.retrying.val())
+            & self.out_rd.val()
+            & (self.rr_d.val() == 0)
+            & self.rr_op_ok.val()
+            & self.rr_len_ok.val();
         // an ACK/NAK PSN inside the message in flight: psn - first <= last - first (mod 2^24)
         self.a_off.next = self.r_apsn.q.val() - self.s_spsn.q.val();
         self.m_span.next = self.s_lpsn.q.val() - self.s_spsn.q.val();
         self.in_range.next = self.a_off.val() <= self.m_span.val();
+        self.rr_ahead.next =
+            !self.rr_d.val().get_bit(23) & (self.rr_d.val() != 0) & self.in_range.val();
         // an ACK moves the resume point when its PSN is at or after it (bit 23 clear)
         self.a_fwd.next = self.r_apsn.q.val() - self.s_rpsn.q.val();
         // Go-Back-N resumes mid-message: a packet before the resume PSN is walked (the SGE
@@ -1222,9 +1559,27 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                     self.r_qpn.d.next = self.ack_qpn.val().get_bits::<QA>(0);
                     self.r_apsn.d.next = self.ack_psn.val();
                     self.r_asyn.d.next = self.ack_syndrome.val();
+                    self.r_aatom.d.next = self.ack_atomic.val();
+                    self.r_aorig.d.next = self.ack_orig.val();
                     self.n_acks.d.next = self.n_acks.q.val() + 1;
                     // an ACK for a QPN outside the table is dropped
                     if self.ack_qpn.val() < self.c_nqp.val() {
+                        self.state.d.next = ReqState::QRd;
+                    }
+                } else if self.rr_valid.val() {
+                    // a READ response: its header now, its payload in the job
+                    self.rr_ready.next = true;
+                    self.r_job.d.next = 4.into();
+                    self.r_qpn.d.next = self.rr_qpn.val().get_bits::<QA>(0);
+                    self.r_apsn.d.next = self.rr_psn.val();
+                    self.r_rop.d.next = self.rr_opcode.val();
+                    self.r_rplen.d.next = self.rr_plen.val();
+                    self.in_cut.d.next = false;
+                    self.pay_done.d.next = false;
+                    self.r_gap.d.next = false;
+                    self.r_wb.d.next = false;
+                    self.state.d.next = ReqState::RrDrain;
+                    if self.rr_qpn.val() < self.c_nqp.val() {
                         self.state.d.next = ReqState::QRd;
                     }
                 } else if self.ev_valid.val() {
@@ -1289,6 +1644,11 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 self.s_rpsn.d.next = self.ram_rpsn.read_data.val();
                 self.s_retry.d.next = self.ram_retry.read_data.val();
                 self.s_tmr.d.next = self.ram_tmr.read_data.val();
+                self.s_dst.d.next = self.ram_dst.read_data.val();
+                self.s_rk.d.next = self.ram_rk.read_data.val();
+                self.s_rrem.d.next = self.ram_rrem.read_data.val();
+                self.s_rleft.d.next = self.ram_rleft.read_data.val();
+                self.r_rrsp.d.next = false;
                 self.state.d.next = ReqState::Dispatch;
             }
             ReqState::Dispatch => {
@@ -1301,6 +1661,9 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 }
                 if self.r_job.q.val() == 3 {
                     self.state.d.next = ReqState::TmrApply;
+                }
+                if self.r_job.q.val() == 4 {
+                    self.state.d.next = ReqState::RrApply;
                 }
             }
             ReqState::EvApply => {
@@ -1373,11 +1736,37 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 self.w_imm.d.next = self.d2.q.val().get_bits::<32>(32);
                 self.w_rkey.d.next = self.x_rkey.val();
                 self.w_va.d.next = self.x_va.val();
+                // compare (or add) and swap data: bytes 32..40 and 40..48 (LE)
+                self.w_cmpadd.d.next = (bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(0)) << 56)
+                    | (bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(8)) << 48)
+                    | (bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(16)) << 40)
+                    | (bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(24)) << 32)
+                    | (bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(32)) << 24)
+                    | (bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(40)) << 16)
+                    | (bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(48)) << 8)
+                    | bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(56));
+                self.w_swap.d.next = (bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(0)) << 56)
+                    | (bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(8)) << 48)
+                    | (bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(16)) << 40)
+                    | (bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(24)) << 32)
+                    | (bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(32)) << 24)
+                    | (bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(40)) << 16)
+                    | (bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(48)) << 8)
+                    | bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(56));
                 // a completion for this WQE, if it ends here
                 self.c_wrid.d.next = self.x_wrid.val();
                 self.c_op.d.next = 0.into();
                 if !self.d0.q.val().get_bit(49) {
                     self.c_op.d.next = 1.into();
+                }
+                if self.d0.q.val().get_bits::<8>(48) == 5 {
+                    self.c_op.d.next = 3.into();
+                }
+                if self.d0.q.val().get_bits::<8>(48) == 6 {
+                    self.c_op.d.next = 4.into();
+                }
+                if self.d0.q.val().get_bits::<8>(48) == 4 {
+                    self.c_op.d.next = 2.into();
                 }
                 self.c_index.d.next = self.s_ci.q.val();
                 self.c_vendor.d.next = self.c_vend[0].val();
@@ -1392,13 +1781,19 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 } else if self.d0.q.val().get_bit(56) != self.exp_owner.val() {
                     self.c_status.d.next = self.c_st[2].val();
                     self.c_vendor.d.next = self.c_vend[1].val();
-                } else if (self.d0.q.val().get_bits::<8>(48) > 3)
+                } else if (self.d0.q.val().get_bits::<8>(48) > 6)
                     | (self.d0.q.val().get_bits::<8>(40) > 7)
                 {
-                    // opcodes beyond SEND_IMM (READ, atomics: the RC issue) and INLINE or
-                    // undefined flags
+                    // LOCAL_INV, SEND_WITH_INV, unknown opcodes, and INLINE or undefined flags
                     self.c_status.d.next = self.c_st[2].val();
                     self.c_vendor.d.next = self.c_vend[2].val();
+                } else if ((self.d0.q.val().get_bits::<8>(48) == 5)
+                    | (self.d0.q.val().get_bits::<8>(48) == 6))
+                    & ((self.x_len.val() != 8) | (self.d0.q.val().get_bits::<8>(32) != 1))
+                {
+                    // an atomic's result needs exactly one 8-byte local SGE
+                    self.c_status.d.next = self.c_st[1].val();
+                    self.c_vendor.d.next = self.c_vend[4].val();
                 } else if bit_cast::<16, 8>(self.d0.q.val().get_bits::<8>(32)) > self.sge_cap.val()
                 {
                     self.c_status.d.next = self.c_st[2].val();
@@ -1430,6 +1825,9 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                             self.s_retry.d.next = self.retry_load.val();
                         }
                         self.state.d.next = ReqState::PktHdr;
+                        if self.is_rd.val() {
+                            self.state.d.next = ReqState::RdReq;
+                        }
                     } else {
                         self.c_status.d.next = self.c_st[1].val();
                         self.c_vendor.d.next = self.c_vend[4].val();
@@ -1469,6 +1867,9 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                     if self.r_pass2.q.val() {
                         self.state.d.next = ReqState::Gather;
                     }
+                    if self.r_rrsp.q.val() {
+                        self.state.d.next = ReqState::RrPlace;
+                    }
                 } else {
                     self.mr_req_valid.next = true;
                     if self.mr_req_ready.val() {
@@ -1488,6 +1889,14 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                         if self.r_pass2.q.val() {
                             self.state.d.next = ReqState::Gather;
                         }
+                        if self.r_rrsp.q.val() {
+                            self.state.d.next = ReqState::RrPlace;
+                        }
+                    } else if self.r_rrsp.q.val() {
+                        // a READ's SGE went away since the request: the rest of the response
+                        // is discarded and the READ fails (RrDone)
+                        self.r_rfail.d.next = true;
+                        self.state.d.next = ReqState::RrPlace;
                     } else {
                         self.c_status.d.next = self.c_st[3].val();
                         self.c_vendor.d.next = self.c_vend[5].val();
@@ -1589,6 +1998,7 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                     self.s_wrid.d.next = self.w_wrid.q.val();
                     self.s_op.d.next = self.cqe_op.val();
                     self.s_tmr.d.next = self.arm_ack.val();
+                    self.s_dst.d.next = self.g_iova.q.val();
                     self.n_messages.d.next = self.n_messages.q.val() + 1;
                     self.state.d.next = ReqState::Writeback;
                 }
@@ -1603,8 +2013,18 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 // a message in flight, or waiting to be sent again after a rewind (its ACK
                 // may still come); only ACK/NAK PSNs inside it count, stale ones are dropped
                 if self.outstanding.val() | self.retrying.val() {
-                    if self.r_asyn.q.val().get_bits::<3>(5) == 0 {
-                        if self.covered.val() {
+                    if (self.r_asyn.q.val().get_bits::<3>(5) == 0)
+                        & ((self.r_aatom.q.val() != self.out_atom.val()) | self.out_rd.val())
+                    {
+                        // an ATOMIC ACKNOWLEDGE for a message that is not an atomic, or a
+                        // plain ACK for an atomic (which carries no result): stale
+                    } else if self.r_asyn.q.val().get_bits::<3>(5) == 0 {
+                        if self.covered.val() & self.out_atom.val() {
+                            // the atomic's result: into its local SGE first, then retire
+                            self.a_reqd.d.next = false;
+                            self.a_datad.d.next = false;
+                            self.state.d.next = ReqState::AtWr;
+                        } else if self.covered.val() {
                             // ACK at or after the last PSN: the message is done (coalesced
                             // ACKs retire everything up to their PSN)
                             self.s_flags.d.next = self.s_flags.q.val() & 0xE9;
@@ -1672,7 +2092,10 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                             self.state.d.next = ReqState::Qerr;
                         } else {
                             self.s_retry.d.next = self.retry_now.val() - 1;
-                            self.s_rpsn.d.next = self.r_apsn.q.val();
+                            // (a READ resumes where its responses stopped: its cursor is there)
+                            if !self.out_rd.val() {
+                                self.s_rpsn.d.next = self.r_apsn.q.val();
+                            }
                             self.s_psn.d.next = self.s_spsn.q.val();
                             self.s_flags.d.next = (self.s_flags.q.val() & 0xFD) | 16;
                             self.s_tmr.d.next = 0.into();
@@ -1741,6 +2164,255 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                     }
                 }
             }
+            ReqState::AtWr => {
+                // the original value to the atomic's local SGE: request and beat side by side
+                self.dma_wr.req_valid.next = !self.a_reqd.q.val();
+                self.a_req_fire.next = !self.a_reqd.q.val() & self.dma_wr.req_ready.val();
+                if self.a_req_fire.val() {
+                    self.a_reqd.d.next = true;
+                }
+                self.dma_wr.data.valid.next = !self.a_datad.q.val();
+                self.a_dat_fire.next = !self.a_datad.q.val() & self.dma_wr.data.ready.val();
+                if self.a_dat_fire.val() {
+                    self.a_datad.d.next = true;
+                }
+                if (self.a_reqd.q.val() | self.a_req_fire.val())
+                    & (self.a_datad.q.val() | self.a_dat_fire.val())
+                {
+                    self.state.d.next = ReqState::AtDone;
+                }
+            }
+            ReqState::AtDone => {
+                // the value is in host memory: the atomic completes (a failed write is a
+                // local protection error, the QP goes to ERR)
+                if self.dma_wr.done_valid.val() {
+                    self.s_ci.d.next = self.s_ci.q.val() + 1;
+                    self.s_psn.d.next = self.s_lpsn.q.val() + 1;
+                    self.s_tmr.d.next = 0.into();
+                    if self.dma_wr.done_error.val() {
+                        self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                        self.c_err.d.next = true;
+                        self.c_status.d.next = self.c_st[3].val();
+                        self.state.d.next = ReqState::Qerr;
+                    } else {
+                        self.s_flags.d.next = self.s_flags.q.val() & 0xE9;
+                        self.c_status.d.next = self.c_st[0].val();
+                        self.state.d.next = ReqState::Requeue;
+                        if self.signaled.val() {
+                            self.state.d.next = ReqState::Cqe;
+                        }
+                    }
+                }
+            }
+            ReqState::RdReq => {
+                // the READ request: one packet, RETH for the bytes from the resume PSN on
+                // (all of them the first time), PSN = the resume PSN; the READ takes one PSN
+                // per response packet
+                self.pk_valid.next = true;
+                self.pk_opcode.next = 12.into();
+                self.pk_psn.next = self.s_rpsn.q.val();
+                self.pk_va.next = self.w_va.q.val() + bit_cast::<64, 32>(self.rd_off.val());
+                self.pk_dlen.next = self.w_len.q.val() - self.rd_off.val();
+                self.pk_plen.next = 0.into();
+                self.pk_ackreq.next = true;
+                if self.pk_ready.val() {
+                    self.s_lpsn.d.next =
+                        self.s_spsn.q.val() + self.rd_np.val().get_bits::<24>(0) - 1;
+                    self.s_psn.d.next = self.s_spsn.q.val() + self.rd_np.val().get_bits::<24>(0);
+                    self.n_packets.d.next = self.n_packets.q.val() + 1;
+                    if self.retrying.val() {
+                        self.n_retx.d.next = self.n_retx.q.val() + 1;
+                        self.ev_retransmit.next = true;
+                    } else {
+                        // a new READ: the cursor at its first byte
+                        self.s_rk.d.next = 0.into();
+                        self.s_rrem.d.next = 0.into();
+                        self.s_rleft.d.next = self.w_len.q.val();
+                    }
+                    // out, waiting for its responses. After a gap's rewind, responses beyond
+                    // the resume PSN are still ignored (bit 5 stays) until one in sequence
+                    // arrives: those of the first try may still be on their way
+                    self.s_flags.d.next = (self.s_flags.q.val() & 0xF9)
+                        | 2
+                        | (bit_cast::<8, 1>(self.w_flags.q.val().get_bits::<1>(0)) << 2);
+                    self.s_wrid.d.next = self.w_wrid.q.val();
+                    self.s_op.d.next = self.cqe_op.val();
+                    self.s_tmr.d.next = self.arm_ack.val();
+                    self.n_messages.d.next = self.n_messages.q.val() + 1;
+                    self.state.d.next = ReqState::Writeback;
+                }
+            }
+            ReqState::RrApply => {
+                // a READ response: in sequence and well formed -> place it at the cursor;
+                // else drained (the first one beyond a gap sends the READ again from the
+                // resume PSN, once per gap; duplicates and strays are dropped)
+                self.r_rrsp.d.next = true;
+                self.r_rfail.d.next = false;
+                self.w_err.d.next = false;
+                self.w_slot.d.next = self.slot_addr.val();
+                self.r_k.d.next = self.s_rk.q.val();
+                self.g_rem.d.next = self.s_rrem.q.val();
+                self.g_iova.d.next = self.s_dst.q.val();
+                self.p_rem.d.next = self.r_rplen.q.val();
+                self.c_wrid.d.next = self.s_wrid.q.val();
+                self.c_op.d.next = self.s_op.q.val();
+                self.c_index.d.next = self.s_ci.q.val();
+                self.c_vendor.d.next = self.c_vend[0].val();
+                self.c_err.d.next = false;
+                self.r_wb.d.next = true;
+                if self.rr_ok.val() {
+                    self.state.d.next = ReqState::RrPlace;
+                } else {
+                    self.r_gap.d.next = self.outstanding.val()
+                        & self.out_rd.val()
+                        & self.rr_ahead.val()
+                        & !self.s_flags.q.val().get_bit(5);
+                    self.state.d.next = ReqState::RrDrain;
+                }
+            }
+            ReqState::RrPlace => {
+                // the packet's bytes at the cursor, SGE by SGE (fetched and checked as needed)
+                if self.p_rem.q.val() == 0 {
+                    self.state.d.next = ReqState::RrDone;
+                } else if self.r_rfail.q.val() {
+                    self.r_piece.d.next = bit_cast::<16, 13>(self.p_rem.q.val());
+                    self.state.d.next = ReqState::RrXfer;
+                } else if self.g_rem.q.val() == 0 {
+                    self.state.d.next = ReqState::SgeReq;
+                } else {
+                    self.r_piece.d.next = bit_cast::<16, 13>(self.p_rem.q.val());
+                    if self.g_rem.q.val() < bit_cast::<32, 13>(self.p_rem.q.val()) {
+                        self.r_piece.d.next = self.g_rem.q.val().get_bits::<16>(0);
+                    }
+                    self.state.d.next = ReqState::RrXfer;
+                }
+            }
+            ReqState::RrXfer => {
+                // one piece: its cut, its DMA write request and its data side by side (after
+                // a failed SGE check the piece is cut and dropped)
+                self.cutter.cut_valid.next = !self.c_cutd.q.val();
+                if !self.c_cutd.q.val() & self.cutter.cut_ready.val() {
+                    self.c_cutd.d.next = true;
+                    self.in_cut.d.next = true;
+                }
+                if !self.r_rfail.q.val() {
+                    self.dma_wr.req_valid.next = !self.c_reqd.q.val();
+                    self.dma_wr.req_addr.next = self.g_iova.q.val();
+                    self.dma_wr.req_len.next = self.r_piece.q.val();
+                    if !self.c_reqd.q.val() & self.dma_wr.req_ready.val() {
+                        self.x_fire.next = true;
+                        self.c_reqd.d.next = true;
+                    }
+                    self.dma_wr.data.valid.next =
+                        self.cutter.out.valid.val() & !self.c_datad.q.val();
+                    self.dma_wr.data.data.next = self.cutter.out.data.val();
+                    self.dma_wr.data.keep.next = self.cutter.out.keep.val();
+                    self.dma_wr.data.last.next = self.cutter.out.last.val();
+                    self.cutter.out.ready.next =
+                        self.dma_wr.data.ready.val() & !self.c_datad.q.val();
+                    self.x_last.next = self.cutter.out.valid.val()
+                        & self.cutter.out.last.val()
+                        & self.dma_wr.data.ready.val()
+                        & !self.c_datad.q.val();
+                } else {
+                    self.x_fire.next = !self.c_reqd.q.val();
+                    self.c_reqd.d.next = true;
+                    self.cutter.out.ready.next = !self.c_datad.q.val();
+                    self.x_last.next = self.cutter.out.valid.val()
+                        & self.cutter.out.last.val()
+                        & !self.c_datad.q.val();
+                }
+                if self.x_last.val() {
+                    self.c_datad.d.next = true;
+                }
+                if (self.c_reqd.q.val() | self.x_fire.val())
+                    & (self.c_datad.q.val() | self.x_last.val())
+                {
+                    self.c_cutd.d.next = false;
+                    self.c_reqd.d.next = false;
+                    self.c_datad.d.next = false;
+                    self.g_iova.d.next =
+                        self.g_iova.q.val() + bit_cast::<64, 16>(self.r_piece.q.val());
+                    self.g_rem.d.next =
+                        self.g_rem.q.val() - bit_cast::<32, 16>(self.r_piece.q.val());
+                    self.p_rem.d.next = self.p_rem.q.val() - self.r_piece.q.val().get_bits::<13>(0);
+                    self.state.d.next = ReqState::RrPlace;
+                }
+            }
+            ReqState::RrDone => {
+                // once every write of the packet has completed: the cursor and the resume
+                // PSN move on, the retry budget is reloaded (progress); at the READ's last PSN
+                // it completes
+                if self.w_out.q.val() == 0 {
+                    self.s_rpsn.d.next = self.s_rpsn.q.val() + 1;
+                    self.s_retry.d.next = self.retry_load.val();
+                    self.s_rk.d.next = self.r_k.q.val();
+                    self.s_rrem.d.next = self.g_rem.q.val();
+                    self.s_dst.d.next = self.g_iova.q.val();
+                    self.s_rleft.d.next =
+                        self.s_rleft.q.val() - bit_cast::<32, 13>(self.r_rplen.q.val());
+                    self.s_flags.d.next = self.s_flags.q.val() & 0xDF;
+                    if self.outstanding.val() & !self.tmr_rnr.val() {
+                        self.s_tmr.d.next = self.arm_ack.val();
+                    }
+                    self.state.d.next = ReqState::Writeback;
+                    if self.r_rfail.q.val() | self.w_err.q.val() {
+                        // an SGE invalidated meanwhile, or a failed write: local protection
+                        // error, the QP to ERR
+                        self.s_flags.d.next = (self.s_flags.q.val() & 0xC9) | 8;
+                        self.s_ci.d.next = self.s_ci.q.val() + 1;
+                        self.s_tmr.d.next = 0.into();
+                        self.c_err.d.next = true;
+                        self.c_status.d.next = self.c_st[3].val();
+                        self.state.d.next = ReqState::Qerr;
+                    } else if self.rr_lastp.val() {
+                        self.s_flags.d.next = self.s_flags.q.val() & 0xC9;
+                        self.s_ci.d.next = self.s_ci.q.val() + 1;
+                        self.s_psn.d.next = self.s_lpsn.q.val() + 1;
+                        self.s_tmr.d.next = 0.into();
+                        self.c_status.d.next = self.c_st[0].val();
+                        self.state.d.next = ReqState::Requeue;
+                        if self.signaled.val() {
+                            self.state.d.next = ReqState::Cqe;
+                        }
+                    }
+                }
+            }
+            ReqState::RrDrain => {
+                // a dropped response's payload, then: the gap's rewind, or write back
+                self.rp_ready.next = !self.pay_done.q.val() & (self.r_rplen.q.val() != 0);
+                if (self.r_rplen.q.val() == 0)
+                    | self.pay_done.q.val()
+                    | (self.rpay.valid.val() & self.rpay.last.val())
+                {
+                    self.state.d.next = ReqState::Idle;
+                    if self.r_wb.q.val() {
+                        self.state.d.next = ReqState::Writeback;
+                    }
+                    if self.r_gap.q.val() {
+                        // a response was lost: the READ again from the resume PSN (its
+                        // cursor is there), once per gap, within the retry budget
+                        if self.s_retry.q.val().get_bits::<3>(0) == 0 {
+                            self.s_flags.d.next = (self.s_flags.q.val() & 0xC9) | 8;
+                            self.s_ci.d.next = self.s_ci.q.val() + 1;
+                            self.s_tmr.d.next = 0.into();
+                            self.c_err.d.next = true;
+                            self.c_status.d.next = self.c_st[8].val();
+                            self.c_vendor.d.next = self.c_vend[7].val();
+                            self.ev_retry_exc.next = true;
+                            self.state.d.next = ReqState::Qerr;
+                        } else {
+                            self.s_retry.d.next = self.s_retry.q.val() - 1;
+                            self.s_psn.d.next = self.s_spsn.q.val();
+                            self.s_flags.d.next = (self.s_flags.q.val() & 0xFD) | 48;
+                            self.s_tmr.d.next = 0.into();
+                            self.n_resent.d.next = self.n_resent.q.val() + 1;
+                            self.ev_rewind.next = true;
+                            self.state.d.next = ReqState::Requeue;
+                        }
+                    }
+                }
+            }
             ReqState::Qerr => {
                 // a local or remote error: the QP goes to ERR, then the error completion
                 if self.c_err.q.val() {
@@ -1798,8 +2470,31 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 self.ram_retry.write_enable.next = true;
                 self.ram_tmr.write_enable.next = true;
                 self.ram_tscan.write_enable.next = true;
+                self.ram_dst.write_enable.next = true;
+                self.ram_rk.write_enable.next = true;
+                self.ram_rrem.write_enable.next = true;
+                self.ram_rleft.write_enable.next = true;
                 self.state.d.next = ReqState::Idle;
             }
+        }
+        // READ response payload taken (by the cutter, or drained)
+        self.rpay.ready.next = self.rp_ready.val();
+        if self.rpay.valid.val() & self.rp_ready.val() & self.rpay.last.val() {
+            self.pay_done.d.next = true;
+        }
+        // DMA writes in flight: + a request (a READ piece or an atomic result), - a completion
+        self.wr_any.next = self.x_fire.val() & !self.r_rfail.q.val();
+        if self.a_req_fire.val() {
+            self.wr_any.next = true;
+        }
+        if self.wr_any.val() & !self.dma_wr.done_valid.val() {
+            self.w_out.d.next = self.w_out.q.val() + 1;
+        }
+        if !self.wr_any.val() & self.dma_wr.done_valid.val() {
+            self.w_out.d.next = self.w_out.q.val() - 1;
+        }
+        if self.dma_wr.done_valid.val() & self.dma_wr.done_error.val() {
+            self.w_err.d.next = true;
         }
     }
 }

@@ -55,6 +55,14 @@ pub struct RespAckQueue<const QA: usize> {
     pub ack_psn: Signal<Out, Bits<24>>,
     pub ack_syndrome: Signal<Out, Bits<8>>,
     pub ack_msn: Signal<Out, Bits<24>>,
+    /// ATOMIC ACKNOWLEDGE with `ack_orig` (cleared when a failed write turns it into a NAK)
+    pub ack_atomic: Signal<Out, Bit>,
+    pub ack_orig: Signal<Out, Bits<64>>,
+    /// the entry is a READ to answer (`ack_raddr`, `ack_rlen`, `ack_rpmtu`), not an ACK
+    pub ack_read: Signal<Out, Bit>,
+    pub ack_raddr: Signal<Out, Bits<64>>,
+    pub ack_rlen: Signal<Out, Bits<32>>,
+    pub ack_rpmtu: Signal<Out, Bits<3>>,
     // ---- QP to ERR ----
     pub qerr_valid: Signal<Out, Bit>,
     pub qerr_ready: Signal<In, Bit>,
@@ -107,6 +115,12 @@ impl<const QA: usize> Default for RespAckQueue<QA> {
             ack_psn: Default::default(),
             ack_syndrome: Default::default(),
             ack_msn: Default::default(),
+            ack_atomic: Default::default(),
+            ack_orig: Default::default(),
+            ack_read: Default::default(),
+            ack_raddr: Default::default(),
+            ack_rlen: Default::default(),
+            ack_rpmtu: Default::default(),
             qerr_valid: Default::default(),
             qerr_ready: Default::default(),
             qerr_qpn: Default::default(),
@@ -162,6 +176,12 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
             self.ack_syndrome.next = self.c_syn_op.val();
         }
         self.ack_msn.next = self.q.data_out.val().msn;
+        self.ack_atomic.next = self.q.data_out.val().atomic & !self.derr.val();
+        self.ack_orig.next = self.q.data_out.val().orig;
+        self.ack_read.next = self.q.data_out.val().read;
+        self.ack_raddr.next = self.q.data_out.val().raddr;
+        self.ack_rlen.next = self.q.data_out.val().rlen;
+        self.ack_rpmtu.next = self.q.data_out.val().rpmtu;
         self.qerr_valid.next = false;
         self.qerr_qpn.next = self.head_qpn.val().get_bits::<QA>(0);
         self.qerr_status.next = self.q.data_out.val().qerr_status;

@@ -186,6 +186,15 @@ impl<const QA: usize> Logic for RcWriteResponderFlat<QA> {
         self.core.dma_rd.rsp.last.next = false;
         self.core.dma_rd.rsp_tag.next = 0.into();
         self.core.dma_rd.rsp_error.next = false;
+        // nor READ responses (a READ's payload read never completes here)
+        self.core.rd_dma.req_ready.next = false;
+        self.core.rd_dma.rsp.valid.next = false;
+        self.core.rd_dma.rsp.data.next = 0.into();
+        self.core.rd_dma.rsp.keep.next = 0.into();
+        self.core.rd_dma.rsp.last.next = false;
+        self.core.rd_dma.rsp_tag.next = 0.into();
+        self.core.rd_dma.rsp_error.next = false;
+        self.core.rpay.ready.next = true;
         self.core.cqe_ready.next = true;
         self.mr_req_valid.next = self.core.mr_req_valid.val();
         self.core.mr_req_ready.next = self.mr_req_ready.val();

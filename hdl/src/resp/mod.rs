@@ -2,8 +2,9 @@
 //! Reliable Connected QP and acknowledges them. [`RcWriteResponder`] executes RDMA WRITE (with
 //! and without immediate) and SEND (with and without immediate) and owns the receive queue:
 //! RQ doorbells, receive WQE and SGE fetch, placement into the receive SGEs, receive
-//! completions, RNR NAKs. (The name is older than its SEND support.) READ and ATOMIC
-//! responders are later blocks that will share its per-QP state and its ACK queue.
+//! completions, RNR NAKs, the atomics (COMPARE_SWAP, FETCH_ADD) with their replay cache, and
+//! RDMA READ requests, answered by its [`read::RcReadResponder`]. (The name is older than its
+//! SEND support.)
 //!
 //! # Blocks (one per file)
 //!
@@ -100,6 +101,34 @@
 //!   receive completion before its data. The RQ consumer index advances then.
 //! * **Flat wrapper**: [`RcWriteResponderFlat`] (the block-level test harness) has no receive
 //!   queue: no RQ doorbell and no DMA read port, so every SEND gets an RNR NAK there.
+//! * **Atomics**: an in-sequence COMPARE_SWAP or FETCH_ADD outside a message, without
+//!   payload and with an 8-byte aligned VA (else **NAK 0x61**, QP to ERR), on a QP with
+//!   REMOTE_ATOMIC whose rkey passes the MR check for 8 bytes with REMOTE_ATOMIC (else **NAK
+//!   0x62**, QP to ERR) is executed as a read-modify-write on host memory: the block waits
+//!   until every DMA write it issued has completed (so the read sees earlier WRITEs and
+//!   atomics of every QP: atomics through this NIC are atomic with respect to each other,
+//!   `IBV_ATOMIC_HCA`, docs/DMA.md 2.3), reads the 8 bytes (little-endian, the host's order),
+//!   writes the swap / sum, and queues an **ATOMIC ACKNOWLEDGE** with the original value that
+//!   waits for the write's completion like a WRITE's ACK. A read error is NAK 0x63 and QP to
+//!   ERR, with nothing written. ePSN and MSN advance by one.
+//! * **RDMA READ**: an in-sequence READ request outside a message, without payload, RETH
+//!   length at most 2^31 (else **NAK 0x61**), on a QP with REMOTE_READ whose rkey passes the
+//!   MR check for the whole range with REMOTE_READ (else **NAK 0x62**; both QP to ERR) is
+//!   queued in the ACK queue with the translated address; ePSN advances by its response
+//!   count, `ceil(length / PMTU)` (at least one), MSN by one. When it reaches the queue's head
+//!   the [`read::RcReadResponder`] sends its responses (DMA reads of host memory, FIRST /
+//!   MIDDLE / LAST or ONLY, AETH on FIRST, LAST, ONLY) before anything queued after it, so
+//!   responses and ACKs leave in PSN order. A **duplicate READ** (a requester asking again
+//!   from a PSN inside an earlier READ, with the RETH of the rest) passes the same MR check
+//!   and is answered again from host memory at its own PSN; ePSN does not move (ROCE.md 4.4:
+//!   READs are replayed by re-reading, not from a cache). While an MR drain is requested, the
+//!   block acknowledges only with the ACK queue empty and the read responder idle (queued
+//!   READs hold translated addresses).
+//! * **Atomic replay cache**: per QP the last four executed atomics (PSN and original value,
+//!   four RAM ways written round robin, cleared by the load into RTR). A duplicate atomic is
+//!   never executed again: a way holding its PSN answers it with the saved value; one older
+//!   than the cache is dropped (counted as a duplicate). Four ways cover a requester with up
+//!   to four atomics outstanding (this NIC's requester has one).
 //! * **Not yet**: a QP moved to ERR does not flush its posted receive WQEs with WR_FLUSH_ERR
 //!   completions; QUERY reads RQ indices 0; SEND_WITH_INVALIDATE is unsupported.
 //! * **PMTU**: the block also reads `qpc_pmtu` (the CSR port has it): FIRST/MIDDLE payload
@@ -120,12 +149,14 @@ pub mod cutter;
 #[cfg(test)]
 mod cutter_tests;
 pub mod flat;
+pub mod read;
 pub mod write;
 
 pub use ack_queue::RespAckQueue;
 pub use counters::RespCounters;
 pub use cutter::StreamCutter;
 pub use flat::{RcWriteResponderFlat, RcWriteResponderFlat64};
+pub use read::RcReadResponder;
 pub use write::{RcWriteResponder, RcWriteResponder64};
 
 use crate::header::RoceHeader;
@@ -189,6 +220,17 @@ pub struct AckEntry {
     pub psn: Bits<24>,
     pub syndrome: Bits<8>,
     pub msn: Bits<24>,
+    /// The response is an ATOMIC ACKNOWLEDGE carrying `orig` (AtomicAckETH), not an
+    /// ACKNOWLEDGE.
+    pub atomic: Bit,
+    /// The atomic's original remote value (a number; the wire carries it big-endian).
+    pub orig: Bits<64>,
+    /// The entry is an RDMA READ to answer (by the read responder, with `raddr`, `rlen`,
+    /// `rpmtu`) instead of an ACK.
+    pub read: Bit,
+    pub raddr: Bits<64>,
+    pub rlen: Bits<32>,
+    pub rpmtu: Bits<3>,
 }
 
 /// One receive completion, queued by the responder until its message's data is placed.

@@ -56,14 +56,14 @@
 //! `SgeRx` -> `SgeLoad` when the SGE is used up) -> `MrReq` -> `MrWait` -> `Xfer`; a receive
 //! error goes through `RecvErr` (its NAK and error completion) and `DrainCut`.
 use super::{
-    RecvCqe, RespAckQueue, RespCounters, StreamCutter, ACKQ_BITS, QERR_STATUS_ACCESS,
-    QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_INVALID, SYN_NAK_OPERATIONAL,
-    SYN_NAK_PSN, SYN_RNR,
+    RcReadResponder, RecvCqe, RespAckQueue, RespCounters, StreamCutter, ACKQ_BITS,
+    QERR_STATUS_ACCESS, QERR_STATUS_DMA, QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS,
+    SYN_NAK_INVALID, SYN_NAK_OPERATIONAL, SYN_NAK_PSN, SYN_RNR,
 };
 use crate::csr::qp_config::{ACC_W, CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RNR_W, ST_W};
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
 use crate::header::RoceHeader;
-use crate::stream::StreamSink;
+use crate::stream::{StreamSink, StreamSource};
 use ferroce_proto::host::cqe::{flags as cqe_flags, vendor_err, CqeOpcode, WcStatus};
 use ferroce_proto::host::wqe::{recv_field as rf, sge_field as sf, RECV_HEADER_LEN, SGE_LEN};
 use rust_hdl::prelude::*;
@@ -91,6 +91,17 @@ const _: () = assert!(
 /// The default build: 64-bit datapath, 256 QPs.
 pub type RcWriteResponder64 = RcWriteResponder<8>;
 
+// The READ and atomic opcodes the kernel decodes as literals (12, 19, 20), and the ACK
+// opcodes it sends (17, 18), tied to `ferroce_proto`; the ACK queue's PMTU field is 3 bits.
+const _: () = assert!(
+    ferroce_proto::wire::Opcode::RC_RDMA_READ_REQUEST.0 == 12
+        && ferroce_proto::wire::Opcode::RC_COMPARE_SWAP.0 == 19
+        && ferroce_proto::wire::Opcode::RC_FETCH_ADD.0 == 20
+        && ferroce_proto::wire::Opcode::RC_ACKNOWLEDGE.0 == 17
+        && ferroce_proto::wire::Opcode::RC_ATOMIC_ACKNOWLEDGE.0 == 18
+        && PMTU_W == 3
+);
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
 pub enum WrState {
     Idle,
@@ -116,6 +127,11 @@ pub enum WrState {
     SgeLoad,
     DrainCut,
     RecvErr,
+    AtWait,
+    AtRd,
+    AtRx,
+    AtWr,
+    AtDone,
 }
 
 #[derive(LogicBlock)]
@@ -197,6 +213,15 @@ pub struct RcWriteResponder<const QA: usize> {
     pub ack_psn: Signal<Out, Bits<24>>,
     pub ack_syndrome: Signal<Out, Bits<8>>,
     pub ack_msn: Signal<Out, Bits<24>>,
+    /// the response's opcode: ACKNOWLEDGE, ATOMIC ACKNOWLEDGE (with `ack_orig`) or a
+    /// READ_RESPONSE (with `ack_plen` bytes of payload on `rpay`)
+    pub ack_opcode: Signal<Out, Bits<8>>,
+    pub ack_orig: Signal<Out, Bits<64>>,
+    pub ack_plen: Signal<Out, Bits<13>>,
+    /// READ response payload, in the order of the READ_RESPONSE headers on `ack_*`
+    pub rpay: StreamSource<64, 8>,
+    /// the READ responder's payload reads
+    pub rd_dma: DmaReadMaster<64, 8>,
     // ---- QP to ERR ----
     pub qerr_valid: Signal<Out, Bit>,
     pub qerr_ready: Signal<In, Bit>,
@@ -214,8 +239,19 @@ pub struct RcWriteResponder<const QA: usize> {
     pub cnt_dma_error: Signal<Out, Bits<32>>,
     pub cnt_rnr: Signal<Out, Bits<32>>,
     pub cnt_recv: Signal<Out, Bits<32>>,
+    /// one-cycle pulse per duplicate request (re-ACKed or replayed, not executed)
+    pub ev_duplicate: Signal<Out, Bit>,
 
     ackq: RespAckQueue<QA>,
+    /// sends the responses of the READ at the head of the ACK queue
+    rdr: RcReadResponder<QA>,
+    /// the READ being checked is a duplicate (answered again, ePSN unchanged)
+    r_rddup: DFF<Bit>,
+    is_read: Signal<Local, Bit>,
+    /// response packets of the READ: ceil(length / PMTU), at least 1
+    rd_np: Signal<Local, Bits<32>>,
+    rd_sh: Signal<Local, Bits<5>>,
+    head_read: Signal<Local, Bit>,
     cutter: StreamCutter,
     cqf: SynchronousFIFO<RecvCqe, ACKQ_BITS, { ACKQ_BITS + 1 }, 1>,
     counters: RespCounters,
@@ -237,6 +273,23 @@ pub struct RcWriteResponder<const QA: usize> {
     ram_sge: RAM<Bits<16>, QA>,
     ram_cap: RAM<Bits<32>, QA>,
     ram_mlen: RAM<Bits<32>, QA>,
+    /// the atomic replay cache: per QP the last four executed atomics, each 88 valid,
+    /// 87:64 PSN, 63:0 original value; `ram_atp` is the way the next one overwrites
+    ram_atc: [RAM<Bits<89>, QA>; 4],
+    ram_atp: RAM<Bits<2>, QA>,
+    /// the atomic: swap (or add) and compare data, the value read (a beat, memory order),
+    /// the beat to write
+    r_swap: DFF<Bits<64>>,
+    r_cmp: DFF<Bits<64>>,
+    r_old: DFF<Bits<64>>,
+    r_nbeat: DFF<Bits<64>>,
+    c_idx2: [Constant<Bits<2>>; 4],
+    is_atomic: Signal<Local, Bit>,
+    at_hit: Signal<Local, Bit>,
+    at_orig: Signal<Local, Bits<64>>,
+    c_valid25: Constant<Bits<25>>,
+    old_v: Signal<Local, Bits<64>>,
+    new_v: Signal<Local, Bits<64>>,
 
     state: DFF<WrState>,
     // the header fields this block uses, taken in Idle
@@ -328,6 +381,7 @@ pub struct RcWriteResponder<const QA: usize> {
     c_v_dma: Constant<Bits<8>>,
     c_op_recv: Constant<Bits<8>>,
     c_op_recv_imm: Constant<Bits<8>>,
+    c_st_fatal: Constant<Bits<8>>,
 
     // ---- locals ----
     hva: Signal<Local, Bits<64>>,
@@ -467,6 +521,17 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             ack_psn: Default::default(),
             ack_syndrome: Default::default(),
             ack_msn: Default::default(),
+            ack_opcode: Default::default(),
+            ack_orig: Default::default(),
+            ack_plen: Default::default(),
+            rpay: Default::default(),
+            rd_dma: Default::default(),
+            rdr: Default::default(),
+            r_rddup: Default::default(),
+            is_read: Default::default(),
+            rd_np: Default::default(),
+            rd_sh: Default::default(),
+            head_read: Default::default(),
             qerr_valid: Default::default(),
             qerr_ready: Default::default(),
             qerr_qpn: Default::default(),
@@ -585,6 +650,7 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             cqe_opcode: Default::default(),
             cnt_rnr: Default::default(),
             cnt_recv: Default::default(),
+            ev_duplicate: Default::default(),
             cutter: Default::default(),
             cqf: Default::default(),
             r_imm: Default::default(),
@@ -664,6 +730,19 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             ram_sge: zram(),
             ram_cap: zram(),
             ram_mlen: zram(),
+            ram_atc: core::array::from_fn(|_| zram()),
+            ram_atp: zram(),
+            r_swap: Default::default(),
+            r_cmp: Default::default(),
+            r_old: Default::default(),
+            r_nbeat: Default::default(),
+            c_idx2: core::array::from_fn(|i| Constant::new((i as u64).into())),
+            is_atomic: Default::default(),
+            at_hit: Default::default(),
+            at_orig: Default::default(),
+            c_valid25: Constant::new((1u64 << 24).into()),
+            old_v: Default::default(),
+            new_v: Default::default(),
             c_syn_rnr: Constant::new(SYN_RNR.into()),
             c_syn_op: Constant::new(SYN_NAK_OPERATIONAL.into()),
             c_one16: Constant::new(1u64.into()),
@@ -675,6 +754,7 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             c_v_dma: Constant::new((vendor_err::DMA as u64).into()),
             c_op_recv: Constant::new((CqeOpcode::Recv as u64).into()),
             c_op_recv_imm: Constant::new((CqeOpcode::RecvRdmaWithImm as u64).into()),
+            c_st_fatal: Constant::new(QERR_STATUS_DMA.into()),
         }
     }
 }
@@ -682,15 +762,22 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
 impl<const QA: usize> Logic for RcWriteResponder<QA> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, ackq, counters, cutter, cqf);
+        clock!(self, clock, ackq, counters, cutter, cqf, rdr);
         dff_setup!(
             self, clock, state, r_op, r_qpn, r_psn, r_ackreq, r_va_hi, r_va_lo, r_rkey, r_dlen,
             r_plen, r_imm, r_se, r_qst, r_qacc, r_qpd, r_qdest, r_pmtu, r_rqbase, r_rqle, r_rqls,
             r_rcqn, r_rnrt, s_epsn, s_msn, s_flags, s_va_hi, s_va_lo, s_rkey, s_resid, s_rqpi,
             s_rqci, s_wrid, s_nsge, s_sidx, s_cap, s_mlen, r_lqpn, r_lkind, p_rem, r_n, r_place,
             r_cutd, d0, d1, d2, d3, d_cnt, d_err, r_mkey, r_mva, r_mlen, r_addr, r_reqd, r_datad,
-            dma_out, in_cut, pay_done, e_syn, e_st, e_vendor
+            dma_out, in_cut, pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_nbeat,
+            r_rddup
         );
+        for k in 0..4 {
+            self.ram_atc[k].read_clock.next = self.clock.val();
+            self.ram_atc[k].write_clock.next = self.clock.val();
+        }
+        self.ram_atp.read_clock.next = self.clock.val();
+        self.ram_atp.write_clock.next = self.clock.val();
         self.ram_epsn.read_clock.next = self.clock.val();
         self.ram_epsn.write_clock.next = self.clock.val();
         self.ram_msn.read_clock.next = self.clock.val();
@@ -725,6 +812,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         // 7 MIDDLE, 8 LAST, 9 LAST_WITH_IMMEDIATE, 10 ONLY, 11 ONLY_WITH_IMMEDIATE. SEND: 0
         // FIRST, 1 MIDDLE, 2 LAST, 3 LAST_WITH_IMMEDIATE, 4 ONLY, 5 ONLY_WITH_IMMEDIATE.
         self.is_first.next = self.r_op.q.val() == 6;
+        // READ request: 12 (RETH, no payload)
+        self.is_read.next = self.r_op.q.val() == 12;
         self.is_mid.next = self.r_op.q.val() == 7;
         self.is_last.next = (self.r_op.q.val() == 8) | (self.r_op.q.val() == 9);
         self.is_only.next = (self.r_op.q.val() == 10) | (self.r_op.q.val() == 11);
@@ -747,9 +836,12 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             | (self.r_op.q.val() == 11);
         // WRITE_WITH_IMMEDIATE's end consumes a receive WQE (ROCE.md 4.4 CHK_RESOURCE)
         self.rwr_write.next = (self.r_op.q.val() == 9) | (self.r_op.q.val() == 11);
-        self.has_reth.next = self.is_first.val() | self.is_only.val();
+        self.has_reth.next = self.is_first.val() | self.is_only.val() | self.is_read.val();
         self.is_end.next = self.g_last.val() | self.g_only.val();
-        self.supported.next = self.w_op.val() | self.is_send.val();
+        // ATOMIC: 19 COMPARE_SWAP, 20 FETCH_ADD (one packet, AtomicETH, no payload)
+        self.is_atomic.next = (self.r_op.q.val() == 19) | (self.r_op.q.val() == 20);
+        self.supported.next =
+            self.w_op.val() | self.is_send.val() | self.is_atomic.val() | self.is_read.val();
         // flags: bit 0 nak_sent, bit 1 in_write, bit 2 err, bit 3 in_send
         self.nak_sent.next = self.s_flags.q.val().get_bit(0);
         self.in_write.next = self.s_flags.q.val().get_bit(1);
@@ -765,7 +857,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.inseq.next = self.diff.val() == 0;
         // opcode sequence: outside a message only FIRST/ONLY; inside a WRITE only WRITE
         // MIDDLE/LAST, inside a SEND only SEND MIDDLE/LAST
-        self.seq_ok.next = self.g_first.val() | self.g_only.val();
+        self.seq_ok.next =
+            self.g_first.val() | self.g_only.val() | self.is_atomic.val() | self.is_read.val();
         if self.in_write.val() {
             self.seq_ok.next = self.is_mid.val() | self.is_last.val();
         }
@@ -797,11 +890,19 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             | (self.g_last.val()
                 & (self.r_plen.q.val() != 0)
                 & (self.r_plen.q.val() <= self.pmtu.val()))
-            | (self.g_only.val() & (self.r_plen.q.val() <= self.pmtu.val()));
+            | (self.g_only.val() & (self.r_plen.q.val() <= self.pmtu.val()))
+            | (self.is_atomic.val()
+                & (self.r_plen.q.val() == 0)
+                & (self.r_va_lo.q.val().get_bits::<3>(0) == 0))
+            | (self.is_read.val() & (self.r_plen.q.val() == 0));
         self.dlen_ok.next = !self.has_reth.val()
             | !(self.r_dlen.q.val().get_bit(31) & (self.r_dlen.q.val().get_bits::<31>(0) != 0));
         // QP access flags: REMOTE_WRITE (bit 1) for WRITEs; a SEND needs no remote right
-        self.acc_ok.next = self.r_qacc.q.val().get_bit(1) | self.is_send.val();
+        // and REMOTE_ATOMIC (bit 3) for atomics
+        self.acc_ok.next = (self.r_qacc.q.val().get_bit(1) & self.w_op.val())
+            | self.is_send.val()
+            | (self.r_qacc.q.val().get_bit(3) & self.is_atomic.val())
+            | (self.r_qacc.q.val().get_bit(2) & self.is_read.val());
         // a WRITE's remaining bytes: the RETH length on FIRST/ONLY, else the cursor; a
         // FIRST/MIDDLE must leave at least one byte for the LAST, a LAST/ONLY must end it
         self.plen32.next = bit_cast::<32, 13>(self.r_plen.q.val());
@@ -814,8 +915,17 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             self.base_lo.next = self.r_va_lo.q.val();
         }
         self.resid_ok.next = self.is_send.val()
+            | self.is_atomic.val()
+            | self.is_read.val()
             | ((self.is_first.val() | self.is_mid.val()) & (self.plen32.val() < self.resid.val()))
             | ((self.is_last.val() | self.is_only.val()) & (self.plen32.val() == self.resid.val()));
+        // a READ's response packets: (length + PMTU - 1) >> log2(PMTU), at least one
+        self.rd_sh.next = bit_cast::<5, 3>(self.r_pmtu.q.val()) + 7;
+        self.rd_np.next =
+            (self.r_dlen.q.val() + bit_cast::<32, 13>(self.pmtu.val()) - 1) >> self.rd_sh.val();
+        if self.r_dlen.q.val() == 0 {
+            self.rd_np.next = 1.into();
+        }
         // the state after executing this packet
         self.n_va_lo.next = self.base_lo.val() + self.plen32.val();
         self.n_va_hi.next = self.base_hi.val();
@@ -891,6 +1001,37 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         }
         self.c_va_lo.next = self.s_va_lo.q.val() + bit_cast::<32, 16>(self.r_n.q.val());
 
+        // ================= atomics ===========================================================
+        // the replay cache ways of the packet's QP (read at its QPN like the state RAMs): a
+        // duplicate atomic is answered from the way that holds its PSN
+        self.at_hit.next = false;
+        self.at_orig.next = 0.into();
+        for k in 0..4 {
+            if self.ram_atc[k].read_data.val().get_bit(88)
+                & (self.ram_atc[k].read_data.val().get_bits::<24>(64) == self.r_psn.q.val())
+            {
+                self.at_hit.next = true;
+                self.at_orig.next = self.ram_atc[k].read_data.val().get_bits::<64>(0);
+            }
+        }
+        // host memory holds the 8-byte value little-endian; a beat's MSB is the byte at the
+        // lowest address, so the value is the byte-reversed beat (and back for the write)
+        self.old_v.next = (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(0)) << 56)
+            | (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(8)) << 48)
+            | (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(16)) << 40)
+            | (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(24)) << 32)
+            | (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(32)) << 24)
+            | (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(40)) << 16)
+            | (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(48)) << 8)
+            | bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(56));
+        self.new_v.next = self.old_v.val() + self.r_swap.q.val();
+        if self.r_op.q.val() == 19 {
+            self.new_v.next = self.old_v.val();
+            if self.old_v.val() == self.r_cmp.q.val() {
+                self.new_v.next = self.r_swap.q.val();
+            }
+        }
+
         // ================= defaults ==========================================================
         self.hdr_ready.next = false;
         self.hva.next = self.hdr.val().va;
@@ -916,6 +1057,19 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_sge.read_address.next = self.wr_qpn.val();
         self.ram_cap.read_address.next = self.wr_qpn.val();
         self.ram_mlen.read_address.next = self.wr_qpn.val();
+        self.ram_atp.read_address.next = self.wr_qpn.val();
+        self.ram_atp.write_address.next = self.wr_qpn.val();
+        self.ram_atp.write_data.next = self.ram_atp.read_data.val() + 1;
+        self.ram_atp.write_enable.next = false;
+        for k in 0..4 {
+            self.ram_atc[k].read_address.next = self.wr_qpn.val();
+            self.ram_atc[k].write_address.next = self.wr_qpn.val();
+            self.ram_atc[k].write_data.next =
+                (bit_cast::<89, 25>(self.c_valid25.val() | bit_cast::<25, 24>(self.r_psn.q.val()))
+                    << 64)
+                    | bit_cast::<89, 64>(self.old_v.val());
+            self.ram_atc[k].write_enable.next = false;
+        }
         // write-back: unchanged fields keep the row's current value
         self.ram_epsn.write_enable.next = false;
         self.ram_msn.write_enable.next = false;
@@ -953,6 +1107,12 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.mr_req_pd.next = self.r_qpd.q.val();
         self.mr_req_need.next = 2.into(); // ACCESS_REMOTE_WRITE
         self.mr_req_remote.next = true;
+        if self.is_atomic.val() {
+            self.mr_req_need.next = 8.into(); // ACCESS_REMOTE_ATOMIC
+        }
+        if self.is_read.val() {
+            self.mr_req_need.next = 4.into(); // ACCESS_REMOTE_READ
+        }
         if self.r_place.q.val() {
             self.mr_req_need.next = 1.into(); // ACCESS_LOCAL_WRITE
             self.mr_req_remote.next = false;
@@ -1007,6 +1167,12 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ackq.entry.next.psn = self.r_psn.q.val();
         self.ackq.entry.next.syndrome = self.c_syn_ack.val();
         self.ackq.entry.next.msn = self.s_msn.q.val();
+        self.ackq.entry.next.atomic = false;
+        self.ackq.entry.next.orig = self.old_v.val();
+        self.ackq.entry.next.read = false;
+        self.ackq.entry.next.raddr = self.mr_resp_addr.val();
+        self.ackq.entry.next.rlen = self.r_dlen.q.val();
+        self.ackq.entry.next.rpmtu = self.r_pmtu.q.val();
         self.ackq.done_valid.next = self.dma_wr.done_valid.val();
         self.ackq.done_error.next = self.dma_wr.done_error.val();
         // receive errors and completions (acted on after the state machine)
@@ -1057,13 +1223,18 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.r_plen.d.next = self.hdr.val().payload_len;
                         self.r_imm.d.next = self.hdr.val().imm;
                         self.r_se.d.next = self.hdr.val().se;
+                        self.r_swap.d.next = self.hdr.val().swap_add;
+                        self.r_cmp.d.next = self.hdr.val().compare;
                         self.in_cut.d.next = false;
                         self.pay_done.d.next = false;
                         self.state.d.next = WrState::Rd;
                     }
                 } else {
                     // idle and draining: acknowledge once every issued write has completed
-                    self.mr_drain_ack.next = self.dma_out.q.val() == 0;
+                    // (queued READs hold translated addresses: the queue and the READ
+                    // responder must be empty too)
+                    self.mr_drain_ack.next =
+                        (self.dma_out.q.val() == 0) & self.ackq.idle.val() & !self.rdr.busy.val();
                 }
             }
             WrState::LoadRd => {
@@ -1100,6 +1271,11 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     self.ram_va_lo.write_enable.next = true;
                     self.ram_rkey.write_enable.next = true;
                     self.ram_resid.write_enable.next = true;
+                    // a new connection: no atomic to replay
+                    for k in 0..4 {
+                        self.ram_atc[k].write_data.next = 0.into();
+                        self.ram_atc[k].write_enable.next = true;
+                    }
                 }
                 self.state.d.next = WrState::Idle;
             }
@@ -1150,6 +1326,28 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.counters.inc_unsupported.next = true;
                     } else if !self.qp_ok.val() {
                         self.counters.inc_qp_drop.next = true;
+                    } else if self.dup.val() & self.is_atomic.val() {
+                        // a duplicate atomic is never executed again: the cache's original
+                        // value answers it; one older than the cache holds is dropped (the
+                        // requester's later retry or its own ACK state sorts it out)
+                        self.counters.inc_duplicate.next = true;
+                        if self.at_hit.val() {
+                            self.ackq.push.next = true;
+                            self.ackq.entry.next.atomic = true;
+                            self.ackq.entry.next.orig = self.at_orig.val();
+                        }
+                    } else if self.dup.val() & self.is_read.val() {
+                        // a duplicate READ (the requester asks again from a PSN inside an
+                        // earlier READ, with the RETH of the rest): answered again from host
+                        // memory after the same MR check; ePSN does not move
+                        self.counters.inc_duplicate.next = true;
+                        self.r_rddup.d.next = true;
+                        self.r_place.d.next = false;
+                        self.r_mkey.d.next = self.r_rkey.q.val();
+                        self.r_mlen.d.next = bit_cast::<64, 32>(self.r_dlen.q.val());
+                        self.r_mva.d.next = (bit_cast::<64, 32>(self.r_va_hi.q.val()) << 32)
+                            | bit_cast::<64, 32>(self.r_va_lo.q.val());
+                        self.state.d.next = WrState::MrReq;
                     } else if self.dup.val() {
                         // re-ACK, do not execute again (IBA C9-105)
                         self.ackq.push.next = true;
@@ -1205,6 +1403,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         // in sequence and well formed: the MR check decides. FIRST/ONLY check
                         // the whole message range, MIDDLE/LAST their own bytes at the cursor
                         self.r_place.d.next = false;
+                        self.r_rddup.d.next = false;
                         self.r_n.d.next = bit_cast::<16, 13>(self.r_plen.q.val());
                         self.r_mkey.d.next = self.s_rkey.q.val();
                         self.r_mlen.d.next = bit_cast::<64, 32>(self.plen32.val());
@@ -1214,6 +1413,13 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         }
                         self.r_mva.d.next = (bit_cast::<64, 32>(self.base_hi.val()) << 32)
                             | bit_cast::<64, 32>(self.base_lo.val());
+                        if self.is_atomic.val() {
+                            // the AtomicETH's 8 bytes
+                            self.r_mkey.d.next = self.r_rkey.q.val();
+                            self.r_mlen.d.next = 8.into();
+                            self.r_mva.d.next = (bit_cast::<64, 32>(self.r_va_hi.q.val()) << 32)
+                                | bit_cast::<64, 32>(self.r_va_lo.q.val());
+                        }
                         self.state.d.next = WrState::MrReq;
                     }
                 }
@@ -1234,6 +1440,28 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.r_addr.d.next = self.mr_resp_addr.val();
                         if self.r_place.q.val() {
                             self.state.d.next = WrState::Xfer;
+                        } else if self.is_atomic.val() {
+                            self.state.d.next = WrState::AtWait;
+                        } else if self.is_read.val() {
+                            // queue the READ: the read responder answers it at the head of
+                            // the ACK queue (after every earlier response)
+                            self.ackq.push.next = true;
+                            self.ackq.entry.next.read = true;
+                            self.state.d.next = WrState::Idle;
+                            if self.r_plen.q.val() != 0 {
+                                self.state.d.next = WrState::Drain;
+                            }
+                            if !self.r_rddup.q.val() {
+                                self.ackq.entry.next.msn = self.s_msn.q.val() + 1;
+                                self.ram_epsn.write_data.next =
+                                    self.r_psn.q.val() + self.rd_np.val().get_bits::<24>(0);
+                                self.ram_msn.write_data.next = self.s_msn.q.val() + 1;
+                                self.ram_flags.write_data.next = 0.into();
+                                self.ram_epsn.write_enable.next = true;
+                                self.ram_msn.write_enable.next = true;
+                                self.ram_flags.write_enable.next = true;
+                                self.counters.inc_executed.next = true;
+                            }
                         } else if self.rwr_write.val() & self.rq_empty.val() {
                             // WRITE_WITH_IMMEDIATE's end without a receive WQE: RNR NAK,
                             // nothing written (the whole range was checked first)
@@ -1538,6 +1766,103 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     self.state.d.next = WrState::Idle;
                 }
             }
+            WrState::AtWait => {
+                // an atomic reads only after every write this block issued has completed:
+                // earlier WRITEs and atomics (of any QP) are visible to its read, which makes
+                // atomics through this NIC atomic with respect to each other (docs/DMA.md 2.3)
+                if self.dma_out.q.val() == 0 {
+                    self.state.d.next = WrState::AtRd;
+                }
+            }
+            WrState::AtRd => {
+                self.dma_rd.req_valid.next = true;
+                self.dma_rd.req_addr.next = self.r_addr.q.val();
+                self.dma_rd.req_len.next = 8.into();
+                self.d_err.d.next = false;
+                if self.dma_rd.req_ready.val() {
+                    self.state.d.next = WrState::AtRx;
+                }
+            }
+            WrState::AtRx => {
+                self.dma_rd.rsp.ready.next = true;
+                if self.dma_rd.rsp.valid.val() {
+                    self.r_old.d.next = self.dma_rd.rsp.data.val();
+                    if self.dma_rd.rsp_error.val() {
+                        self.d_err.d.next = true;
+                    }
+                    if self.dma_rd.rsp.last.val() {
+                        self.state.d.next = WrState::AtWr;
+                        self.r_reqd.d.next = false;
+                        self.r_datad.d.next = false;
+                    }
+                }
+            }
+            WrState::AtWr => {
+                if self.d_err.q.val() {
+                    // the read failed: NAK remote operational error, QP to ERR, nothing
+                    // written
+                    self.ackq.push.next = true;
+                    self.ackq.entry.next.syndrome = self.c_syn_op.val();
+                    self.ackq.entry.next.qerr = true;
+                    self.ackq.entry.next.qerr_status = self.c_st_fatal.val();
+                    self.ram_flags.write_data.next = 4.into();
+                    self.ram_flags.write_enable.next = true;
+                    self.counters.inc_dma_error.next = true;
+                    self.state.d.next = WrState::Idle;
+                } else {
+                    // the new value: request and its single beat side by side
+                    self.dma_wr.req_valid.next = !self.r_reqd.q.val();
+                    self.dma_wr.req_len.next = 8.into();
+                    self.req_fire.next = self.dma_wr.req_valid.val() & self.dma_wr.req_ready.val();
+                    if self.req_fire.val() {
+                        self.r_reqd.d.next = true;
+                    }
+                    self.dma_wr.data.valid.next = !self.r_datad.q.val();
+                    self.dma_wr.data.data.next =
+                        (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(0)) << 56)
+                            | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(8)) << 48)
+                            | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(16)) << 40)
+                            | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(24)) << 32)
+                            | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(32)) << 24)
+                            | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(40)) << 16)
+                            | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(48)) << 8)
+                            | bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(56));
+                    self.dma_wr.data.keep.next = 255.into();
+                    self.dma_wr.data.last.next = true;
+                    self.last_fire.next = !self.r_datad.q.val() & self.dma_wr.data.ready.val();
+                    if self.last_fire.val() {
+                        self.r_datad.d.next = true;
+                    }
+                    if (self.r_reqd.q.val() | self.req_fire.val())
+                        & (self.r_datad.q.val() | self.last_fire.val())
+                    {
+                        self.state.d.next = WrState::AtDone;
+                    }
+                }
+            }
+            WrState::AtDone => {
+                // executed: the ATOMIC ACKNOWLEDGE waits for the write's completion (the
+                // requester may read the location next), ePSN and MSN advance, the result
+                // goes into the replay cache's next way
+                self.ackq.push.next = true;
+                self.ackq.entry.next.need_done = true;
+                self.ackq.entry.next.atomic = true;
+                self.ackq.entry.next.msn = self.s_msn.q.val() + 1;
+                self.ram_epsn.write_data.next = self.n_epsn.val();
+                self.ram_msn.write_data.next = self.s_msn.q.val() + 1;
+                self.ram_flags.write_data.next = 0.into();
+                self.ram_epsn.write_enable.next = true;
+                self.ram_msn.write_enable.next = true;
+                self.ram_flags.write_enable.next = true;
+                for k in 0..4 {
+                    if self.ram_atp.read_data.val() == self.c_idx2[k].val() {
+                        self.ram_atc[k].write_enable.next = true;
+                    }
+                }
+                self.ram_atp.write_enable.next = true;
+                self.counters.inc_executed.next = true;
+                self.state.d.next = WrState::Idle;
+            }
             WrState::Drain => {
                 self.pay.ready.next = true;
                 if self.pay.valid.val() & self.pay.last.val() {
@@ -1682,13 +2007,49 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         }
 
         // ================= outputs of the sub-blocks ========================================
-        self.ack_valid.next = self.ackq.ack_valid.val();
-        self.ackq.ack_ready.next = self.ack_ready.val();
+        // responses: the ACK queue's head, or, when it is a READ, the read responder's packets
+        // (the queue waits behind them)
+        self.head_read.next = self.ackq.ack_read.val();
+        self.rdr.job_valid.next = self.ackq.ack_valid.val() & self.head_read.val();
+        self.rdr.job_qpn.next = self.ackq.ack_qpn.val();
+        self.rdr.job_dest_qpn.next = self.ackq.ack_dest_qpn.val();
+        self.rdr.job_psn.next = self.ackq.ack_psn.val();
+        self.rdr.job_msn.next = self.ackq.ack_msn.val();
+        self.rdr.job_syndrome.next = self.ackq.ack_syndrome.val();
+        self.rdr.job_addr.next = self.ackq.ack_raddr.val();
+        self.rdr.job_len.next = self.ackq.ack_rlen.val();
+        self.rdr.job_pmtu.next = self.ackq.ack_rpmtu.val();
+        self.ackq.ack_ready.next = self.ack_ready.val() & !self.rdr.busy.val();
+        if self.head_read.val() {
+            self.ackq.ack_ready.next = self.rdr.job_ready.val();
+        }
+        self.ack_valid.next =
+            self.ackq.ack_valid.val() & !self.head_read.val() & !self.rdr.busy.val();
         self.ack_qpn.next = self.ackq.ack_qpn.val();
         self.ack_dest_qpn.next = self.ackq.ack_dest_qpn.val();
         self.ack_psn.next = self.ackq.ack_psn.val();
         self.ack_syndrome.next = self.ackq.ack_syndrome.val();
         self.ack_msn.next = self.ackq.ack_msn.val();
+        self.ack_opcode.next = 17.into();
+        if self.ackq.ack_atomic.val() {
+            self.ack_opcode.next = 18.into();
+        }
+        self.ack_orig.next = self.ackq.ack_orig.val();
+        self.ack_plen.next = 0.into();
+        self.rdr.pk_ready.next = self.ack_ready.val();
+        if self.rdr.busy.val() {
+            self.ack_valid.next = self.rdr.pk_valid.val();
+            self.ack_qpn.next = self.rdr.pk_qpn.val();
+            self.ack_dest_qpn.next = self.rdr.pk_dest_qpn.val();
+            self.ack_psn.next = self.rdr.pk_psn.val();
+            self.ack_syndrome.next = self.rdr.pk_syndrome.val();
+            self.ack_msn.next = self.rdr.pk_msn.val();
+            self.ack_opcode.next = self.rdr.pk_opcode.val();
+            self.ack_orig.next = 0.into();
+            self.ack_plen.next = self.rdr.pk_plen.val();
+        }
+        StreamSource::<64, 8>::link(&mut self.rpay, &mut self.rdr.pay);
+        DmaReadMaster::<64, 8>::link(&mut self.rd_dma, &mut self.rdr.dma_rd);
         self.qerr_valid.next = self.ackq.qerr_valid.val();
         self.ackq.qerr_ready.next = self.qerr_ready.val();
         self.qerr_qpn.next = self.ackq.qerr_qpn.val();
@@ -1704,5 +2065,6 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.cnt_dma_error.next = self.counters.dma_error.val();
         self.cnt_rnr.next = self.counters.rnr.val();
         self.cnt_recv.next = self.counters.recv.val();
+        self.ev_duplicate.next = self.counters.inc_duplicate.val();
     }
 }

@@ -16,8 +16,20 @@
 //! over the destination slot, a little longer than the message (the bytes past the message,
 //! guard bytes, must stay untouched), for a WRITE with immediate no SGE. The receive completion
 //! is checked too (opcode, byte_len, imm_data, QPNs, wr_id in posting order) and the bytes
-//! are compared when it arrives. `read`, `atomic_cas` and `atomic_fadd` arrive with the RC
-//! transport; asking for them is an error that says so.
+//! are compared when it arrives.
+//!
+//! `atomic_fadd` and `atomic_cas` (8 bytes whatever the sizes say) work on each host's atomic
+//! area after its slots: every fetch-add of either direction goes to the peer's one counter
+//! (from all QPs at once, with a random add), each QP's compare-swaps to its own word at the
+//! peer (half of them matching the word's current value, half not). The original value lands
+//! in the source slot (guard bytes after it). Checks: a compare-swap returns exactly what its
+//! word held (only its QP changes it, in order); the fetch-adds' original values on a host,
+//! sorted, form one serial order (each equals the sum of the adds before it), and the counter
+//! holds the sum of all; every compare-swap word ends as its QP's swaps left it.
+//!
+//! `read` reads the message from the peer's destination slot into the sender's source slot (a
+//! random scatter list; random bytes there before, guard bytes after); the bytes are compared
+//! at the READ's completion.
 //!
 //! The link can be faulty ([`VerbsLinkArgs`]: loss, duplication, reordering, bit errors and
 //! delay on both directions, from the seed), and the QPs' transport attributes (local ACK
@@ -59,6 +71,9 @@ pub enum VerbOp {
     WriteImm,
     Send,
     SendImm,
+    AtomicCas,
+    AtomicFadd,
+    Read,
 }
 
 impl VerbOp {
@@ -69,9 +84,9 @@ impl VerbOp {
             "write_imm" => Ok(VerbOp::WriteImm),
             "send" => Ok(VerbOp::Send),
             "send_imm" => Ok(VerbOp::SendImm),
-            "read" | "atomic_cas" | "atomic_fadd" => Err(CliError(format!(
-                "operation '{name}' arrives with the RC transport (READ and atomics are not in the hardware yet; available: write, write_imm, send, send_imm)"
-            ))),
+            "atomic_cas" => Ok(VerbOp::AtomicCas),
+            "atomic_fadd" => Ok(VerbOp::AtomicFadd),
+            "read" => Ok(VerbOp::Read),
             _ => Err(CliError(format!(
                 "unknown operation '{name}' (operations: write, write_imm, send, send_imm, read, atomic_cas, atomic_fadd)"
             ))),
@@ -80,7 +95,12 @@ impl VerbOp {
 
     /// The message consumes a receive WQE at the receiver (and completes there).
     pub fn receives(self) -> bool {
-        self != VerbOp::Write
+        matches!(self, VerbOp::WriteImm | VerbOp::Send | VerbOp::SendImm)
+    }
+
+    /// An 8-byte atomic on the peer's atomic area (the message sizes do not apply).
+    pub fn is_atomic(self) -> bool {
+        matches!(self, VerbOp::AtomicCas | VerbOp::AtomicFadd)
     }
 
     /// It carries immediate data.
@@ -368,6 +388,9 @@ pub struct Host<H: NicHardware + Send + 'static> {
     pub cq: CompletionQueue,
     pub mr: MemoryRegion,
     pub qps: Vec<QueuePair>,
+    /// Offset in `mr` of the atomic area: the fetch-add counter at +0, QP q's compare-swap
+    /// word at +64 + 8q (zero at the start; only atomics touch them).
+    pub atomic_area: usize,
 }
 
 /// A message posted and not completed yet (at the sender, or at the receiver).
@@ -378,6 +401,9 @@ struct InFlight {
     imm: u32,
     dst_offset: usize,
     data: Vec<u8>,
+    /// An atomic: the add value (fetch-add), or the original value the compare-swap must
+    /// return (the QP's word changes only through its own compare-swaps, in order).
+    atomic: u64,
 }
 
 /// The two hosts' MAC and IPv4 addresses.
@@ -413,14 +439,22 @@ fn open_host<H: NicHardware + Send + 'static>(
         .create_cq((2 * qps * DEPTH) as u32, 0)
         .map_err(cli("creating the CQ"))?;
     // per QP: DEPTH source slots then DEPTH destination slots
-    let len = (qps * DEPTH * 2 * slot).max(4096);
+    // and the atomic area after them
+    let atomic_area = qps * DEPTH * 2 * slot;
+    let len = atomic_area + 4096;
     let buf = Arc::new(
         device
             .alloc_dma(len, 4096)
             .map_err(cli(&format!("host {host}: {len} bytes of data buffer")))?,
     );
     let mr = pd
-        .register(buf, AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE)
+        .register(
+            buf,
+            AccessFlags::LOCAL_WRITE
+                | AccessFlags::REMOTE_WRITE
+                | AccessFlags::REMOTE_READ
+                | AccessFlags::REMOTE_ATOMIC,
+        )
         .map_err(cli("registering the data buffer"))?;
     let mut list = Vec::new();
     for _ in 0..qps {
@@ -447,6 +481,7 @@ fn open_host<H: NicHardware + Send + 'static>(
         cq,
         mr,
         qps: list,
+        atomic_area,
     })
 }
 
@@ -478,8 +513,10 @@ pub fn connect_with<H: NicHardware + Send + 'static>(
         for i in 0..n {
             let qp = &hosts[side].qps[i];
             let what = format!("host {} QP {}", ["A", "B"][side], qp.qpn());
-            qp.to_init(AccessFlags::REMOTE_WRITE)
-                .map_err(cli(&format!("{what}: to INIT")))?;
+            qp.to_init(
+                AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ | AccessFlags::REMOTE_ATOMIC,
+            )
+            .map_err(cli(&format!("{what}: to INIT")))?;
             qp.to_rtr(&RtrAttr {
                 av: AddressVector {
                     dmac: MACS[peer],
@@ -489,7 +526,7 @@ pub fn connect_with<H: NicHardware + Send + 'static>(
                 path_mtu: pmtu,
                 dest_qpn: hosts[peer].qps[i].qpn(),
                 rq_psn: psn[i][peer],
-                max_dest_rd_atomic: 0,
+                max_dest_rd_atomic: 4,
                 min_rnr_timer: 12,
             })
             .map_err(cli(&format!("{what}: to RTR")))?;
@@ -686,6 +723,10 @@ fn run_on<H: NicHardware + Send + 'static>(
     let mut rflight: Vec<Vec<VecDeque<InFlight>>> = (0..2)
         .map(|_| (0..args.qps).map(|_| VecDeque::new()).collect())
         .collect();
+    // atomics: the value of each compare-swap word as its QP's compare-swaps leave it (index:
+    // the host that holds it, QP), and every fetch-add's (original value, add) per host
+    let mut cas_word = vec![vec![0u64; args.qps]; 2];
+    let mut fadds: [Vec<(u64, u64)>; 2] = [Vec::new(), Vec::new()];
     let mut next = 0u64;
     let mut last_progress = start;
     let total = args.messages as u64;
@@ -701,8 +742,13 @@ fn run_on<H: NicHardware + Send + 'static>(
             }
             // each direction runs through every size, then the next operation
             let j = next / 2;
-            let len = sizes[(j % sizes.len() as u64) as usize];
             let op = ops[((j / sizes.len() as u64) % ops.len() as u64) as usize];
+            // an atomic moves 8 bytes whatever the size list says
+            let len = if op.is_atomic() {
+                8
+            } else {
+                sizes[(j % sizes.len() as u64) as usize]
+            };
             // slot k of QP q: source at (q * DEPTH + k) * slot, destination after all sources
             let k = ((next / 2 / args.qps as u64) % DEPTH as u64) as usize;
             let src = (q * DEPTH + k) * slot;
@@ -711,6 +757,95 @@ fn run_on<H: NicHardware + Send + 'static>(
             let imm = rng.below(1 << 32) as u32;
             let host = &hosts[side];
             let peer = &hosts[1 - side];
+            if op.is_atomic() {
+                // the result lands in the source slot (random bytes there now, so a missing
+                // write shows), with a guard after it
+                host.mr
+                    .write(src, &data)
+                    .map_err(cli("writing the result slot"))?;
+                host.mr
+                    .write(src + 8, &GUARD)
+                    .map_err(cli("writing the guard bytes"))?;
+                let result = host
+                    .mr
+                    .sge(src, 8)
+                    .map_err(cli("building the result SGE"))?;
+                let wr_id = (next << 8) | q as u64;
+                let (wr, atomic) = if op == VerbOp::AtomicFadd {
+                    let add = 1 + rng.below(1 << 20);
+                    let remote = Remote {
+                        va: peer.mr.addr(peer.atomic_area),
+                        rkey: peer.mr.rkey(),
+                    };
+                    (SendWr::fetch_add(wr_id, remote, add, result), add)
+                } else {
+                    // half of them match the word, half miss it (the word stays)
+                    let cur = cas_word[1 - side][q];
+                    let compare = if rng.below(2) == 0 {
+                        cur
+                    } else {
+                        cur ^ (1 + rng.below(1 << 32))
+                    };
+                    let swap = (rng.below(1 << 32) << 32) | rng.below(1 << 32);
+                    if compare == cur {
+                        cas_word[1 - side][q] = swap;
+                    }
+                    let remote = Remote {
+                        va: peer.mr.addr(peer.atomic_area + 64 + 8 * q),
+                        rkey: peer.mr.rkey(),
+                    };
+                    (SendWr::cmp_swap(wr_id, remote, compare, swap, result), cur)
+                };
+                host.qps[q]
+                    .post_send(&[wr.signaled()])
+                    .map_err(cli(&format!("message {next}: post_send")))?;
+                flight[side][q].push_back(InFlight {
+                    index: next,
+                    wr_id,
+                    op,
+                    imm,
+                    dst_offset: src,
+                    data,
+                    atomic,
+                });
+                report.bytes += 8;
+                next += 1;
+                continue;
+            }
+            if op == VerbOp::Read {
+                // the data at the peer's destination slot, read into the source slot (random
+                // bytes there now), with a guard after it; checked at the send completion
+                peer.mr
+                    .write(dst, &data)
+                    .map_err(cli("writing the data to read"))?;
+                host.mr
+                    .write(src, &rng.bytes(len))
+                    .map_err(cli("writing the read's destination"))?;
+                host.mr
+                    .write(src + len, &GUARD)
+                    .map_err(cli("writing the guard bytes"))?;
+                let sges = sg_list(&host.mr, src, len, &mut rng)?;
+                let wr_id = (next << 8) | q as u64;
+                let remote = Remote {
+                    va: peer.mr.addr(dst),
+                    rkey: peer.mr.rkey(),
+                };
+                host.qps[q]
+                    .post_send(&[SendWr::read(wr_id, remote, sges).signaled()])
+                    .map_err(cli(&format!("message {next}: post_send")))?;
+                flight[side][q].push_back(InFlight {
+                    index: next,
+                    wr_id,
+                    op,
+                    imm,
+                    dst_offset: src,
+                    data,
+                    atomic: 0,
+                });
+                report.bytes += len as u64;
+                next += 1;
+                continue;
+            }
             host.mr
                 .write(src, &data)
                 .map_err(cli("writing the source data"))?;
@@ -739,6 +874,7 @@ fn run_on<H: NicHardware + Send + 'static>(
                     imm,
                     dst_offset: dst,
                     data: data.clone(),
+                    atomic: 0,
                 });
                 recv_pending += 1;
             }
@@ -751,6 +887,9 @@ fn run_on<H: NicHardware + Send + 'static>(
                 VerbOp::WriteImm => SendWr::write_imm(wr_id, remote, imm, sges),
                 VerbOp::Send => SendWr::send(wr_id, sges),
                 VerbOp::SendImm => SendWr::send_imm(wr_id, imm, sges),
+                VerbOp::AtomicCas | VerbOp::AtomicFadd | VerbOp::Read => {
+                    unreachable!("posted above")
+                }
             }
             .signaled();
             host.qps[q]
@@ -763,6 +902,7 @@ fn run_on<H: NicHardware + Send + 'static>(
                 imm,
                 dst_offset: dst,
                 data,
+                atomic: 0,
             });
             report.bytes += len as u64;
             next += 1;
@@ -789,7 +929,12 @@ fn run_on<H: NicHardware + Send + 'static>(
                 };
                 // the peer of this completion's QP: the receiver of a send, the sender of a receive
                 let (local, remote) = (hosts[side].qps[q].qpn(), hosts[1 - side].qps[q].qpn());
-                let receiver = if recv { side } else { 1 - side };
+                // (a READ's data lands at its requester)
+                let receiver = if recv || m.op == VerbOp::Read {
+                    side
+                } else {
+                    1 - side
+                };
                 if recv {
                     recv_pending -= 1;
                 } else {
@@ -808,6 +953,9 @@ fn run_on<H: NicHardware + Send + 'static>(
                 let want_op = match (recv, m.op) {
                     (false, VerbOp::Write | VerbOp::WriteImm) => WcOpcode::RdmaWrite,
                     (false, VerbOp::Send | VerbOp::SendImm) => WcOpcode::Send,
+                    (false, VerbOp::AtomicCas) => WcOpcode::CompSwap,
+                    (false, VerbOp::AtomicFadd) => WcOpcode::FetchAdd,
+                    (false, VerbOp::Read) => WcOpcode::RdmaRead,
                     (true, VerbOp::WriteImm) => WcOpcode::RecvRdmaWithImm,
                     (true, _) => WcOpcode::Recv,
                 };
@@ -830,7 +978,32 @@ fn run_on<H: NicHardware + Send + 'static>(
                 // the bytes: at the receive completion, or at the send completion of a WRITE
                 // (its ACK means placed)
                 let check_data = recv || !m.op.receives();
-                if check_data {
+                if m.op.is_atomic() {
+                    // the original value in the result slot, nothing after it
+                    let mut got = [0u8; 8];
+                    hosts[side]
+                        .mr
+                        .read(m.dst_offset, &mut got)
+                        .map_err(cli("reading the atomic result"))?;
+                    let mut guard = [0u8; GUARD.len()];
+                    hosts[side]
+                        .mr
+                        .read(m.dst_offset + 8, &mut guard)
+                        .map_err(cli("reading the guard bytes"))?;
+                    if guard != GUARD {
+                        bad.push(format!("bytes after the result were written: {guard:02x?}"));
+                    }
+                    let orig = u64::from_le_bytes(got);
+                    if m.op == VerbOp::AtomicCas && orig != m.atomic {
+                        bad.push(format!(
+                            "compare-swap returned {orig:#x}, the word held {:#x}",
+                            m.atomic
+                        ));
+                    }
+                    if m.op == VerbOp::AtomicFadd {
+                        fadds[1 - side].push((orig, m.atomic));
+                    }
+                } else if check_data {
                     let mut got = vec![0u8; m.data.len()];
                     hosts[receiver]
                         .mr
@@ -901,6 +1074,54 @@ fn run_on<H: NicHardware + Send + 'static>(
             ));
             break;
         }
+    }
+    // fetch-adds: in the order of their original values each one saw exactly the sum of
+    // those before it (one serial order exists: atomic, none lost or done twice), and the
+    // counter holds the sum of all of them; compare-swap words hold what their QP's
+    // compare-swaps left
+    for (h, log) in fadds.iter_mut().enumerate() {
+        let host = &hosts[h];
+        let mut word = [0u8; 8];
+        let mut errors = Vec::new();
+        if !log.is_empty() {
+            log.sort_unstable();
+            let mut sum = 0u64;
+            for &(orig, add) in log.iter() {
+                if orig != sum {
+                    errors.push(format!(
+                        "host {}: a fetch-add returned {orig:#x} where the serial order gives {sum:#x}",
+                        ["A", "B"][h]
+                    ));
+                    break;
+                }
+                sum = sum.wrapping_add(add);
+            }
+            host.mr
+                .read(host.atomic_area, &mut word)
+                .map_err(cli("reading the fetch-add counter"))?;
+            if u64::from_le_bytes(word) != sum {
+                errors.push(format!(
+                    "host {}: the fetch-add counter holds {:#x}, the {} adds sum to {sum:#x}",
+                    ["A", "B"][h],
+                    u64::from_le_bytes(word),
+                    log.len()
+                ));
+            }
+        }
+        for (q, want) in cas_word[h].iter().enumerate() {
+            host.mr
+                .read(host.atomic_area + 64 + 8 * q, &mut word)
+                .map_err(cli("reading a compare-swap word"))?;
+            if u64::from_le_bytes(word) != *want {
+                errors.push(format!(
+                    "host {} QP {q}: the compare-swap word holds {:#x}, expected {want:#x}",
+                    ["A", "B"][h],
+                    u64::from_le_bytes(word)
+                ));
+            }
+        }
+        report.failed += errors.len() as u64;
+        report.errors.extend(errors);
     }
     let mut p = lock(&pair);
     report.cycles = p.cycles() - start;
