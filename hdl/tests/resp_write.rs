@@ -654,16 +654,14 @@ fn refused_atomics_nak_and_write_nothing() {
             },
         );
         let before = e.mem.clone();
-        for op in [0x13u8, 0x14] {
-            e.send(pkt(
-                op,
-                qpn,
-                0,
-                true,
-                Some((base + va_off, key, 0)),
-                None,
-                &[],
-            ));
+        // (the descriptor of an atomic: a SEND_ONLY's with the opcode and AtomicETH set)
+        for op in [0x13u64, 0x14] {
+            let mut p = pkt(0x04, qpn, 0, true, None, None, &[]);
+            p.hdr.opcode = op.into();
+            p.hdr.va = (base + va_off).into();
+            p.hdr.rkey = (key as u64).into();
+            p.hdr.swap_add = 1.into();
+            e.send(p);
         }
         e.settle_all();
         // the first is refused, the QP is in ERR, the second is dropped

@@ -77,19 +77,26 @@ fn opcodes(pair: &SharedPair<VerilatedNic>, from: usize) -> Vec<Opcode> {
         .collect()
 }
 
-/// Atomics from 8 QPs in both directions, mixed with WRITEs and SENDs: every compare-swap
-/// returns the value its word held, every fetch-add's original value fits one serial order of
-/// all fetch-adds on that host, and the counter holds their exact sum (checked by the
-/// scenario, which fails on any mismatch).
+/// Atomics from 8 QPs in both directions, mixed with WRITEs, SENDs and READs, with DMA jitter:
+/// every compare-swap returns the value its word held, every fetch-add's original value fits
+/// one serial order of all fetch-adds on that host, and the counter holds their exact sum;
+/// every READ's bytes arrive exactly (checked by the scenario, which fails on any mismatch).
 #[test]
 fn atomics_from_many_qps_are_serial_and_exact() {
     if !require_tool("verilator") {
         return;
     }
     let args = VerbsArgs {
-        ops: ["atomic_fadd", "atomic_cas", "write", "send", "atomic_fadd"]
-            .map(String::from)
-            .to_vec(),
+        ops: [
+            "atomic_fadd",
+            "atomic_cas",
+            "write",
+            "send",
+            "atomic_fadd",
+            "read",
+        ]
+        .map(String::from)
+        .to_vec(),
         sizes: ["1", "100", "1500"].map(String::from).to_vec(),
         qps: 8,
         messages: 600,

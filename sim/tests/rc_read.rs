@@ -1,8 +1,9 @@
 //! RDMA READ through two hardware NICs (the Verilator model of the emitted Verilog), driven only
 //! through the driver's verbs API: responses segmented at the PMTU and scattered into the
-//! requester's SGEs, every size class, READs mixed with every other verb, recovery from a lost
-//! response (the READ is asked again from the first missing PSN, for the rest of the bytes
-//! only, and the responder answers the duplicate from host memory again), and the access check.
+//! requester's SGEs, every size class, recovery from a lost response (the READ is asked again
+//! from the first missing PSN, for the rest of the bytes only, and the responder answers the
+//! duplicate from host memory again), and the access check. READs mixed with every other verb:
+//! `rc_atomic.rs`; READs under loss, duplication, reordering and corruption: `verbs_loss.rs`.
 use ferroce_driver::{AccessFlags, Pmtu, Remote, RtrAttr, RtsAttr, SendWr, WcOpcode, WcStatus};
 use ferroce_hdl::testbench::Rng;
 use ferroce_hdl::verilog::require_tool;
@@ -11,8 +12,7 @@ use ferroce_proto::host::qp::{AddressVector, QpState};
 use ferroce_proto::host::regs;
 use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode};
 use ferroce_sim::cmd::verbs::{
-    connect_with, open_pair, run_scenario, run_scenario_with, Engine, Host, VerbsArgs,
-    VerbsLinkArgs, IPS, MACS,
+    connect_with, open_pair, run_scenario, Engine, Host, VerbsArgs, IPS, MACS,
 };
 use ferroce_sim::host::ShellConfig;
 use ferroce_sim::nic_pair::{lock, SharedPair};
@@ -51,63 +51,6 @@ fn reads_of_every_size_scatter_exactly() {
             "PMTU {pmtu}: {r:?}"
         );
     }
-}
-
-/// READs from 8 QPs in both directions mixed with WRITEs, SENDs and atomics, with DMA jitter:
-/// responses, ACKs and requests share the wire and the DMA channels without losing order.
-#[test]
-fn reads_mix_with_every_other_verb() {
-    if !require_tool("verilator") {
-        return;
-    }
-    let ops = [
-        "read",
-        "write",
-        "send_imm",
-        "read",
-        "atomic_fadd",
-        "write_imm",
-        "atomic_cas",
-        "send",
-    ];
-    let r = run_scenario(
-        &args(&ops, &["1", "700", "3000"], 8, 640, 1024),
-        Engine::Verilator,
-    )
-    .unwrap();
-    assert!(
-        r.failed == 0 && r.verified == 640 && r.errors.is_empty(),
-        "{r:?}"
-    );
-}
-
-/// READs over a lossy link (loss, duplication, reordering, corruption both ways): every READ
-/// still completes with exactly its bytes.
-#[test]
-fn reads_survive_a_lossy_link() {
-    if !require_tool("verilator") {
-        return;
-    }
-    let link = VerbsLinkArgs {
-        loss: 0.02,
-        dup: 0.01,
-        reorder: 0.01,
-        corrupt: 0.01,
-        timeout: Some(6),
-        ..VerbsLinkArgs::default()
-    };
-    let r = run_scenario_with(
-        &args(&["read", "write"], &["1", "1024", "5000"], 8, 600, 1024),
-        &link,
-        Engine::Verilator,
-    )
-    .unwrap();
-    assert!(
-        r.failed == 0 && r.verified == 600 && r.errors.is_empty(),
-        "{r:?}"
-    );
-    assert_eq!(r.retry_exceeded, [0, 0], "{r:?}");
-    assert!(r.retransmitted[0] + r.retransmitted[1] > 0, "{r:?}");
 }
 
 /// Frames `from` sent: (opcode, PSN, RETH va and length if any).

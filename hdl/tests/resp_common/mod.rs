@@ -381,6 +381,49 @@ impl Model {
         });
     }
 
+    /// An atomic (COMPARE_SWAP, FETCH_ADD) in sequence that the responder refuses before
+    /// touching memory: NAK invalid request (inside a message, with payload, VA not 8-byte
+    /// aligned) or NAK remote access (QP without REMOTE_ATOMIC), QP to ERR. Executing one needs
+    /// the NIC's DMA read port, which this harness does not have (the model refuses to guess).
+    fn process_refused_atomic(&mut self, p: &Pkt, qps: &[QpCfg]) {
+        let qpn = p.hdr.dest_qp.to_u64() as u32;
+        if qpn >= NQP || !qps[qpn as usize].state.receives() {
+            self.cnt.qp_drop += 1;
+            return;
+        }
+        let cfg = qps[qpn as usize];
+        let mut st = self.qp.get(&qpn).copied().unwrap_or_default();
+        if st.err {
+            self.cnt.qp_drop += 1;
+            return;
+        }
+        let psn = p.psn();
+        assert_eq!(
+            psn_diff(psn, st.epsn),
+            0,
+            "the model takes atomics in sequence only"
+        );
+        let (syn, status) = if st.in_write || !p.payload.is_empty() || p.hdr.va.to_u64() % 8 != 0 {
+            self.cnt.invalid += 1;
+            (NAK_INV, QERR_STATUS_INVALID)
+        } else {
+            assert!(
+                !cfg.access.contains(AccessFlags::REMOTE_ATOMIC),
+                "executing an atomic needs a DMA read port (not in this harness)"
+            );
+            self.cnt.access_err += 1;
+            (NAK_ACC, QERR_STATUS_ACCESS)
+        };
+        st.err = true;
+        self.qp.insert(qpn, st);
+        self.respond(qpn, cfg.dest_qpn, psn, syn, st.msn);
+        self.qerrs.push(QerrOut {
+            qpn,
+            status: status as u8,
+            vendor: 0,
+        });
+    }
+
     /// Process one packet with the QP and MR configuration of now; `dma_errors` holds the
     /// indexes of the DMA writes whose completion reports an error.
     pub fn process(&mut self, p: &Pkt, qps: &[QpCfg], mrs: &MrModel, dma_errors: &HashSet<usize>) {
@@ -396,6 +439,10 @@ impl Model {
             op == OP_LAST || op == OP_LAST_IMM || op == 2 || op == 3,
             op == OP_ONLY || op == OP_ONLY_IMM || op == 4 || op == 5,
         );
+        if op == 0x13 || op == 0x14 {
+            self.process_refused_atomic(p, qps);
+            return;
+        }
         if !(first || mid || last || only) {
             self.cnt.unsupported += 1;
             return;
