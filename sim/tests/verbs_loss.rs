@@ -10,64 +10,77 @@ use ferroce_sim::cmd::verbs::{run_scenario_with, Engine, VerbsArgs, VerbsLinkArg
 
 const SIZES: [&str; 6] = ["0", "1", "1023", "1024", "1025", "4096"];
 
+/// The three loss rates and their message counts: 10^4 messages in all.
+const RUNS: [(f64, usize); 3] = [(0.001, 4000), (0.01, 3500), (0.05, 2500)];
+const _: () = assert!(RUNS[0].1 + RUNS[1].1 + RUNS[2].1 >= 10_000);
+
+// One test per loss rate (the same runs as one loop over `RUNS`): each is a minute of one core,
+// and separate tests run side by side.
 #[test]
-fn every_verb_survives_loss_duplication_reordering_and_corruption() {
+fn every_verb_survives_loss_duplication_reordering_and_corruption_at_0_1_percent() {
+    survives(0);
+}
+
+#[test]
+fn every_verb_survives_loss_duplication_reordering_and_corruption_at_1_percent() {
+    survives(1);
+}
+
+#[test]
+fn every_verb_survives_loss_duplication_reordering_and_corruption_at_5_percent() {
+    survives(2);
+}
+
+fn survives(k: usize) {
     if !require_tool("verilator") {
         return;
     }
-    let mut total = 0;
-    for (k, (loss, messages)) in [(0.001, 4000usize), (0.01, 3500), (0.05, 2500)]
-        .into_iter()
-        .enumerate()
-    {
-        let args = VerbsArgs {
-            ops: ["write", "write_imm", "send", "send_imm"]
-                .map(String::from)
-                .to_vec(),
-            sizes: SIZES.iter().map(|s| s.to_string()).collect(),
-            qps: 16,
-            messages,
-            seed: 500 + k as u64,
-            pmtu: 1024,
-            pcap: None,
-            json: false,
-            dma_jitter: false,
-        };
-        let link = VerbsLinkArgs {
-            loss,
-            dup: 0.005,
-            reorder: 0.005,
-            corrupt: 0.005,
-            timeout: Some(6),
-            ..VerbsLinkArgs::default()
-        };
-        let r = run_scenario_with(&args, &link, Engine::Verilator).unwrap();
-        // a WRITE completes at the sender only, the others at both ends (the operation of the
-        // j-th message of a direction is ops[(j / sizes) % 4])
-        let per_dir = (messages / 2) as u64;
-        let receiving = (0..per_dir)
-            .filter(|j| (j / SIZES.len() as u64) % 4 != 0)
-            .count() as u64;
+    let (loss, messages) = RUNS[k];
+    let args = VerbsArgs {
+        ops: ["write", "write_imm", "send", "send_imm"]
+            .map(String::from)
+            .to_vec(),
+        sizes: SIZES.iter().map(|s| s.to_string()).collect(),
+        qps: 16,
+        messages,
+        seed: 500 + k as u64,
+        pmtu: 1024,
+        pcap: None,
+        json: false,
+        dma_jitter: false,
+    };
+    let link = VerbsLinkArgs {
+        loss,
+        dup: 0.005,
+        reorder: 0.005,
+        corrupt: 0.005,
+        timeout: Some(6),
+        ..VerbsLinkArgs::default()
+    };
+    let r = run_scenario_with(&args, &link, Engine::Verilator).unwrap();
+    // a WRITE completes at the sender only, the others at both ends (the operation of the
+    // j-th message of a direction is ops[(j / sizes) % 4])
+    let per_dir = (messages / 2) as u64;
+    let receiving = (0..per_dir)
+        .filter(|j| (j / SIZES.len() as u64) % 4 != 0)
+        .count() as u64;
+    assert!(
+        r.failed == 0
+            && r.verified == messages as u64
+            && r.completions == messages as u64 + 2 * receiving
+            && r.errors.is_empty(),
+        "loss {loss}: {r:?}"
+    );
+    assert_eq!(r.retry_exceeded, [0, 0], "loss {loss}: {r:?}");
+    // the faults really happened, and the NICs really recovered from them
+    for (d, s) in r.link.iter().enumerate() {
         assert!(
-            r.failed == 0
-                && r.verified == messages as u64
-                && r.completions == messages as u64 + 2 * receiving
-                && r.errors.is_empty(),
-            "loss {loss}: {r:?}"
+            s.dropped > 0 && s.corrupted > 0 && s.duplicated > 0 && s.reordered > 0,
+            "loss {loss}, direction {d}: {s:?}"
         );
-        assert_eq!(r.retry_exceeded, [0, 0], "loss {loss}: {r:?}");
-        // the faults really happened, and the NICs really recovered from them
-        for (d, s) in r.link.iter().enumerate() {
-            assert!(
-                s.dropped > 0 && s.corrupted > 0 && s.duplicated > 0 && s.reordered > 0,
-                "loss {loss}, direction {d}: {s:?}"
-            );
-        }
-        for side in 0..2 {
-            assert!(r.retransmitted[side] > 0, "loss {loss}: {r:?}");
-        }
-        assert!(r.timeouts[0] + r.timeouts[1] > 0, "loss {loss}: {r:?}");
-        total += messages;
     }
-    assert!(total >= 10_000);
+    for side in 0..2 {
+        assert!(r.retransmitted[side] > 0, "loss {loss}: {r:?}");
+    }
+    assert!(r.timeouts[0] + r.timeouts[1] > 0, "loss {loss}: {r:?}");
 }
