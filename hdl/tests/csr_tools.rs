@@ -11,6 +11,7 @@ use ferroce_hdl::csr::{CsrBlockDefault, QpConfigTable};
 use ferroce_hdl::verilog::{block_verilog, require_tool};
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::OnceLock;
 
 /// The waivers of `verilog_tools.rs` (rust-hdl artefacts: 32-bit literals, one file per top,
 /// stub wires for unused child outputs, module-granular false loops), plus `-Wno-UNUSEDPARAM`
@@ -29,15 +30,18 @@ const ENUM_LABEL_WAIVER: &str = "-Wno-UNUSEDPARAM";
 const CSR: &str = "ferroce_csr";
 const QPT: &str = "ferroce_qp_config";
 
+/// The module's Verilog in `<tag>/<module>.v`; each block is emitted once for all the tests.
 fn emitted(module: &str, tag: &str) -> PathBuf {
+    static CSR_V: OnceLock<String> = OnceLock::new();
+    static QPT_V: OnceLock<String> = OnceLock::new();
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join("csr_tools")
         .join(tag);
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(format!("{module}.v"));
     let v = match module {
-        CSR => block_verilog(&mut CsrBlockDefault::default(), CSR),
-        QPT => block_verilog(&mut QpConfigTable::<8>::default(), QPT),
+        CSR => CSR_V.get_or_init(|| block_verilog(&mut CsrBlockDefault::default(), CSR)),
+        QPT => QPT_V.get_or_init(|| block_verilog(&mut QpConfigTable::<8>::default(), QPT)),
         _ => unreachable!(),
     };
     std::fs::write(&p, v).unwrap();

@@ -6,9 +6,10 @@
 //!
 //! A missing tool fails the test when the `CI` environment variable is set, otherwise the test
 //! prints a note and passes (developer machines).
-use ferroce_hdl::verilog::{emit_verilog, require_tool};
+use ferroce_hdl::verilog::{all_blocks, require_tool, Emitted};
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::OnceLock;
 
 /// Verilator waivers, each one a rust-hdl artefact, not a design issue:
 const VERILATOR_WAIVERS: &[&str] = &[
@@ -41,14 +42,22 @@ const SYNTHESISED_ELSEWHERE: &[&str] = &[
     "ferroce_nic_64",
 ];
 
+/// Every top-level block's Verilog, emitted once for the four tests (emitting the whole NIC
+/// takes seconds), each of which gets its own copy of the files in `<tag>/`.
 fn emitted(tag: &str) -> Vec<(String, PathBuf)> {
+    static BLOCKS: OnceLock<Vec<Emitted>> = OnceLock::new();
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join("verilog_tools")
         .join(tag);
-    let paths = emit_verilog(&dir).expect("emit");
-    paths
-        .into_iter()
-        .map(|p| (p.file_stem().unwrap().to_string_lossy().to_string(), p))
+    std::fs::create_dir_all(&dir).unwrap();
+    BLOCKS
+        .get_or_init(all_blocks)
+        .iter()
+        .map(|e| {
+            let p = dir.join(format!("{}.v", e.module));
+            std::fs::write(&p, &e.verilog).unwrap();
+            (e.module.clone(), p)
+        })
         .collect()
 }
 

@@ -14,9 +14,10 @@ use crate::host::dma_shell::{DmaPortIds, VerilatedDmaPort};
 use crate::host::{AxiLiteMaster, AxiLitePort, DmaShell};
 use crate::nic_system::{NicCounters, NicHardware, COUNTER_PORTS};
 use ferroce_hdl::cosim::engine::StreamIds;
-use ferroce_hdl::cosim::VerilatedBlock;
+use ferroce_hdl::cosim::{Port, VerilatedBlock};
 use ferroce_hdl::nic::NicTop;
 use ferroce_hdl::stream::Beat;
+use std::sync::OnceLock;
 
 /// Port indices of the AXI4-Lite slave.
 struct AxilIds {
@@ -61,8 +62,13 @@ impl VerilatedNic {
     /// Build (or take from the cache) and load the model. Needs a big stack on the calling
     /// thread (rust-hdl walks the whole NIC recursively to emit it).
     pub fn new() -> Result<VerilatedNic, String> {
-        let mut top = NicTop::default();
-        let model = VerilatedBlock::try_new(&mut top)?;
+        // Every model is of the same `NicTop::default()`: emitting the whole NIC takes seconds
+        // of rust-hdl (more than loading the cached model), and a test makes dozens of models,
+        // so the Verilog and ports are emitted once per process.
+        static SOURCE: OnceLock<(String, Vec<Port>)> = OnceLock::new();
+        let (verilog, ports) =
+            SOURCE.get_or_init(|| VerilatedBlock::source(&mut NicTop::default()));
+        let model = VerilatedBlock::from_verilog(verilog, VerilatedBlock::TOP, ports.clone())?;
         let p = |n: &str| model.port(n);
         let axil = AxilIds {
             awaddr: p("s_axil_awaddr"),

@@ -164,9 +164,25 @@ pub fn shim(ports: &[Port]) -> String {
     s
 }
 
+/// An exclusive lock on `<root>/lock-<key>` (an advisory `flock`: it excludes other threads of
+/// this process as well as other processes), held until the returned file is dropped.
+fn build_lock(root: &Path, key: &str) -> Result<std::fs::File, String> {
+    let path = root.join(format!("lock-{key}"));
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    f.lock()
+        .map_err(|e| format!("locking {}: {e}", path.display()))?;
+    Ok(f)
+}
+
 /// Build (or find in the cache) the shared library of `verilog` (top module `top`, ports
 /// `ports`); returns its path. Concurrent builds of the same model are safe (each builds in
-/// a private directory and the first atomic rename wins).
+/// a private directory and the first atomic rename wins; builders of the same model in this and
+/// other processes wait for the first one, see [`build_lock`]).
 pub fn build_model(verilog: &str, top: &str, ports: &[Port]) -> Result<PathBuf, String> {
     let version = verilator_version()?;
     let wrap = wrapper(top, ports);
@@ -186,6 +202,13 @@ pub fn build_model(verilog: &str, top: &str, ports: &[Port]) -> Result<PathBuf, 
         return Ok(lib);
     }
     std::fs::create_dir_all(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+    // The tests of one binary start together and all want the same model (and a test may start
+    // a `ferroce` process that wants it too): one builds it, the others wait and load its result
+    // instead of each spending the same minutes of CPU on a private copy.
+    let _lock = build_lock(&root, &key)?;
+    if lib.exists() {
+        return Ok(lib);
+    }
     let runtime = runtime_objects(&root, &version)?;
     let tmp = root.join(
         format!(
@@ -273,6 +296,11 @@ fn runtime_objects(root: &Path, version: &str) -> Result<Vec<PathBuf>, String> {
     ]);
     let dir = root.join(format!("runtime-{key}"));
     let objs = vec![dir.join("verilated.o"), dir.join("verilated_threads.o")];
+    if objs.iter().all(|o| o.exists()) {
+        return Ok(objs);
+    }
+    // builders of different models share the runtime: one compiles it (see `build_model`)
+    let _lock = build_lock(root, &format!("runtime-{key}"))?;
     if objs.iter().all(|o| o.exists()) {
         return Ok(objs);
     }

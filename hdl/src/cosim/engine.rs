@@ -31,11 +31,20 @@ impl VerilatedBlock {
     }
 
     pub fn try_new<B: Block>(uut: &mut B) -> Result<Self, String> {
+        let (v, p) = Self::source(uut);
+        Self::from_verilog(&v, Self::TOP, p)
+    }
+
+    /// The top module's name in the Verilog of [`VerilatedBlock::source`].
+    pub const TOP: &'static str = "cosim_dut";
+
+    /// The block's Verilog (top module [`VerilatedBlock::TOP`]) and ports, what
+    /// [`VerilatedBlock::try_new`] builds the model from: a caller that makes many models of one
+    /// big block can emit it once and pass these to [`VerilatedBlock::from_verilog`].
+    pub fn source<B: Block>(uut: &mut B) -> (String, Vec<Port>) {
         uut.connect_all();
-        let top = "cosim_dut";
-        let v = crate::verilog::block_verilog(uut, top);
-        let p = ports(uut);
-        Self::from_verilog(&v, top, p)
+        let v = crate::verilog::block_verilog(uut, Self::TOP);
+        (v, ports(uut))
     }
 
     /// Build and load a model from Verilog text (`top` module with ports `ports`).
