@@ -277,12 +277,10 @@ pub struct RcWriteResponder<const QA: usize> {
     /// 87:64 PSN, 63:0 original value; `ram_atp` is the way the next one overwrites
     ram_atc: [RAM<Bits<89>, QA>; 4],
     ram_atp: RAM<Bits<2>, QA>,
-    /// the atomic: swap (or add) and compare data, the value read (a beat, memory order),
-    /// the beat to write
+    /// the atomic: swap (or add) and compare data, the value read (a beat, memory order)
     r_swap: DFF<Bits<64>>,
     r_cmp: DFF<Bits<64>>,
     r_old: DFF<Bits<64>>,
-    r_nbeat: DFF<Bits<64>>,
     c_idx2: [Constant<Bits<2>>; 4],
     is_atomic: Signal<Local, Bit>,
     at_hit: Signal<Local, Bit>,
@@ -735,7 +733,6 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             r_swap: Default::default(),
             r_cmp: Default::default(),
             r_old: Default::default(),
-            r_nbeat: Default::default(),
             c_idx2: core::array::from_fn(|i| Constant::new((i as u64).into())),
             is_atomic: Default::default(),
             at_hit: Default::default(),
@@ -769,8 +766,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             r_rcqn, r_rnrt, s_epsn, s_msn, s_flags, s_va_hi, s_va_lo, s_rkey, s_resid, s_rqpi,
             s_rqci, s_wrid, s_nsge, s_sidx, s_cap, s_mlen, r_lqpn, r_lkind, p_rem, r_n, r_place,
             r_cutd, d0, d1, d2, d3, d_cnt, d_err, r_mkey, r_mva, r_mlen, r_addr, r_reqd, r_datad,
-            dma_out, in_cut, pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_nbeat,
-            r_rddup
+            dma_out, in_cut, pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup
         );
         for k in 0..4 {
             self.ram_atc[k].read_clock.next = self.clock.val();
