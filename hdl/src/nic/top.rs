@@ -49,6 +49,12 @@ use ferroce_proto::host::qp::QpState;
 use ferroce_proto::host::regs;
 use rust_hdl::prelude::*;
 
+// The READ_RESPONSE opcodes the kernel routes to the requester as a literal range (13..=16).
+const _: () = assert!(
+    ferroce_proto::wire::Opcode::RC_RDMA_READ_RESPONSE_FIRST.0 == 13
+        && ferroce_proto::wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY.0 == 16
+);
+
 /// QPN bits of the default build (256 QPs), as `CsrBlockDefault`.
 pub const NIC_QA: usize = 8;
 /// Number of CSR counters (`cnt_inc` width).

@@ -540,6 +540,15 @@ pub fn connect_with<H: NicHardware + Send + 'static>(
     Ok(())
 }
 
+/// The [`GUARD`]-sized bytes at `offset` of `mr` (written as [`GUARD`] before a message; a
+/// write past its end changes them).
+fn read_guard(mr: &MemoryRegion, offset: usize) -> Result<[u8; GUARD.len()], CliError> {
+    let mut guard = [0u8; GUARD.len()];
+    mr.read(offset, &mut guard)
+        .map_err(cli("reading the guard bytes"))?;
+    Ok(guard)
+}
+
 /// A random scatter/gather list of 1..=4 pieces covering `len` bytes at `offset` of `mr`.
 fn sg_list(
     mr: &MemoryRegion,
@@ -757,152 +766,117 @@ fn run_on<H: NicHardware + Send + 'static>(
             let imm = rng.below(1 << 32) as u32;
             let host = &hosts[side];
             let peer = &hosts[1 - side];
-            if op.is_atomic() {
-                // the result lands in the source slot (random bytes there now, so a missing
-                // write shows), with a guard after it
-                host.mr
-                    .write(src, &data)
-                    .map_err(cli("writing the result slot"))?;
-                host.mr
-                    .write(src + 8, &GUARD)
-                    .map_err(cli("writing the guard bytes"))?;
-                let result = host
-                    .mr
-                    .sge(src, 8)
-                    .map_err(cli("building the result SGE"))?;
-                let wr_id = (next << 8) | q as u64;
-                let (wr, atomic) = if op == VerbOp::AtomicFadd {
-                    let add = 1 + rng.below(1 << 20);
-                    let remote = Remote {
-                        va: peer.mr.addr(peer.atomic_area),
-                        rkey: peer.mr.rkey(),
-                    };
-                    (SendWr::fetch_add(wr_id, remote, add, result), add)
-                } else {
-                    // half of them match the word, half miss it (the word stays)
-                    let cur = cas_word[1 - side][q];
-                    let compare = if rng.below(2) == 0 {
-                        cur
-                    } else {
-                        cur ^ (1 + rng.below(1 << 32))
-                    };
-                    let swap = (rng.below(1 << 32) << 32) | rng.below(1 << 32);
-                    if compare == cur {
-                        cas_word[1 - side][q] = swap;
-                    }
-                    let remote = Remote {
-                        va: peer.mr.addr(peer.atomic_area + 64 + 8 * q),
-                        rkey: peer.mr.rkey(),
-                    };
-                    (SendWr::cmp_swap(wr_id, remote, compare, swap, result), cur)
-                };
-                host.qps[q]
-                    .post_send(&[wr.signaled()])
-                    .map_err(cli(&format!("message {next}: post_send")))?;
-                flight[side][q].push_back(InFlight {
-                    index: next,
-                    wr_id,
-                    op,
-                    imm,
-                    dst_offset: src,
-                    data,
-                    atomic,
-                });
-                report.bytes += 8;
-                next += 1;
-                continue;
-            }
-            if op == VerbOp::Read {
-                // the data at the peer's destination slot, read into the source slot (random
-                // bytes there now), with a guard after it; checked at the send completion
-                peer.mr
-                    .write(dst, &data)
-                    .map_err(cli("writing the data to read"))?;
-                host.mr
-                    .write(src, &rng.bytes(len))
-                    .map_err(cli("writing the read's destination"))?;
-                host.mr
-                    .write(src + len, &GUARD)
-                    .map_err(cli("writing the guard bytes"))?;
-                let sges = sg_list(&host.mr, src, len, &mut rng)?;
-                let wr_id = (next << 8) | q as u64;
-                let remote = Remote {
-                    va: peer.mr.addr(dst),
-                    rkey: peer.mr.rkey(),
-                };
-                host.qps[q]
-                    .post_send(&[SendWr::read(wr_id, remote, sges).signaled()])
-                    .map_err(cli(&format!("message {next}: post_send")))?;
-                flight[side][q].push_back(InFlight {
-                    index: next,
-                    wr_id,
-                    op,
-                    imm,
-                    dst_offset: src,
-                    data,
-                    atomic: 0,
-                });
-                report.bytes += len as u64;
-                next += 1;
-                continue;
-            }
-            host.mr
-                .write(src, &data)
-                .map_err(cli("writing the source data"))?;
-            // a guard after the destination range: a write past the message would change it
-            peer.mr
-                .write(dst + len, &GUARD)
-                .map_err(cli("writing the guard bytes"))?;
-            let sges = sg_list(&host.mr, src, len, &mut rng)?;
             let wr_id = (next << 8) | q as u64;
-            if op.receives() {
-                // the receive WQE first: a SEND lands in a scatter list a little longer than
-                // the message (over the guard bytes); a WRITE with immediate needs no SGE
-                let rsges = if op == VerbOp::WriteImm {
-                    Vec::new()
-                } else {
-                    let room = len + rng.below(GUARD.len() as u64 + 1) as usize;
-                    sg_list(&peer.mr, dst, room, &mut rng)?
-                };
-                peer.qps[q]
-                    .post_recv(&[RecvWr::new(wr_id, rsges)])
-                    .map_err(cli(&format!("message {next}: post_recv")))?;
-                rflight[1 - side][q].push_back(InFlight {
-                    index: next,
-                    wr_id,
-                    op,
-                    imm,
-                    dst_offset: dst,
-                    data: data.clone(),
-                    atomic: 0,
-                });
-                recv_pending += 1;
-            }
-            let remote = Remote {
-                va: peer.mr.addr(dst),
+            let remote_at = |offset: usize| Remote {
+                va: peer.mr.addr(offset),
                 rkey: peer.mr.rkey(),
             };
-            let wr = match op {
-                VerbOp::Write => SendWr::write(wr_id, remote, sges),
-                VerbOp::WriteImm => SendWr::write_imm(wr_id, remote, imm, sges),
-                VerbOp::Send => SendWr::send(wr_id, sges),
-                VerbOp::SendImm => SendWr::send_imm(wr_id, imm, sges),
-                VerbOp::AtomicCas | VerbOp::AtomicFadd | VerbOp::Read => {
-                    unreachable!("posted above")
+            // the work request, where its bytes land (checked at its completion) and, for an
+            // atomic, its add value or the original value its compare-swap must return
+            let (wr, landing, atomic) = match op {
+                VerbOp::AtomicCas | VerbOp::AtomicFadd => {
+                    // the result lands in the source slot (random bytes there now, so a
+                    // missing write shows), with a guard after it
+                    host.mr
+                        .write(src, &data)
+                        .map_err(cli("writing the result slot"))?;
+                    host.mr
+                        .write(src + 8, &GUARD)
+                        .map_err(cli("writing the guard bytes"))?;
+                    let result = host
+                        .mr
+                        .sge(src, 8)
+                        .map_err(cli("building the result SGE"))?;
+                    if op == VerbOp::AtomicFadd {
+                        let add = 1 + rng.below(1 << 20);
+                        let remote = remote_at(peer.atomic_area);
+                        (SendWr::fetch_add(wr_id, remote, add, result), src, add)
+                    } else {
+                        // half of them match the word, half miss it (the word stays)
+                        let cur = cas_word[1 - side][q];
+                        let compare = if rng.below(2) == 0 {
+                            cur
+                        } else {
+                            cur ^ (1 + rng.below(1 << 32))
+                        };
+                        let swap = (rng.below(1 << 32) << 32) | rng.below(1 << 32);
+                        if compare == cur {
+                            cas_word[1 - side][q] = swap;
+                        }
+                        let remote = remote_at(peer.atomic_area + 64 + 8 * q);
+                        let wr = SendWr::cmp_swap(wr_id, remote, compare, swap, result);
+                        (wr, src, cur)
+                    }
                 }
-            }
-            .signaled();
+                VerbOp::Read => {
+                    // the data at the peer's destination slot, read into the source slot
+                    // (random bytes there now), with a guard after it
+                    peer.mr
+                        .write(dst, &data)
+                        .map_err(cli("writing the data to read"))?;
+                    host.mr
+                        .write(src, &rng.bytes(len))
+                        .map_err(cli("writing the read's destination"))?;
+                    host.mr
+                        .write(src + len, &GUARD)
+                        .map_err(cli("writing the guard bytes"))?;
+                    let sges = sg_list(&host.mr, src, len, &mut rng)?;
+                    (SendWr::read(wr_id, remote_at(dst), sges), src, 0)
+                }
+                VerbOp::Write | VerbOp::WriteImm | VerbOp::Send | VerbOp::SendImm => {
+                    host.mr
+                        .write(src, &data)
+                        .map_err(cli("writing the source data"))?;
+                    // a guard after the destination range: a write past the message would
+                    // change it
+                    peer.mr
+                        .write(dst + len, &GUARD)
+                        .map_err(cli("writing the guard bytes"))?;
+                    let sges = sg_list(&host.mr, src, len, &mut rng)?;
+                    if op.receives() {
+                        // the receive WQE first: a SEND lands in a scatter list a little
+                        // longer than the message (over the guard bytes); a WRITE with
+                        // immediate needs no SGE
+                        let rsges = if op == VerbOp::WriteImm {
+                            Vec::new()
+                        } else {
+                            let room = len + rng.below(GUARD.len() as u64 + 1) as usize;
+                            sg_list(&peer.mr, dst, room, &mut rng)?
+                        };
+                        peer.qps[q]
+                            .post_recv(&[RecvWr::new(wr_id, rsges)])
+                            .map_err(cli(&format!("message {next}: post_recv")))?;
+                        rflight[1 - side][q].push_back(InFlight {
+                            index: next,
+                            wr_id,
+                            op,
+                            imm,
+                            dst_offset: dst,
+                            data: data.clone(),
+                            atomic: 0,
+                        });
+                        recv_pending += 1;
+                    }
+                    let wr = match op {
+                        VerbOp::Write => SendWr::write(wr_id, remote_at(dst), sges),
+                        VerbOp::WriteImm => SendWr::write_imm(wr_id, remote_at(dst), imm, sges),
+                        VerbOp::Send => SendWr::send(wr_id, sges),
+                        _ => SendWr::send_imm(wr_id, imm, sges),
+                    };
+                    (wr, dst, 0)
+                }
+            };
             host.qps[q]
-                .post_send(&[wr])
+                .post_send(&[wr.signaled()])
                 .map_err(cli(&format!("message {next}: post_send")))?;
             flight[side][q].push_back(InFlight {
                 index: next,
                 wr_id,
                 op,
                 imm,
-                dst_offset: dst,
+                dst_offset: landing,
                 data,
-                atomic: 0,
+                atomic,
             });
             report.bytes += len as u64;
             next += 1;
@@ -985,11 +959,7 @@ fn run_on<H: NicHardware + Send + 'static>(
                         .mr
                         .read(m.dst_offset, &mut got)
                         .map_err(cli("reading the atomic result"))?;
-                    let mut guard = [0u8; GUARD.len()];
-                    hosts[side]
-                        .mr
-                        .read(m.dst_offset + 8, &mut guard)
-                        .map_err(cli("reading the guard bytes"))?;
+                    let guard = read_guard(&hosts[side].mr, m.dst_offset + 8)?;
                     if guard != GUARD {
                         bad.push(format!("bytes after the result were written: {guard:02x?}"));
                     }
@@ -1009,11 +979,7 @@ fn run_on<H: NicHardware + Send + 'static>(
                         .mr
                         .read(m.dst_offset, &mut got)
                         .map_err(cli("reading the destination"))?;
-                    let mut guard = [0u8; GUARD.len()];
-                    hosts[receiver]
-                        .mr
-                        .read(m.dst_offset + m.data.len(), &mut guard)
-                        .map_err(cli("reading the guard bytes"))?;
+                    let guard = read_guard(&hosts[receiver].mr, m.dst_offset + m.data.len())?;
                     if guard != GUARD {
                         bad.push(format!(
                             "bytes after the message were written: {guard:02x?}"
