@@ -82,6 +82,16 @@ const _: () = assert!(
         && Opcode::RC_FETCH_ADD.0 == 20
         && Opcode::RC_ATOMIC_ACKNOWLEDGE.0 == 18
 );
+// READ: the request (12) and its responses FIRST, MIDDLE, LAST, ONLY (13..=16); completion
+// RdmaRead (2).
+const _: () = assert!(
+    Opcode::RC_RDMA_READ_REQUEST.0 == 12
+        && Opcode::RC_RDMA_READ_RESPONSE_FIRST.0 == 13
+        && Opcode::RC_RDMA_READ_RESPONSE_MIDDLE.0 == 14
+        && Opcode::RC_RDMA_READ_RESPONSE_LAST.0 == 15
+        && Opcode::RC_RDMA_READ_RESPONSE_ONLY.0 == 16
+        && CqeOpcode::RdmaRead as u8 == 2
+);
 // SGE (16 bytes = 2 beats): address (LE), length (LE), lkey (LE).
 const _: () = assert!(sf::ADDR == 0 && sf::LENGTH == 8 && sf::LKEY == 12);
 // WQE opcodes 0..=3 (bit 1: SEND, bit 0: with immediate) and their completion opcodes.
