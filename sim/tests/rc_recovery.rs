@@ -8,7 +8,8 @@
 //! ticks of a 250 MHz clock (256 cycles), the ACK timeout is 4 ticks << timeout, and the
 //! scanner that finds an expired timer needs at most one pass over the QPs (256 cycles).
 use ferroce_driver::{
-    AccessFlags, Pmtu, QueuePair, Remote, RtrAttr, RtsAttr, SendWr, WcOpcode, WcStatus,
+    AccessFlags, Pmtu, QueuePair, RecvWr, Remote, RtrAttr, RtsAttr, SendWr, WcOpcode, WcStatus,
+    WorkCompletion,
 };
 use ferroce_hdl::testbench::Rng;
 use ferroce_hdl::verilog::require_tool;
@@ -293,6 +294,191 @@ fn retry_exhaustion_fails_only_that_qp_then_reset_and_reuse() {
     let mut got = vec![0u8; 600];
     b.mr.read(8192, &mut got).unwrap();
     assert_eq!(got, data);
+}
+
+/// `(producer, consumer)` of a QP's receive queue as QUERY reports them.
+fn rq_indices(qp: &QueuePair) -> (u16, u16) {
+    let q = qp.query().unwrap();
+    (q.rq_producer, q.rq_consumer)
+}
+
+/// The receive completions in `wcs`, as `(wr_id, status)`, in CQ order.
+fn recv_wcs(wcs: &[WorkCompletion], qpn: u32) -> Vec<(u64, WcStatus)> {
+    wcs.iter()
+        .filter(|w| w.opcode.is_recv() && w.qp_num == qpn)
+        .map(|w| (w.wr_id, w.status))
+        .collect()
+}
+
+/// A QP the host moves to ERR flushes its posted receives with WR_FLUSH_ERR, in posting order
+/// and with their wr_ids; a receive posted while it stays in ERR completes the same way at
+/// once; QUERY reports the RQ indices throughout; the other QP keeps working; after RESET the
+/// QP carries SENDs again.
+#[test]
+fn host_error_flushes_posted_receives_then_reset_and_reuse() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
+    let (_pair, hosts) = open_pair(hw, ShellConfig::ideal(), 2, 4096, false).unwrap();
+    let mut rng = Rng::new(51);
+    connect_with(&hosts, Pmtu::Mtu1024, &mut rng, &rts(10, 7, 7)).unwrap();
+    let [a, b] = &hosts;
+    let data = rng.bytes(1500);
+    a.mr.write(0, &data).unwrap();
+    let recv = |id: u64, k: usize| RecvWr::new(id, vec![b.mr.sge(16384 + k * 2048, 2048).unwrap()]);
+    b.qps[1]
+        .post_recv(&(0..4).map(|k| recv(700 + k as u64, k)).collect::<Vec<_>>())
+        .unwrap();
+    assert_eq!(rq_indices(&b.qps[1]), (4, 0));
+    // one SEND takes the first receive
+    a.qps[1]
+        .post_send(&[SendWr::send(1, vec![a.mr.sge(0, 300).unwrap()]).signaled()])
+        .unwrap();
+    let wc = a.cq.poll_until(1, 4, Duration::from_millis(1)).unwrap();
+    assert_eq!((wc.len(), wc[0].status), (1, WcStatus::Success), "{wc:?}");
+    let wc = b.cq.poll_until(1, 4, Duration::from_millis(1)).unwrap();
+    assert_eq!(
+        recv_wcs(&wc, b.qps[1].qpn()),
+        vec![(700, WcStatus::Success)]
+    );
+    assert_eq!(rq_indices(&b.qps[1]), (4, 1));
+
+    b.qps[1].to_error().unwrap();
+    let wc = b.cq.poll_until(3, 8, Duration::from_millis(1)).unwrap();
+    assert_eq!(
+        recv_wcs(&wc, b.qps[1].qpn()),
+        (701..704)
+            .map(|id| (id, WcStatus::WrFlushErr))
+            .collect::<Vec<_>>(),
+        "{wc:?}"
+    );
+    assert_eq!(wc.len(), 3, "only the flushes: {wc:?}");
+    assert!(wc.iter().all(|w| w.byte_len == 0), "{wc:?}");
+    assert_eq!(rq_indices(&b.qps[1]), (4, 4));
+    // posted in ERR: flushed at once
+    b.qps[1].post_recv(&[recv(800, 0)]).unwrap();
+    let wc = b.cq.poll_until(1, 4, Duration::from_micros(100)).unwrap();
+    assert_eq!(
+        recv_wcs(&wc, b.qps[1].qpn()),
+        vec![(800, WcStatus::WrFlushErr)]
+    );
+    assert_eq!(rq_indices(&b.qps[1]), (5, 5));
+    let mut untouched = vec![0u8; 2048 * 3];
+    b.mr.read(16384 + 2048, &mut untouched).unwrap();
+    assert!(
+        untouched.iter().all(|&x| x == 0),
+        "a flushed receive was written"
+    );
+
+    // QP 0 is untouched by it
+    b.qps[0].post_recv(&[recv(900, 6)]).unwrap();
+    a.qps[0]
+        .post_send(&[SendWr::send(2, vec![a.mr.sge(0, 1500).unwrap()]).signaled()])
+        .unwrap();
+    let wc = b.cq.poll_until(1, 4, Duration::from_millis(1)).unwrap();
+    assert_eq!(
+        recv_wcs(&wc, b.qps[0].qpn()),
+        vec![(900, WcStatus::Success)]
+    );
+    assert_eq!(
+        a.cq.poll_until(1, 4, Duration::from_millis(1))
+            .unwrap()
+            .len(),
+        1
+    );
+
+    // reset both ends, connect again, receive again
+    a.qps[1].to_reset().unwrap();
+    b.qps[1].to_reset().unwrap();
+    connect_one(&hosts, 1, [0x40, 0x80], &rts(10, 7, 7), 1);
+    assert_eq!(rq_indices(&b.qps[1]), (0, 0));
+    b.qps[1].post_recv(&[recv(1000, 7)]).unwrap();
+    a.qps[1]
+        .post_send(&[SendWr::send(3, vec![a.mr.sge(0, 1500).unwrap()]).signaled()])
+        .unwrap();
+    let wc = b.cq.poll_until(1, 4, Duration::from_millis(1)).unwrap();
+    assert_eq!(
+        recv_wcs(&wc, b.qps[1].qpn()),
+        vec![(1000, WcStatus::Success)]
+    );
+    assert_eq!(wc[0].byte_len, 1500);
+    let mut got = vec![0u8; 1500];
+    b.mr.read(16384 + 7 * 2048, &mut got).unwrap();
+    assert_eq!(got, data);
+    assert_eq!(rq_indices(&b.qps[1]), (1, 1));
+}
+
+/// A QP that an engine moves to ERR (B's responder refusing a WRITE with a bad rkey) flushes
+/// both its queues: its posted receives, and a SEND of its own that was waiting in RNR retries
+/// (infinite) for a receive at the peer completes with WR_FLUSH_ERR instead of retrying on.
+/// The peer's requester moves its end to ERR too (REM_ACCESS_ERR); the other QP is untouched.
+#[test]
+fn engine_error_flushes_both_queues() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
+    let (_pair, hosts) = open_pair(hw, ShellConfig::ideal(), 2, 4096, false).unwrap();
+    let mut rng = Rng::new(52);
+    connect_with(&hosts, Pmtu::Mtu1024, &mut rng, &rts(10, 7, 7)).unwrap();
+    let [a, b] = &hosts;
+    a.mr.write(0, &rng.bytes(512)).unwrap();
+    b.mr.write(0, &rng.bytes(512)).unwrap();
+    b.qps[0]
+        .post_recv(
+            &(0..3)
+                .map(|k| RecvWr::new(700 + k, vec![b.mr.sge(16384, 512).unwrap()]))
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+    // A has no receive posted: B's SEND gets RNR NAKs and waits
+    b.qps[0]
+        .post_send(&[SendWr::send(50, vec![b.mr.sge(0, 512).unwrap()]).signaled()])
+        .unwrap();
+    let wc = b.cq.poll_until(1, 4, Duration::from_micros(200)).unwrap();
+    assert!(wc.is_empty(), "{wc:?}");
+    assert!(a.device.counter(regs::CNT_TX_NAK_RNR_LO) > 0, "no RNR NAK");
+    // a WRITE with a key B does not have
+    let bad = Remote {
+        va: b.mr.addr(8192),
+        rkey: b.mr.rkey() ^ 1,
+    };
+    a.qps[0]
+        .post_send(&[SendWr::write(60, bad, vec![a.mr.sge(0, 256).unwrap()]).signaled()])
+        .unwrap();
+    let wc = a.cq.poll_until(1, 4, Duration::from_millis(1)).unwrap();
+    assert_eq!(
+        (wc.len(), wc[0].wr_id, wc[0].status),
+        (1, 60, WcStatus::RemAccessErr)
+    );
+    let mut wc = b.cq.poll_until(4, 8, Duration::from_millis(1)).unwrap();
+    wc.sort_by_key(|w| w.wr_id);
+    let got: Vec<_> = wc.iter().map(|w| (w.wr_id, w.status, w.opcode)).collect();
+    assert_eq!(
+        got,
+        vec![
+            (50, WcStatus::WrFlushErr, WcOpcode::Send),
+            (700, WcStatus::WrFlushErr, WcOpcode::Recv),
+            (701, WcStatus::WrFlushErr, WcOpcode::Recv),
+            (702, WcStatus::WrFlushErr, WcOpcode::Recv),
+        ]
+    );
+    let q = b.qps[0].query().unwrap();
+    assert_eq!(q.attr.state, QpState::Error);
+    assert_eq!(q.err_status, WcStatus::RemAccessErr as u8);
+    assert_eq!((q.rq_producer, q.rq_consumer), (3, 3));
+    assert_eq!(a.qps[0].query().unwrap().attr.state, QpState::Error);
+    assert_eq!(a.qps[1].query().unwrap().attr.state, QpState::Rts);
+    assert_eq!(b.qps[1].query().unwrap().attr.state, QpState::Rts);
+    let mut untouched = vec![0u8; 512];
+    b.mr.read(8192, &mut untouched).unwrap();
+    assert!(untouched.iter().all(|&x| x == 0), "the refused WRITE wrote");
+    b.mr.read(16384, &mut untouched).unwrap();
+    assert!(
+        untouched.iter().all(|&x| x == 0),
+        "a flushed receive was written"
+    );
 }
 
 /// RNR: a SEND with no receive posted gets RNR NAKs; the requester waits the NAK's timer

@@ -66,6 +66,7 @@ pub enum CtxState {
     QpRefRdB,
     QpRefWrB,
     QpNotify,
+    ErrNotify,
     QpRtq,
     QpRtqWait,
     CqStart,
@@ -216,6 +217,8 @@ pub struct CtxWindows<const QA: usize, const CA: usize> {
     done_q: DFF<Bit>,
     o_cur: DFF<Bits<ST_W>>,
     o_to: DFF<Bits<ST_W>>,
+    /// the QP an engine moved to ERR, notified to the engines (ErrNotify)
+    e_qpn: DFF<Bits<QA>>,
     o_created: DFF<Bit>,
     o_notify: DFF<Bit>,
     o_mtu: DFF<Bits<MTU_W>>,
@@ -572,6 +575,7 @@ impl<const QA: usize, const CA: usize> CtxWindows<QA, CA> {
             done_q: Default::default(),
             o_cur: Default::default(),
             o_to: Default::default(),
+            e_qpn: Default::default(),
             o_created: Default::default(),
             o_notify: Default::default(),
             o_mtu: Default::default(),
@@ -788,8 +792,8 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
             s_rpsn, s_dmac_lo, s_dmac_hi, s_dgid0, s_dgid1, s_dgid2, s_dgid3, s_path, s_flow,
             s_sport, s_sqb_lo, s_sqb_hi, s_rqb_lo, s_rqb_hi, s_ring, s_cqn, s_sqi, s_rqi, s_err,
             q_busy, q_cmd, q_result, c_cqn, c_base_lo, c_base_hi, c_cfg, c_ci, c_pi, c_cst, c_busy,
-            c_cmd, c_result, st, on_cq, res, clr_pend, done_q, o_cur, o_to, o_created, o_notify,
-            o_mtu, o_tmr, ref_a, ref_b, ref_inc
+            c_cmd, c_result, st, on_cq, res, clr_pend, done_q, o_cur, o_to, e_qpn, o_created,
+            o_notify, o_mtu, o_tmr, ref_a, ref_b, ref_inc
         );
         self.qpt.clock.next = self.clock.val();
         self.cqt.clock.next = self.clock.val();
@@ -1291,9 +1295,13 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
                         | (bit_cast::<ERR_W, 8>(self.qerr_status.val()) << 8);
                     self.qpt.we_st.next = true;
                     self.qpt.we_err.next = true;
+                    self.e_qpn.d.next = self.qerr_qpn.val();
                 }
                 if self.clr_pend.q.val() {
                     self.st.d.next = CtxState::Clear;
+                } else if self.qerr_valid.val() {
+                    // the engines hear of it as of a MODIFY into ERR (they flush both queues)
+                    self.st.d.next = CtxState::ErrNotify;
                 } else if self.c_busy.q.val() {
                     self.on_cq.d.next = true;
                     self.st.d.next = CtxState::CqStart;
@@ -1469,6 +1477,17 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
                 if self.qmod_ready.val() {
                     self.res.d.next = self.k_r_ok.val();
                     self.st.d.next = CtxState::Finish;
+                }
+            }
+            CtxState::ErrNotify => {
+                // new state ERR; the old one is not read again (reported as ERR too)
+                self.qmod_valid.next = true;
+                self.qmod_qpn.next = bit_cast::<DB_NUM_BITS, QA>(self.e_qpn.q.val());
+                self.qmod_value.next = (bit_cast::<16, ST_W>(self.k_st_err.val())
+                    << self.k_st_lsb.val())
+                    | (bit_cast::<16, ST_W>(self.k_st_err.val()) << self.k_cur_lsb.val());
+                if self.qmod_ready.val() {
+                    self.st.d.next = CtxState::Idle;
                 }
             }
             CtxState::QpRtq => {

@@ -46,7 +46,9 @@
 //!   lives in the engines. A QUERY asks for it through the `rtq_*` handshake (`rtq_req` pulse
 //!   with `rtq_cq`/`rtq_index`, answered by an `rtq_ack` pulse with `rtq_d0..d2`; a build without
 //!   engines ties `rtq_ack = rtq_req` and the data to 0). QP_ERR_INFO is stored here: the engines
-//!   move a QP to ERR through the `qerr_*` port.
+//!   move a QP to ERR through the `qerr_*` port, and the move is queued as a `qev` entry of
+//!   kind [`QEV_MODIFY`] with new and old state ERR, so that both engines flush the QP's queues
+//!   whichever engine failed it.
 //! * **CQ references**: QP RESET->INIT (CREATE) counts a reference on its send and receive CQ,
 //!   a QP leaving for RESET drops them; CQ DESTROY of a referenced CQ gives InUse. CQ CREATE on a
 //!   referenced CQ gives InUse too (re-CREATE of an unreferenced CQ is allowed).

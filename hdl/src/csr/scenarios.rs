@@ -1812,7 +1812,8 @@ pub fn cfg_reset<
     assert_eq!(res(c.command(&CqConfig::destroy_writes(2))), OK);
 }
 
-/// The engines' ERR port: state ERR and QP_ERR_INFO on QUERY; RESET clears both.
+/// The engines' ERR port: state ERR and QP_ERR_INFO on QUERY, a MODIFY-into-ERR notification
+/// for the engines; RESET clears both.
 pub fn qp_err_port<
     S: Stepper<CsrBlock<QA, CA, MA>>,
     const QA: usize,
@@ -1836,6 +1837,7 @@ pub fn qp_err_port<
         );
         from = to;
     }
+    let n_ev = c.qev.len();
     let mut accepted = false;
     for _ in 0..10 {
         let done = accepted;
@@ -1853,6 +1855,15 @@ pub fn qp_err_port<
         );
     }
     assert!(accepted);
+    c.idle(20);
+    // the engines hear of it as of a MODIFY into ERR (new and old state ERR), once
+    let err = QpState::Error as u32;
+    let ev = QEv {
+        kind: QEV_MODIFY,
+        qpn: q,
+        value: err | (err << 4),
+    };
+    assert_eq!(c.qev[n_ev..], [ev], "ERR notification");
     assert_eq!(res(c.command(&QpQuery::writes(q))), OK);
     let w = window(c, regs::QP_WIN_BASE, regs::MR_WIN_BASE);
     let qq = QpQuery::from_window(|o| w[&o]).unwrap();

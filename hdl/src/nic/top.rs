@@ -25,8 +25,9 @@
 //! MR key table, acknowledged in order, completions at both ends (the CQE writer takes the
 //! responder's receive completions first). Atomics: the requester sends COMPARE_SWAP /
 //! FETCH_ADD and writes the ATOMIC ACKNOWLEDGE's original value into its local SGE; the
-//! responder executes them on host memory and answers duplicates from its replay cache. Not
-//! yet here: READ, the receive queue's flush on ERR.
+//! responder executes them on host memory and answers duplicates from its replay cache. READ:
+//! the responder's read responder answers, the requester scatters the responses. A QP entering
+//! ERR (host MODIFY or an engine's `qerr`) is flushed on both queues, the responder first.
 //!
 //! Counters: the RX verdicts, TX frames/bytes and the responder's ACK/NAK/duplicate/drop events
 //! go to the CSR block's `CNT_*` registers (as `cnt_inc` pulses). The parser's, responder's,
@@ -177,6 +178,10 @@ pub struct NicTop {
     load_hit: Signal<Local, Bit>,
     /// a MODIFY that restarts the queues (into RESET, or RESET->INIT): responder, then requester
     rqr_hit: Signal<Local, Bit>,
+    /// a MODIFY into ERR: the responder flushes the RQ, the requester the SQ
+    err_hit: Signal<Local, Bit>,
+    /// an event for both engines (responder first, then requester)
+    both_hit: Signal<Local, Bit>,
     /// the responder has taken the current restart event; the requester's turn
     ev_half: DFF<Bit>,
     rq_ev: Signal<Local, Bit>,
@@ -199,6 +204,7 @@ pub struct NicTop {
     c_l3_v1: Constant<Bits<2>>,
     c_modify: Constant<Bits<2>>,
     c_rtr: Constant<Bits<3>>,
+    c_err: Constant<Bits<3>>,
     c_rq: Constant<Bits<2>>,
     c_ack_op: Constant<Bits<8>>,
     c_atack_op: Constant<Bits<8>>,
@@ -310,6 +316,9 @@ impl Default for NicTop {
             ev: core::array::from_fn(|_| Default::default()),
             load_hit: Default::default(),
             rqr_hit: Default::default(),
+            err_hit: Default::default(),
+            both_hit: Default::default(),
+            c_err: Constant::new((QpState::Error as u64).into()),
             ev_half: Default::default(),
             rq_ev: Default::default(),
             is_ack: Default::default(),
@@ -408,7 +417,9 @@ impl Logic for NicTop {
         self.cqw.rtq_cqn.next = self.csr.rtq_index.val().get_bits::<8>(0);
         self.csr.rtq_ack.next = self.req.rtq_ack.val() | self.cqw.rtq_ack.val();
         self.csr.rtq_d0.next = self.req.rtq_sq_index.val();
-        self.csr.rtq_d1.next = 0.into();
+        // QP_RQ_INDEX from the responder's query port (read at the held QPN)
+        self.resp.rtq_qpn.next = self.csr.rtq_index.val().get_bits::<NIC_QA>(0);
+        self.csr.rtq_d1.next = self.resp.rtq_rq_index.val();
         self.csr.rtq_d2.next = 0.into();
         if self.req.rtq_drained.val() {
             self.csr.rtq_d2.next = 1.into();
@@ -698,18 +709,28 @@ impl Logic for NicTop {
         self.resp.qpc_min_rnr_timer.next = self.csr.qpc_min_rnr_timer.val();
         // queue events, in order: a MODIFY into RTR (re)loads the responder's state from the
         // QP's RQ_PSN; RQ doorbells go to the responder (its receive queue); a MODIFY into
-        // RESET or RESET->INIT restarts both queues (responder first, then requester); SQ
-        // doorbells and every other MODIFY go to the requester
+        // RESET or RESET->INIT restarts both queues, a MODIFY into ERR (host or engine) flushes
+        // both (responder first, then requester); SQ doorbells and every other MODIFY go to
+        // the requester
         self.load_hit.next = (self.csr.qev_kind.val() == self.c_modify.val())
             & (self.csr.qev_value.val().get_bits::<3>(0) == self.c_rtr.val());
         self.rqr_hit.next = (self.csr.qev_kind.val() == self.c_modify.val())
             & ((self.csr.qev_value.val().get_bits::<3>(0) == 0)
                 | ((self.csr.qev_value.val().get_bits::<3>(0) == 1)
                     & (self.csr.qev_value.val().get_bits::<3>(4) == 0)));
+        self.err_hit.next = (self.csr.qev_kind.val() == self.c_modify.val())
+            & (self.csr.qev_value.val().get_bits::<3>(0) == self.c_err.val());
+        self.both_hit.next = self.rqr_hit.val() | self.err_hit.val();
         self.rq_ev.next = self.csr.qev_kind.val() == self.c_rq.val();
         self.resp.load_valid.next = self.csr.qev_valid.val()
-            & (self.load_hit.val() | (self.rqr_hit.val() & !self.ev_half.q.val()));
-        self.resp.load_kind.next = self.rqr_hit.val();
+            & (self.load_hit.val() | (self.both_hit.val() & !self.ev_half.q.val()));
+        self.resp.load_kind.next = 0.into();
+        if self.rqr_hit.val() {
+            self.resp.load_kind.next = 1.into();
+        }
+        if self.err_hit.val() {
+            self.resp.load_kind.next = 2.into();
+        }
         self.resp.load_qpn.next = self.csr.qev_qpn.val().get_bits::<NIC_QA>(0);
         self.resp.rqdb_valid.next = self.csr.qev_valid.val() & self.rq_ev.val();
         self.resp.rqdb_qpn.next = self.csr.qev_qpn.val().get_bits::<NIC_QA>(0);
@@ -717,7 +738,7 @@ impl Logic for NicTop {
         self.req.ev_valid.next = self.csr.qev_valid.val()
             & !self.load_hit.val()
             & !self.rq_ev.val()
-            & (!self.rqr_hit.val() | self.ev_half.q.val());
+            & (!self.both_hit.val() | self.ev_half.q.val());
         self.req.ev_kind.next = self.csr.qev_kind.val();
         self.req.ev_qpn.next = self.csr.qev_qpn.val().get_bits::<NIC_QA>(0);
         self.req.ev_value.next = self.csr.qev_value.val();
@@ -728,7 +749,7 @@ impl Logic for NicTop {
         if self.rq_ev.val() {
             self.csr.qev_ready.next = self.resp.rqdb_ready.val();
         }
-        if self.rqr_hit.val() {
+        if self.both_hit.val() {
             self.csr.qev_ready.next = self.ev_half.q.val() & self.req.ev_ready.val();
             if self.csr.qev_valid.val() & !self.ev_half.q.val() & self.resp.load_ready.val() {
                 self.ev_half.d.next = true;

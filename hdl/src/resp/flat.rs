@@ -170,7 +170,8 @@ impl<const QA: usize> Logic for RcWriteResponderFlat<QA> {
         // no receive queue here (the block tests are about WRITE): every load is a MODIFY into
         // RTR, no RQ doorbell, no DMA read ever answered (a SEND finds the RQ empty and gets an
         // RNR NAK), receive completions always taken
-        self.core.load_kind.next = false;
+        self.core.load_kind.next = 0.into();
+        self.core.rtq_qpn.next = 0.into();
         self.core.rqdb_valid.next = false;
         self.core.rqdb_qpn.next = 0.into();
         self.core.rqdb_pi.next = 0.into();

@@ -129,8 +129,17 @@
 //!   never executed again: a way holding its PSN answers it with the saved value; one older
 //!   than the cache is dropped (counted as a duplicate). Four ways cover a requester with up
 //!   to four atomics outstanding (this NIC's requester has one).
-//! * **Not yet**: a QP moved to ERR does not flush its posted receive WQEs with WR_FLUSH_ERR
-//!   completions; QUERY reads RQ indices 0; SEND_WITH_INVALIDATE is unsupported.
+//! * **Flush on ERR**: when a QP enters ERR (the host's MODIFY, or any engine's `qerr_*`,
+//!   which the CSR block notifies like a MODIFY into ERR), the NIC top gives the block a
+//!   kind-2 load: it marks the QP's receive queue as in error and walks it from the consumer
+//!   to the producer index, reading each WQE's wr_id by DMA and queueing a WR_FLUSH_ERR
+//!   receive completion (byte_len 0) behind every completion queued before, in the same
+//!   order-keeping path. A receive posted while the QP stays in ERR is flushed right after
+//!   its doorbell. Only the RQ restart (MODIFY into RESET) clears the mark. A second
+//!   notification for the same QP finds nothing left to flush.
+//! * **QUERY**: the RQ producer and consumer indices come from copies of the index RAMs with
+//!   their own read port (`rtq_qpn` / `rtq_rq_index`).
+//! * **Not yet**: SEND_WITH_INVALIDATE is unsupported.
 //! * **PMTU**: the block also reads `qpc_pmtu` (the CSR port has it): FIRST/MIDDLE payload
 //!   must equal the PMTU, LAST must be 1..=PMTU, ONLY 0..=PMTU (ROCE.md 4.4 CHK_LENGTH).
 //!

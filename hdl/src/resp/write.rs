@@ -17,7 +17,10 @@
 //!   into RESET or RESET->INIT. The receive queue's geometry comes with the QP context
 //!   (`qpc_rq_base`, `qpc_rq_log2_entries`, `qpc_rq_log2_stride`, `qpc_recv_cqn`,
 //!   `qpc_min_rnr_timer`).
+//!   Kind 2: the QP entered ERR: its posted receives are flushed (WR_FLUSH_ERR completions,
+//!   see the module documentation), and so are those posted while it stays in ERR.
 //! * RQ doorbells: `rqdb_valid`/`rqdb_ready`/`rqdb_qpn`/`rqdb_pi` (the new producer index).
+//! * Runtime query: `rtq_qpn` in, `rtq_rq_index` out one cycle later (QUERY's QP_RQ_INDEX).
 //! * DMA read master `dma_rd`: receive WQEs (32 bytes) and SGEs (16 bytes), one read at a time.
 //! * Receive completions: `cqe_valid`/`cqe_ready` and the CQE fields (`cqe_cqn`, `cqe_wr_id`,
 //!   `cqe_byte_len`, `cqe_imm`, `cqe_qpn`, `cqe_src_qp`, `cqe_wqe_index`, `cqe_vendor`,
@@ -132,6 +135,12 @@ pub enum WrState {
     AtRx,
     AtWr,
     AtDone,
+    DbWait,
+    DbChk,
+    FlWait,
+    FlLatch,
+    FlNext,
+    FlCqe,
 }
 
 #[derive(LogicBlock)]
@@ -162,12 +171,20 @@ pub struct RcWriteResponder<const QA: usize> {
     pub load_qpn: Signal<In, Bits<QA>>,
     /// 0: MODIFY into RTR (load ePSN, clear the message state); 1: the receive queue starts
     /// over (MODIFY RESET->INIT or into RESET: RQ indices 0, flags clear)
-    pub load_kind: Signal<In, Bit>,
+    /// 2: the QP entered ERR (a MODIFY into ERR, or an engine moved it there): every posted
+    /// receive WQE completes with WR_FLUSH_ERR, and so does every one posted while it stays
+    /// in ERR (until the kind-1 restart)
+    pub load_kind: Signal<In, Bits<2>>,
     // ---- RQ doorbells ----
     pub rqdb_valid: Signal<In, Bit>,
     pub rqdb_ready: Signal<Out, Bit>,
     pub rqdb_qpn: Signal<In, Bits<QA>>,
     pub rqdb_pi: Signal<In, Bits<16>>,
+    // ---- runtime query (QUERY's QP_RQ_INDEX) ----
+    /// the queried QP (held by the CSR block until its answer); `rtq_rq_index` follows one
+    /// cycle later: 31:16 consumer index, 15:0 producer index
+    pub rtq_qpn: Signal<In, Bits<QA>>,
+    pub rtq_rq_index: Signal<Out, Bits<32>>,
     // ---- MR lookup master ----
     pub mr_req_valid: Signal<Out, Bit>,
     pub mr_req_ready: Signal<In, Bit>,
@@ -273,6 +290,14 @@ pub struct RcWriteResponder<const QA: usize> {
     ram_sge: RAM<Bits<16>, QA>,
     ram_cap: RAM<Bits<32>, QA>,
     ram_mlen: RAM<Bits<32>, QA>,
+    /// the QP's receive queue is in ERR: posted receives are flushed (set by a kind-2 load,
+    /// cleared by the kind-1 restart)
+    ram_rqerr: RAM<Bits<1>, QA>,
+    /// copies of the RQ indices, read at `rtq_qpn` (the query's own read port)
+    ram_qrpi: RAM<Bits<16>, QA>,
+    ram_qrci: RAM<Bits<16>, QA>,
+    /// the WQE read in progress is a flush (WqeRx continues to FlCqe)
+    r_fl: DFF<Bit>,
     /// the atomic replay cache: per QP the last four executed atomics, each 88 valid,
     /// 87:64 PSN, 63:0 original value; `ram_atp` is the way the next one overwrites
     ram_atc: [RAM<Bits<89>, QA>; 4],
@@ -330,7 +355,7 @@ pub struct RcWriteResponder<const QA: usize> {
     s_mlen: DFF<Bits<32>>,
     // load
     r_lqpn: DFF<Bits<QA>>,
-    r_lkind: DFF<Bit>,
+    r_lkind: DFF<Bits<2>>,
     // receive placement: bytes of the packet still to place, the current piece, whether the
     // MR lookup is for a receive SGE, the WQE/SGE beats read by DMA and their count
     p_rem: DFF<Bits<16>>,
@@ -380,6 +405,7 @@ pub struct RcWriteResponder<const QA: usize> {
     c_op_recv: Constant<Bits<8>>,
     c_op_recv_imm: Constant<Bits<8>>,
     c_st_fatal: Constant<Bits<8>>,
+    c_st_flush: Constant<Bits<8>>,
 
     // ---- locals ----
     hva: Signal<Local, Bits<64>>,
@@ -728,6 +754,12 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             ram_sge: zram(),
             ram_cap: zram(),
             ram_mlen: zram(),
+            ram_rqerr: zram(),
+            ram_qrpi: zram(),
+            ram_qrci: zram(),
+            r_fl: Default::default(),
+            rtq_qpn: Default::default(),
+            rtq_rq_index: Default::default(),
             ram_atc: core::array::from_fn(|_| zram()),
             ram_atp: zram(),
             r_swap: Default::default(),
@@ -752,6 +784,7 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             c_op_recv: Constant::new((CqeOpcode::Recv as u64).into()),
             c_op_recv_imm: Constant::new((CqeOpcode::RecvRdmaWithImm as u64).into()),
             c_st_fatal: Constant::new(QERR_STATUS_DMA.into()),
+            c_st_flush: Constant::new((WcStatus::WrFlushErr as u64).into()),
         }
     }
 }
@@ -766,8 +799,14 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             r_rcqn, r_rnrt, s_epsn, s_msn, s_flags, s_va_hi, s_va_lo, s_rkey, s_resid, s_rqpi,
             s_rqci, s_wrid, s_nsge, s_sidx, s_cap, s_mlen, r_lqpn, r_lkind, p_rem, r_n, r_place,
             r_cutd, d0, d1, d2, d3, d_cnt, d_err, r_mkey, r_mva, r_mlen, r_addr, r_reqd, r_datad,
-            dma_out, in_cut, pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup
+            dma_out, in_cut, pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup, r_fl
         );
+        self.ram_rqerr.read_clock.next = self.clock.val();
+        self.ram_rqerr.write_clock.next = self.clock.val();
+        self.ram_qrpi.read_clock.next = self.clock.val();
+        self.ram_qrpi.write_clock.next = self.clock.val();
+        self.ram_qrci.read_clock.next = self.clock.val();
+        self.ram_qrci.write_clock.next = self.clock.val();
         for k in 0..4 {
             self.ram_atc[k].read_clock.next = self.clock.val();
             self.ram_atc[k].write_clock.next = self.clock.val();
@@ -1053,6 +1092,13 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_sge.read_address.next = self.wr_qpn.val();
         self.ram_cap.read_address.next = self.wr_qpn.val();
         self.ram_mlen.read_address.next = self.wr_qpn.val();
+        self.ram_rqerr.read_address.next = self.wr_qpn.val();
+        self.ram_rqerr.write_data.next = 1.into();
+        self.ram_rqerr.write_enable.next = false;
+        self.ram_qrpi.read_address.next = self.rtq_qpn.val();
+        self.ram_qrci.read_address.next = self.rtq_qpn.val();
+        self.rtq_rq_index.next = (bit_cast::<32, 16>(self.ram_qrci.read_data.val()) << 16)
+            | bit_cast::<32, 16>(self.ram_qrpi.read_data.val());
         self.ram_atp.read_address.next = self.wr_qpn.val();
         self.ram_atp.write_address.next = self.wr_qpn.val();
         self.ram_atp.write_data.next = self.ram_atp.read_data.val() + 1;
@@ -1200,10 +1246,16 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     self.r_lkind.d.next = self.load_kind.val();
                     self.state.d.next = WrState::LoadRd;
                 } else if self.rqdb_valid.val() {
+                    // the new producer index; then, if the QP's RQ is in ERR, the new WQEs
+                    // are flushed at once (DbWait, DbChk)
                     self.rqdb_ready.next = true;
                     self.wr_qpn.next = self.rqdb_qpn.val();
                     self.ram_rqpi.write_data.next = self.rqdb_pi.val();
                     self.ram_rqpi.write_enable.next = true;
+                    self.r_qpn.d.next = bit_cast::<24, QA>(self.rqdb_qpn.val());
+                    self.r_lqpn.d.next = self.rqdb_qpn.val();
+                    self.r_lkind.d.next = 2.into();
+                    self.state.d.next = WrState::DbWait;
                 } else if !self.mr_drain_req.val() {
                     // during an MR drain no new packet starts (see the module doc)
                     self.hdr_ready.next = true;
@@ -1249,7 +1301,23 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 self.ram_flags.write_enable.next = true;
                 self.ram_mlen.write_data.next = 0.into();
                 self.ram_mlen.write_enable.next = true;
-                if self.r_lkind.q.val() {
+                if self.r_lkind.q.val() == 2 {
+                    // the QP entered ERR: keep the message state (the QP's packets are
+                    // dropped from now on), flush the RQ from its consumer index. The walk
+                    // uses the packet registers: the QPN, the RQ geometry, the CQ
+                    self.ram_flags.write_enable.next = false;
+                    self.ram_mlen.write_enable.next = false;
+                    self.ram_rqerr.write_enable.next = true;
+                    self.r_qpn.d.next = bit_cast::<24, QA>(self.r_lqpn.q.val());
+                    self.r_qdest.d.next = self.qpc_dest_qpn.val();
+                    self.r_rqbase.d.next = self.qpc_rq_base.val();
+                    self.r_rqle.d.next = self.qpc_rq_log2_entries.val();
+                    self.r_rqls.d.next = self.qpc_rq_log2_stride.val();
+                    self.r_rcqn.d.next = self.qpc_recv_cqn.val();
+                    self.r_fl.d.next = true;
+                } else if self.r_lkind.q.val() == 1 {
+                    self.ram_rqerr.write_data.next = 0.into();
+                    self.ram_rqerr.write_enable.next = true;
                     self.ram_rqpi.write_data.next = 0.into();
                     self.ram_rqci.write_data.next = 0.into();
                     self.ram_rqpi.write_enable.next = true;
@@ -1274,6 +1342,50 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     }
                 }
                 self.state.d.next = WrState::Idle;
+                if self.r_lkind.q.val() == 2 {
+                    self.state.d.next = WrState::FlWait;
+                }
+            }
+            WrState::DbWait => {
+                // the state RAMs are read at the doorbell's QP (r_qpn) from this cycle on
+                self.state.d.next = WrState::DbChk;
+            }
+            WrState::DbChk => {
+                self.state.d.next = WrState::Idle;
+                if self.ram_rqerr.read_data.val().any() {
+                    self.state.d.next = WrState::LoadRd;
+                }
+            }
+            WrState::FlWait => {
+                self.state.d.next = WrState::FlLatch;
+            }
+            WrState::FlLatch => {
+                self.s_rqpi.d.next = self.ram_rqpi.read_data.val();
+                self.s_rqci.d.next = self.ram_rqci.read_data.val();
+                self.state.d.next = WrState::FlNext;
+            }
+            WrState::FlNext => {
+                // every WQE from the consumer to the producer index: its wr_id (a DMA read of
+                // the slot), then a WR_FLUSH_ERR completion; the consumer index is written back
+                if self.s_rqci.q.val() == self.s_rqpi.q.val() {
+                    self.ram_rqci.write_enable.next = true;
+                    self.r_fl.d.next = false;
+                    self.state.d.next = WrState::Idle;
+                } else {
+                    self.state.d.next = WrState::WqeReq;
+                }
+            }
+            WrState::FlCqe => {
+                // with an entry that only releases it (no response, no write to wait for), in
+                // order behind every completion queued before
+                if !self.ackq.full.val() {
+                    self.ackq.push.next = true;
+                    self.ackq.entry.next.emit = false;
+                    self.ackq.entry.next.cqe = true;
+                    self.cq_push.next = true;
+                    self.s_rqci.d.next = self.s_rqci.q.val() + 1;
+                    self.state.d.next = WrState::FlNext;
+                }
             }
             WrState::Rd => {
                 self.qpc_rd_valid.next = true;
@@ -1531,6 +1643,9 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     }
                     if self.dma_rd.rsp.last.val() {
                         self.state.d.next = WrState::WqeChk;
+                        if self.r_fl.q.val() {
+                            self.state.d.next = WrState::FlCqe;
+                        }
                     }
                 }
             }
@@ -1959,6 +2074,18 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         if !self.is_send.val() {
             self.cqf.data_in.next.opcode = self.c_op_recv_imm.val();
         }
+        if self.state.q.val() == WrState::FlCqe {
+            // a flushed receive: its wr_id from the slot just read (0 if the read failed)
+            self.cqf.data_in.next.wr_id = self.x_wrid.val();
+            if self.d_err.q.val() {
+                self.cqf.data_in.next.wr_id = 0.into();
+            }
+            self.cqf.data_in.next.byte_len = 0.into();
+            self.cqf.data_in.next.imm = 0.into();
+            self.cqf.data_in.next.status = self.c_st_flush.val();
+            self.cqf.data_in.next.flags = 0.into();
+            self.cqf.data_in.next.opcode = self.c_op_recv.val();
+        }
         if self.cq_push.val() {
             self.counters.inc_recv.next = true;
         }
@@ -1993,6 +2120,14 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_sge.write_address.next = self.wr_qpn.val();
         self.ram_cap.write_address.next = self.wr_qpn.val();
         self.ram_mlen.write_address.next = self.wr_qpn.val();
+        self.ram_rqerr.write_address.next = self.wr_qpn.val();
+        // the query copies follow every write of the indices
+        self.ram_qrpi.write_address.next = self.wr_qpn.val();
+        self.ram_qrpi.write_data.next = self.ram_rqpi.write_data.val();
+        self.ram_qrpi.write_enable.next = self.ram_rqpi.write_enable.val();
+        self.ram_qrci.write_address.next = self.wr_qpn.val();
+        self.ram_qrci.write_data.next = self.ram_rqci.write_data.val();
+        self.ram_qrci.write_enable.next = self.ram_rqci.write_enable.val();
 
         // DMA writes in flight (for the MR drain): +1 per request, -1 per completion
         if self.req_fire.val() & !self.dma_wr.done_valid.val() {
