@@ -58,9 +58,9 @@ def main():
         ev.flush()
 
     sa = connect(args.a, deadline)
-    event(f"connected {names['a']} ({args.a})")
+    event(f"connected {names['a']}")
     sb = connect(args.b, deadline)
-    event(f"connected {names['b']} ({args.b})")
+    event(f"connected {names['b']}")
     peer = {sa: sb, sb: sa}
     tag = {sa: "a", sb: "b"}
     raw = {sa: open(os.path.join(args.out, "a_to_b.bin"), "wb"),
