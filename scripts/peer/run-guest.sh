@@ -28,6 +28,7 @@
 #   --quiet             do not copy the console to stdout (use with --log)
 #   --nice N            run QEMU under nice N (default 0)
 #   --mem MB            guest memory (default 384)
+#   --append STRING     extra kernel command line (e.g. "loglevel=7" to see the kernel's messages)
 # Exit status: the command's exit code; 124 if the host timeout hit; 125 if no PEER-RESULT line
 # was seen; 2 for usage errors.
 # The kernel command line and command delivery are described in scripts/peer/guest/init.
@@ -41,7 +42,7 @@ guest=$repo/target/peer/guest
 ip=""; mac=52:54:00:00:00:01; mtu=1500; nbr=""
 net_sock=""; net_mode=server; net_wait=30
 ctl_sock=""; ctl_mode=server
-pcap=""; cmd=""; script=""; timeout_s=180; guest_timeout=""; log=""; quiet=0; nice_n=0; mem=384
+pcap=""; cmd=""; script=""; timeout_s=180; guest_timeout=""; log=""; quiet=0; nice_n=0; mem=384; extra_append=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --guest) guest=$2; shift 2 ;;
@@ -63,6 +64,7 @@ while [ $# -gt 0 ]; do
         --quiet) quiet=1; shift ;;
         --nice) nice_n=$2; shift 2 ;;
         --mem) mem=$2; shift 2 ;;
+        --append) extra_append=$2; shift 2 ;;
         -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option '$1' (see --help)" ;;
     esac
@@ -93,6 +95,7 @@ cat "$guest/initramfs.cpio" "$work/extra.cpio" >"$work/initrd.cpio"
 
 append="console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off peer_ip=$ip peer_mtu=$mtu peer_timeout=$guest_timeout"
 [ -z "$nbr" ] || append+=" peer_nbr=$nbr"
+[ -z "$extra_append" ] || append+=" $extra_append"
 
 if [ "$net_mode" = server ]; then
     rm -f "$net_sock"
