@@ -43,5 +43,20 @@ probe2=$(python3 "$here/ctl-probe.py" "$work/ctl2.sock" echo --wait-eof 30) || r
 wait $g || rc=1
 echo "host: $probe2"
 grep -a -E 'tool done|tx |PEER-RESULT|peer-bridge' "$work/client.console" || true
+echo "== 3. guest = TCP client, chardev in client mode (the host listens, QEMU connects at start-up)"
+rm -f "$work/ctl3.sock"
+socat UNIX-LISTEN:"$work/ctl3.sock" EXEC:cat &
+echo_pid=$!
+n3=0; until [ -S "$work/ctl3.sock" ]; do n3=$((n3 + 1)); [ $n3 -lt 100 ] || break; sleep 0.1; done
+"$here/run-guest.sh" "$@" --quiet --log "$work/client3.console" --ip 192.0.2.3/24 --net-sock "$work/net3.sock" \
+    --ctl-sock "$work/ctl3.sock" --ctl-mode client --timeout 90 --cmd "
+head -c $n /dev/urandom >/tmp/tx
+peer-bridge client 5000 bash -c 'exec 3<>/dev/tcp/127.0.0.1/5000; cat /tmp/tx >&3 & head -c $n <&3 >/tmp/rx; wait; exec 3>&-'
+r=\$?; a=\$(md5sum </tmp/tx); b=\$(md5sum </tmp/rx); echo \"tx \$a rx \$b\"
+[ \"\$a\" = \"\$b\" ] || r=1
+exit \$r" || rc=1
+kill $echo_pid 2>/dev/null || true
+wait $echo_pid 2>/dev/null || true
+grep -a -E 'tx |PEER-RESULT|peer-bridge' "$work/client3.console" || true
 echo "test-ctl-channel: $([ $rc = 0 ] && echo PASS || echo FAIL) (logs in $work)"
 exit $rc
