@@ -28,6 +28,7 @@
 #   --quiet             do not copy the console to stdout (use with --log)
 #   --nice N            run QEMU under nice N (default 0)
 #   --mem MB            guest memory (default 384)
+#   --no-ipv6           disable IPv6 on eth0: only ARP (if any) and RoCE frames on the link
 #   --append STRING     extra kernel command line (e.g. "loglevel=7" to see the kernel's messages)
 # Exit status: the command's exit code; 124 if the host timeout hit; 125 if no PEER-RESULT line
 # was seen; 2 for usage errors.
@@ -65,6 +66,7 @@ while [ $# -gt 0 ]; do
         --nice) nice_n=$2; shift 2 ;;
         --mem) mem=$2; shift 2 ;;
         --append) extra_append=$2; shift 2 ;;
+        --no-ipv6) extra_append+=" peer_ipv6=0"; shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option '$1' (see --help)" ;;
     esac

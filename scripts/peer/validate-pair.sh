@@ -10,13 +10,14 @@
 #   --samples DIR  also copy each test's control-channel capture there (server_to_client.bin,
 #                  client_to_server.bin, exchange.txt, events.txt, commands.txt)
 #   --only REGEX   run the tests whose names match
+#   --no-ipv6      boot the guests with IPv6 off on eth0 (a link carrying only RoCE frames)
 # Prints one line per test and a summary "N passed, N failed"; exits non-zero if any failed.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 die() { echo "validate-pair: error: $*" >&2; exit 2; }
 
-guest=$repo/target/peer/guest; out=$repo/target/peer/validate; samples=""; only=""; iters=200; nice_n=0; list=0
+guest=$repo/target/peer/guest; out=$repo/target/peer/validate; samples=""; only=""; iters=200; nice_n=0; list=0; v6=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --guest) guest=$2; shift 2 ;;
@@ -26,6 +27,7 @@ while [ $# -gt 0 ]; do
         --iters) iters=$2; shift 2 ;;
         --nice) nice_n=$2; shift 2 ;;
         --list) list=1; shift ;;
+        --no-ipv6) v6=(--no-ipv6); shift ;;
         *) die "unknown option '$1'" ;;
     esac
 done
@@ -69,12 +71,12 @@ for t in "${tests[@]}"; do
     printf 'server (guest A, %s): %s\nclient (guest B, %s): %s\neth0 MTU %s; control channel: peer-bridge server|client %s\n' \
         "$ipa" "$scmd" "$ipb" "$ccmd" "$mtu" "$port" >"$d/commands.txt"
     t0=$(now)
-    "$here/run-guest.sh" --guest "$guest" --quiet --log "$d/server.console" --nice "$nice_n" \
+    "$here/run-guest.sh" --guest "$guest" --quiet --log "$d/server.console" --nice "$nice_n" "${v6[@]}" \
         --ip $ipa/24 --mac $maca --mtu "$mtu" --nbr $ipb,$macb \
         --net-sock "$s/net.sock" --net-mode server --ctl-sock "$s/ctl-a.sock" --pcap "$d/link.pcap" \
         --timeout 120 --cmd "peer-bridge server $port $scmd" &
     ga=$!
-    "$here/run-guest.sh" --guest "$guest" --quiet --log "$d/client.console" --nice "$nice_n" \
+    "$here/run-guest.sh" --guest "$guest" --quiet --log "$d/client.console" --nice "$nice_n" "${v6[@]}" \
         --ip $ipb/24 --mac $macb --mtu "$mtu" --nbr $ipa,$maca \
         --net-sock "$s/net.sock" --net-mode client --ctl-sock "$s/ctl-b.sock" \
         --timeout 120 --cmd "peer-bridge client $port $ccmd" &
