@@ -5,7 +5,9 @@
 #      values, the guest echoes them from behind its TCP socket and then closes it;
 #   2. guest tool is the TCP client (peer-bridge client): the guest sends N random bytes, the host
 #      echoes them, the guest compares and closes its socket.
-# In both cases the guest sleeps 5 s after its tool has closed, before powering off, so the time at
+#   3. as 2, with the chardev in client mode (the host listens);
+#   4. the host closes first: the guest tool must see end-of-file.
+# In cases 1 and 2 the guest sleeps 5 s after its tool has closed, before powering off, so the time at
 # which the host sees end-of-stream tells whether the close travels through the channel (shortly
 # after the data) or only when QEMU exits (5 s or more later).
 #
@@ -58,5 +60,27 @@ exit \$r" || rc=1
 kill $echo_pid 2>/dev/null || true
 wait $echo_pid 2>/dev/null || true
 grep -a -E 'tx |PEER-RESULT|peer-bridge' "$work/client3.console" || true
+echo "== 4. host closes first: the guest tool must see end-of-file"
+"$here/run-guest.sh" "$@" --quiet --log "$work/eof.console" --ip 192.0.2.4/24 --net-sock "$work/net4.sock" \
+    --ctl-sock "$work/ctl4.sock" --timeout 90 --cmd "
+peer-bridge server 5000 socat TCP-LISTEN:5000,reuseaddr SYSTEM:'echo R; wc -c >/tmp/n'
+r=\$?; n=\$(cat /tmp/n); echo \"tool done rc=\$r bytes=\$n\"; [ \"\$n\" = 1000 ] || r=1; exit \$r" &
+g=$!
+python3 - "$work/ctl4.sock" <<'PY' || rc=1
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+for _ in range(1200):
+    try:
+        s.connect(sys.argv[1]); break
+    except OSError:
+        time.sleep(0.05)
+s.settimeout(60)
+assert s.recv(2) == b"R\n"      # the guest's bridge is up
+s.sendall(b"x" * 1000)
+s.close()
+print("host: sent 1000 bytes and closed")
+PY
+wait $g || rc=1
+grep -a -E 'tool done|PEER-RESULT' "$work/eof.console" || true
 echo "test-ctl-channel: $([ $rc = 0 ] && echo PASS || echo FAIL) (logs in $work)"
 exit $rc

@@ -35,7 +35,7 @@ done
 port=18515
 ipa=192.0.2.1; ipb=192.0.2.2
 maca=52:54:00:00:00:01; macb=52:54:00:00:00:02
-pt="-d rxe0 -x 1 -p $port -n $iters -F"     # perftest common options
+pt="-d rxe0 -x 1 -p $port -n $iters ${PEER_PERFTEST_EXTRA--F}"     # perftest common options (PEER_PERFTEST_EXTRA replaces -F)
 pp="-d rxe0 -g 1 -p $port -n $iters"         # ibv_rc_pingpong common options
 # name | eth0 MTU | server command | client command (the client's last argument is the server name)
 tests=(
