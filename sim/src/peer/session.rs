@@ -45,6 +45,10 @@ const MAX_CYCLE_BUFFER: u32 = 16 << 20;
 /// How long a session waits for the peer's closing `done` after sending its own (the tools
 /// send it but never read it, so it may never come if the bridge closes first).
 const DONE_WAIT: Duration = Duration::from_secs(2);
+/// How long the NIC keeps running after a ping-pong's last completion: long enough for the
+/// ACK of the peer's last message to leave (a few thousand cycles) with a wide margin, short
+/// enough not to matter.
+const PINGPONG_LINGER: Duration = Duration::from_secs(3);
 
 /// The tests `ferroce peer` can take part in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -569,8 +573,9 @@ fn rc_pingpong<H: NicHardware + Send + 'static>(
     report.recv_posted = recv_posted;
     report.test_seconds = start.elapsed().as_secs_f64();
     report.stage = "finished".into();
-    // let the last ACK reach the peer before the run ends
-    lock(&io.shared).drain(Duration::from_secs(1));
+    // nothing on the socket tells when the peer is done: its last SEND completes only when
+    // our ACK for it reaches it, so the NIC keeps running a while
+    linger(io, PINGPONG_LINGER);
     Ok(())
 }
 
@@ -871,8 +876,23 @@ fn perftest<H: NicHardware + Send + 'static>(
     io.send("done", &DONE)?;
     report.got_done = wait_done(io);
     report.stage = "finished".into();
-    lock(&io.shared).drain(Duration::from_secs(1));
+    // every operation completed before the closing handshake; this only flushes the link
+    linger(io, Duration::from_millis(200));
     Ok(())
+}
+
+/// Keep the NIC running for `time` of wall time (less if the link goes away or the deadline
+/// comes), then write out what is still queued for the guest.
+fn linger<H: NicHardware>(io: &Io<'_, H>, time: Duration) {
+    let end = (Instant::now() + time).min(io.deadline);
+    while Instant::now() < end {
+        let mut p = lock(&io.shared);
+        if !p.link_up() {
+            break;
+        }
+        p.run(IDLE_CYCLES);
+    }
+    lock(&io.shared).drain(Duration::from_secs(1));
 }
 
 /// The report's fields, one exchange each.
