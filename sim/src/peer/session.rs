@@ -488,7 +488,7 @@ fn rc_pingpong<H: NicHardware + Send + 'static>(
     let recv = RecvWr::new(PP_RECV, sges(&mr, 0, cfg.size)?);
     while recv_posted < rx_depth {
         host.qp
-            .post_recv(&[recv.clone()])
+            .post_recv(std::slice::from_ref(&recv))
             .map_err(drv("posting a receive"))?;
         recv_posted += 1;
     }
@@ -523,7 +523,7 @@ fn rc_pingpong<H: NicHardware + Send + 'static>(
     let mut pending = PP_RECV;
     if cfg.side == Side::Client {
         host.qp
-            .post_send(&[send.clone()])
+            .post_send(std::slice::from_ref(&send))
             .map_err(drv("posting a send"))?;
         report.send_posted += 1;
         pending |= PP_SEND;
@@ -549,7 +549,7 @@ fn rc_pingpong<H: NicHardware + Send + 'static>(
                     // keep the receive queue full (the tool posts ahead the same way)
                     if recv_posted < cfg.iters {
                         host.qp
-                            .post_recv(&[recv.clone()])
+                            .post_recv(std::slice::from_ref(&recv))
                             .map_err(drv("posting a receive"))?;
                         recv_posted += 1;
                     }
@@ -563,7 +563,7 @@ fn rc_pingpong<H: NicHardware + Send + 'static>(
             pending &= !wc.wr_id;
             if scnt < cfg.iters && pending == 0 {
                 host.qp
-                    .post_send(&[send.clone()])
+                    .post_send(std::slice::from_ref(&send))
                     .map_err(drv("posting a send"))?;
                 report.send_posted += 1;
                 pending = PP_RECV | PP_SEND;
