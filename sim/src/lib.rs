@@ -6,5 +6,6 @@ pub mod link_faults;
 pub mod nic_pair;
 pub mod nic_system;
 pub mod nic_verilated;
+pub mod peer;
 pub mod report;
 pub mod respond_config;

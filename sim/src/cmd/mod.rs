@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod demo;
 pub mod pcap_info;
+pub mod peer;
 pub mod respond;
 pub mod rx_replay;
 pub mod tx_replay;
