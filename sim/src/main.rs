@@ -261,6 +261,13 @@ enum Command {
         /// Retries after an RNR NAK (0..=7, 7 = infinite).
         #[arg(long, value_name = "N", default_value_t = 7)]
         rnr_retry: u8,
+        /// Drop this fraction (0..1) of the RoCE frames on the link, each direction on its own
+        /// (a lossy link between the guest and the NIC; other frames always pass).
+        #[arg(long, value_name = "R", default_value_t = 0.0)]
+        loss: f64,
+        /// Seed of the loss pattern (deterministic in the frames' order).
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        seed: u64,
     },
     /// Write the Verilog of every top-level hardware block (one `<module>.v` per block).
     Verilog {
@@ -364,6 +371,8 @@ fn main() -> ExitCode {
             ack_timeout,
             retry_cnt,
             rnr_retry,
+            loss,
+            seed,
         } => cmd::peer::run(&cmd::peer::PeerArgs {
             tool,
             role,
@@ -383,6 +392,8 @@ fn main() -> ExitCode {
             ack_timeout,
             retry_cnt,
             rnr_retry,
+            loss,
+            seed,
         }),
         Command::Verilog { out } => cmd::verilog::run(&out),
     };

@@ -29,6 +29,7 @@ use crate::peer::exchange::{BwReport, Side};
 use crate::peer::link::QemuLink;
 use crate::peer::session::{self, Host, SessionConfig, SessionReport, Tool, Transport};
 use crate::peer::socket;
+use crate::peer::system::LinkLoss;
 use crate::peer::system::{lock, PeerSystem, SharedPeer};
 
 /// Local ACK timeout code of the ferroce QP by default: 4.096 us x 2^10 = 4.2 ms of NIC time,
@@ -62,6 +63,9 @@ pub struct PeerArgs {
     pub ack_timeout: u8,
     pub retry_cnt: u8,
     pub rnr_retry: u8,
+    /// Fraction of RoCE frames dropped on the link, each direction.
+    pub loss: f64,
+    pub seed: u64,
 }
 
 /// The arguments, checked.
@@ -75,6 +79,7 @@ pub struct Plan {
     pub pcap: Option<PathBuf>,
     pub engine: Engine,
     pub timeout: Duration,
+    pub loss: LinkLoss,
 }
 
 fn parse_mac(option: &str, s: &str) -> Result<[u8; 6], CliError> {
@@ -180,6 +185,13 @@ pub fn plan(args: &PeerArgs) -> Result<Plan, CliError> {
         }
     }
     let engine = Engine::parse(&args.engine)?;
+    if !(0.0..1.0).contains(&args.loss) {
+        return Err(CliError(format!(
+            "--loss {} must be a fraction in 0..1 (0.01 drops 1 % of the RoCE frames)",
+            args.loss
+        )));
+    }
+    let loss = LinkLoss::new(args.loss, args.seed);
     let timeout = Duration::from_secs_f64(args.timeout);
     Ok(Plan {
         session: SessionConfig {
@@ -207,6 +219,7 @@ pub fn plan(args: &PeerArgs) -> Result<Plan, CliError> {
         pcap: args.pcap.clone(),
         engine,
         timeout,
+        loss,
     })
 }
 
@@ -276,6 +289,7 @@ fn run_on<H: NicHardware + Send + 'static>(
         memory.clone(),
         ShellConfig::ideal(),
         pcap,
+        plan.loss.clone(),
     )));
     let mut report = SessionReport::default();
     let mut ctl: Option<Control> = None;
@@ -460,6 +474,10 @@ fn summarize<H: NicHardware + Send + 'static>(
             "frames_out": totals.frames_out,
             "bytes_out": totals.bytes_out,
             "dropped_unconnected": totals.dropped_unconnected,
+            "loss": plan.loss.rate,
+            "seed": plan.loss.seed,
+            "dropped_loss_in": totals.lost_in,
+            "dropped_loss_out": totals.lost_out,
             "empty_in": totals.empty_in,
             "error": link_error,
         },
@@ -496,6 +514,8 @@ mod tests {
             ack_timeout: DEFAULT_ACK_TIMEOUT,
             retry_cnt: 7,
             rnr_retry: 7,
+            loss: 0.0,
+            seed: 1,
         }
     }
 
@@ -559,6 +579,13 @@ mod tests {
         let mut a = args();
         a.engine = "fpga".into();
         assert!(err(&a).contains("--engine"));
+        let mut a = args();
+        a.loss = 1.0;
+        assert!(err(&a).contains("--loss 1"));
+        a.loss = -0.1;
+        assert!(err(&a).contains("--loss"));
+        a.loss = 0.01;
+        assert!(plan(&a).is_ok());
         let mut a = args();
         a.pcap = Some(PathBuf::from("/nonexistent-dir-for-ferroce/x.pcap"));
         assert!(err(&a).contains("--pcap"));

@@ -10,6 +10,7 @@
 use super::link::{LinkError, QemuLink};
 use crate::host::backend::cycles_to_duration;
 use crate::host::{RegisterTarget, SharedMemory, ShellConfig, DEFAULT_CLOCK_HZ};
+use crate::link_faults::SplitMix64;
 use crate::nic_system::{NicCounters, NicHardware, NicSystem};
 use ferroce_proto::pcap::PcapWriter;
 use std::fs::File;
@@ -34,6 +35,52 @@ pub struct LinkTotals {
     pub dropped_unconnected: u64,
     /// Zero-length frames from the guest (dropped before the MAC).
     pub empty_in: u64,
+    /// RoCE frames the lossy link dropped: from the guest, and from the NIC.
+    pub lost_in: u64,
+    pub lost_out: u64,
+}
+
+/// A lossy link (`ferroce peer --loss`): each RoCE frame (UDP port 4791) is dropped with
+/// probability `rate`, drawn from a seeded generator per direction, so a run's pattern follows
+/// the frames' order. Other frames always pass: the loss is there to exercise the transports.
+#[derive(Clone, Debug)]
+pub struct LinkLoss {
+    pub rate: f64,
+    pub seed: u64,
+    rng: [SplitMix64; 2],
+}
+
+impl LinkLoss {
+    pub fn new(rate: f64, seed: u64) -> LinkLoss {
+        LinkLoss {
+            rate,
+            seed,
+            rng: [
+                SplitMix64::new(seed),
+                SplitMix64::new(seed ^ 0x9E37_79B9_7F4A_7C15),
+            ],
+        }
+    }
+
+    /// Whether this frame, going in direction `dir` (0 into the NIC, 1 out of it), is lost.
+    fn drops(&mut self, dir: usize, frame: &[u8]) -> bool {
+        if self.rate <= 0.0 || !is_roce(frame) {
+            return false;
+        }
+        self.rng[dir].unit() < self.rate
+    }
+}
+
+/// A RoCEv2 frame: IPv4 or IPv6 (no VLAN, as on this link) carrying UDP to port 4791.
+fn is_roce(f: &[u8]) -> bool {
+    let port_at = |u: usize| f.len() >= u + 4 && u16::from_be_bytes([f[u + 2], f[u + 3]]) == 4791;
+    match f.get(12..14) {
+        Some([0x08, 0x00]) if f.len() > 23 && f[23] == 17 => {
+            port_at(14 + (f[14] as usize & 15) * 4)
+        }
+        Some([0x86, 0xDD]) if f.len() > 20 && f[20] == 17 => port_at(54),
+        _ => false,
+    }
 }
 
 /// The NIC and its link.
@@ -47,6 +94,7 @@ pub struct PeerSystem<H: NicHardware> {
     error: Option<String>,
     /// Capture timestamps are wall-clock time since this instant (the link is live).
     start: Instant,
+    loss: LinkLoss,
 }
 
 impl<H: NicHardware> PeerSystem<H> {
@@ -55,6 +103,7 @@ impl<H: NicHardware> PeerSystem<H> {
         memory: SharedMemory,
         shell: ShellConfig,
         pcap: Option<PcapWriter<BufWriter<File>>>,
+        loss: LinkLoss,
     ) -> PeerSystem<H> {
         PeerSystem {
             nic: NicSystem::with_stepper(hw, memory, shell),
@@ -64,6 +113,7 @@ impl<H: NicHardware> PeerSystem<H> {
             totals: LinkTotals::default(),
             error: None,
             start: Instant::now(),
+            loss,
         }
     }
 
@@ -98,7 +148,12 @@ impl<H: NicHardware> PeerSystem<H> {
             return;
         };
         for f in &out {
-            link.send(f);
+            // the capture is taken at the NIC's MAC: what it sent, lost or not
+            if self.loss.drops(1, f) {
+                self.totals.lost_out += 1;
+            } else {
+                link.send(f);
+            }
             if let Some(w) = self.pcap.as_mut() {
                 if let Err(e) = w.write_packet(ts, f) {
                     self.error
@@ -111,6 +166,11 @@ impl<H: NicHardware> PeerSystem<H> {
         match result {
             Ok(frames) => {
                 for f in frames {
+                    // and what reached it
+                    if self.loss.drops(0, &f) {
+                        self.totals.lost_in += 1;
+                        continue;
+                    }
                     if let Some(w) = self.pcap.as_mut() {
                         if let Err(e) = w.write_packet(ts, &f) {
                             self.error
@@ -228,5 +288,37 @@ impl<H: NicHardware + Send> RegisterTarget for PeerTarget<H> {
     }
     fn now(&self) -> Duration {
         cycles_to_duration(lock(&self.0).cycles(), DEFAULT_CLOCK_HZ)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn udp4(dport: u16) -> Vec<u8> {
+        let mut f = vec![0u8; 60];
+        f[12..14].copy_from_slice(&[0x08, 0x00]);
+        f[14] = 0x45;
+        f[23] = 17;
+        f[36..38].copy_from_slice(&dport.to_be_bytes());
+        f
+    }
+
+    #[test]
+    fn loss_takes_roce_frames_only_at_about_the_rate_and_repeats() {
+        let roce = udp4(4791);
+        let other = udp4(4790);
+        let mut arp = vec![0u8; 60];
+        arp[12..14].copy_from_slice(&[0x08, 0x06]);
+        let mut l = LinkLoss::new(0.1, 7);
+        let pattern: Vec<bool> = (0..20_000).map(|_| l.drops(0, &roce)).collect();
+        let n = pattern.iter().filter(|&&d| d).count();
+        assert!((1_800..2_200).contains(&n), "{n} of 20000 dropped at 10 %");
+        assert!((0..1000).all(|_| !l.drops(0, &other) && !l.drops(1, &arp)));
+        let mut again = LinkLoss::new(0.1, 7);
+        let same: Vec<bool> = (0..20_000).map(|_| again.drops(0, &roce)).collect();
+        assert_eq!(pattern, same, "the same seed gives the same pattern");
+        let mut none = LinkLoss::new(0.0, 7);
+        assert!((0..1000).all(|_| !none.drops(1, &roce)));
     }
 }
