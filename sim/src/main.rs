@@ -203,72 +203,7 @@ enum Command {
     /// perftest) over Soft-RoCE in a QEMU guest: the RoCE link is QEMU's `-netdev stream`
     /// socket, the control socket carries the tool's TCP exchange (docs/INTEROP.md). Prints
     /// one JSON summary; exits 0 only if the test completed.
-    Peer {
-        /// The test: rc_pingpong, write_bw, read_bw, send_bw, atomic_fadd, atomic_cas.
-        #[arg(long)]
-        tool: String,
-        /// ferroce's side of the tool's connection: server or client.
-        #[arg(long)]
-        role: String,
-        /// Unix socket of the RoCE link (QEMU `-netdev stream`).
-        #[arg(long, value_name = "SOCK")]
-        link: PathBuf,
-        /// Listen on --link (QEMU connects); default: connect to QEMU's socket.
-        #[arg(long)]
-        link_listen: bool,
-        /// Unix socket of the control byte stream (QEMU virtio-serial chardev).
-        #[arg(long, value_name = "SOCK")]
-        ctl: PathBuf,
-        /// Listen on --ctl; default: connect.
-        #[arg(long)]
-        ctl_listen: bool,
-        /// The guest NIC's MAC (aa:bb:cc:dd:ee:ff).
-        #[arg(long)]
-        peer_mac: String,
-        /// ferroce's IPv4 address (its RoCEv2 GID 0).
-        #[arg(long)]
-        my_ip: String,
-        /// ferroce's MAC.
-        #[arg(long, default_value = "02:fe:00:00:00:01")]
-        my_mac: String,
-        /// Message size in bytes (K and M suffixes); default: the tool's own default. Give
-        /// the tool the same (-s): it is not exchanged.
-        #[arg(long)]
-        size: Option<String>,
-        /// Iterations; default: the tool's own default. Give the tool the same (-n).
-        #[arg(long)]
-        iters: Option<u64>,
-        /// RoCE path MTU in bytes (1024 for a guest NIC with a 1500-byte MTU; 4096 needs jumbo
-        /// frames in the guest).
-        #[arg(long, default_value_t = 1024)]
-        mtu: usize,
-        /// Wall-clock limit of the whole run, in seconds.
-        #[arg(long, value_name = "S", default_value_t = 600.0)]
-        timeout: f64,
-        /// Write every frame of the link, both directions (wall-clock timestamps).
-        #[arg(long, value_name = "FILE")]
-        pcap: Option<PathBuf>,
-        /// Hardware model: verilator (fast) or rust-hdl (far too slow for a live peer).
-        #[arg(long, default_value = "verilator")]
-        engine: String,
-        /// Local ACK timeout of ferroce's QP: 4.096 us x 2^T of NIC time, 0 = none (0..=31).
-        /// The NIC runs ~2500 times slower than wall time: 10 is about 10 s of wall time.
-        #[arg(long, value_name = "T", default_value_t = cmd::peer::DEFAULT_ACK_TIMEOUT)]
-        ack_timeout: u8,
-        /// Retries after an ACK timeout or a sequence NAK (0..=7).
-        #[arg(long, value_name = "N", default_value_t = 7)]
-        retry_cnt: u8,
-        /// Retries after an RNR NAK (0..=7, 7 = infinite).
-        #[arg(long, value_name = "N", default_value_t = 7)]
-        rnr_retry: u8,
-        /// Drop this fraction (0..1) of the RoCE frames on the link, each direction on its own
-        /// (a lossy link between the guest and the NIC; other frames always pass).
-        #[arg(long, value_name = "R", default_value_t = 0.0)]
-        loss: f64,
-        /// Seed of the loss pattern (deterministic in the frames' order).
-        #[arg(long, value_name = "N", default_value_t = 1)]
-        seed: u64,
-    },
+    Peer(cmd::peer::PeerArgs),
     /// Write the Verilog of every top-level hardware block (one `<module>.v` per block).
     Verilog {
         /// Output directory (created if needed).
@@ -352,49 +287,7 @@ fn main() -> ExitCode {
             },
             &engine,
         ),
-        Command::Peer {
-            tool,
-            role,
-            link,
-            link_listen,
-            ctl,
-            ctl_listen,
-            peer_mac,
-            my_ip,
-            my_mac,
-            size,
-            iters,
-            mtu,
-            timeout,
-            pcap,
-            engine,
-            ack_timeout,
-            retry_cnt,
-            rnr_retry,
-            loss,
-            seed,
-        } => cmd::peer::run(&cmd::peer::PeerArgs {
-            tool,
-            role,
-            link,
-            link_listen,
-            ctl,
-            ctl_listen,
-            peer_mac,
-            my_ip,
-            my_mac,
-            size,
-            iters,
-            mtu,
-            timeout,
-            pcap,
-            engine,
-            ack_timeout,
-            retry_cnt,
-            rnr_retry,
-            loss,
-            seed,
-        }),
+        Command::Peer(args) => cmd::peer::run(&args),
         Command::Verilog { out } => cmd::verilog::run(&out),
     };
     match result {

@@ -40,31 +40,71 @@ use crate::peer::system::{lock, PeerSystem, SharedPeer};
 pub const DEFAULT_ACK_TIMEOUT: u8 = 10;
 
 /// The command line, as given.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct PeerArgs {
+    /// The test: rc_pingpong, write_bw, read_bw, send_bw, atomic_fadd, atomic_cas.
+    #[arg(long)]
     pub tool: String,
+    /// ferroce's side of the tool's connection: server or client.
+    #[arg(long)]
     pub role: String,
+    /// Unix socket of the RoCE link (QEMU `-netdev stream`).
+    #[arg(long, value_name = "SOCK")]
     pub link: PathBuf,
+    /// Listen on --link (QEMU connects); default: connect to QEMU's socket.
+    #[arg(long)]
     pub link_listen: bool,
+    /// Unix socket of the control byte stream (QEMU virtio-serial chardev).
+    #[arg(long, value_name = "SOCK")]
     pub ctl: PathBuf,
+    /// Listen on --ctl; default: connect.
+    #[arg(long)]
     pub ctl_listen: bool,
+    /// The guest NIC's MAC (aa:bb:cc:dd:ee:ff).
+    #[arg(long)]
     pub peer_mac: String,
+    /// ferroce's IPv4 address (its RoCEv2 GID 0).
+    #[arg(long)]
     pub my_ip: String,
+    /// ferroce's MAC.
+    #[arg(long, default_value = "02:fe:00:00:00:01")]
     pub my_mac: String,
-    /// Message size (default: the tool's own default).
+    /// Message size in bytes (K and M suffixes); default: the tool's own default. Give
+    /// the tool the same (-s): it is not exchanged.
+    #[arg(long)]
     pub size: Option<String>,
-    /// Iterations (default: the tool's own default).
+    /// Iterations; default: the tool's own default. Give the tool the same (-n).
+    #[arg(long)]
     pub iters: Option<u64>,
+    /// RoCE path MTU in bytes (1024 for a guest NIC with a 1500-byte MTU; 4096 needs jumbo
+    /// frames in the guest).
+    #[arg(long, default_value_t = 1024)]
     pub mtu: usize,
     /// Wall-clock limit of the whole run, in seconds.
+    #[arg(long, value_name = "S", default_value_t = 600.0)]
     pub timeout: f64,
+    /// Write every frame of the link, both directions (wall-clock timestamps).
+    #[arg(long, value_name = "FILE")]
     pub pcap: Option<PathBuf>,
+    /// Hardware model: verilator (fast) or rust-hdl (far too slow for a live peer).
+    #[arg(long, default_value = "verilator")]
     pub engine: String,
+    /// Local ACK timeout of ferroce's QP: 4.096 us x 2^T of NIC time, 0 = none (0..=31).
+    /// The NIC runs ~2500 times slower than wall time: 10 is about 10 s of wall time.
+    #[arg(long, value_name = "T", default_value_t = DEFAULT_ACK_TIMEOUT)]
     pub ack_timeout: u8,
+    /// Retries after an ACK timeout or a sequence NAK (0..=7).
+    #[arg(long, value_name = "N", default_value_t = 7)]
     pub retry_cnt: u8,
+    /// Retries after an RNR NAK (0..=7, 7 = infinite).
+    #[arg(long, value_name = "N", default_value_t = 7)]
     pub rnr_retry: u8,
-    /// Fraction of RoCE frames dropped on the link, each direction.
+    /// Drop this fraction (0..1) of the RoCE frames on the link, each direction on its own
+    /// (a lossy link between the guest and the NIC; other frames always pass).
+    #[arg(long, value_name = "R", default_value_t = 0.0)]
     pub loss: f64,
+    /// Seed of the loss pattern (deterministic in the frames' order).
+    #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
 }
 
