@@ -24,7 +24,7 @@
 //! [`ExtDecode`] turns the opcode into extension-header presence bits and length;
 //! [`RoceHeader::canonical`] zeroes the don't-care fields (useful to compare descriptors);
 //! [`RoceHeader::to_frame_bytes`] / [`RoceHeader::parse_frame`] are a self-contained plain-Rust
-//! model (no proto), checked against the ROCE.md 3.3 vectors.
+//! model (no proto), checked against the published RoCEv2 vectors (docs/PROTOCOL.md §11).
 //! A block whose ports must be plain `Bits` (the co-simulation harness does not take struct
 //! ports) can carry it as `Bits<ROCE_HEADER_BITS>` and convert with `.into()` both ways (the
 //! Verilog is a plain wire).
@@ -36,9 +36,9 @@
 //! * Constants of a RoCE frame: IPv4 version/IHL (4/5: no options), IPv4 protocol (17), IPv6
 //!   version (6), next header (17 for RoCEv2, 0x1B for RoCEv1), the EtherType (from `l3`), the
 //!   DETH reserved byte (0), the CNP's 16 reserved bytes (0).
-//! * **Which extension headers are present**: that is a function of `opcode` (ROCE.md 2.1), see
-//!   [`ExtLayout::of`] (software) and [`ExtDecode`] (hardware). Carrying presence bits would let
-//!   the descriptor disagree with itself.
+//! * **Which extension headers are present**: that is a function of `opcode` (IBTA Vol 1, 9.2;
+//!   docs/PROTOCOL.md §3), see [`ExtLayout::of`] (software) and [`ExtDecode`] (hardware). Carrying
+//!   presence bits would let the descriptor disagree with itself.
 //!
 //! # Shared fields (never present together, so they share storage)
 //!
@@ -52,9 +52,9 @@
 //! # PadCnt
 //!
 //! `pad_cnt` is what the wire carries. The **TX builder ignores it** and always sends
-//! `PadCnt = (-payload_len) & 3` with that many zero pad bytes (ROCE.md 1.7: the pad is a pure
-//! function of the length; a descriptor disagreeing with its own length cannot produce a valid
-//! frame). The RX parser reports the received value here.
+//! `PadCnt = (-payload_len) & 3` with that many zero pad bytes (IBTA Vol 1, 9.2, PadCnt;
+//! docs/PROTOCOL.md §2.3: the pad is a pure function of the length; a descriptor disagreeing with
+//! its own length cannot produce a valid frame). The RX parser reports the received value here.
 //!
 //! # Widths
 //!
@@ -71,7 +71,7 @@ pub const L3_IPV6: u64 = 1;
 /// `l3` code: RoCEv1, GRH directly over Ethernet (EtherType 0x8915).
 pub const L3_ROCEV1: u64 = 2;
 
-/// RoCE opcode of a RoCEv2 CNP (ROCE.md 2.2).
+/// RoCE opcode of a RoCEv2 CNP (IBTA Annex A17; docs/PROTOCOL.md §3.2).
 pub const OPCODE_CNP: u8 = 0x81;
 
 /// Every header field of a RoCE frame (see the module doc). Field order is the LogicStruct bit
@@ -235,8 +235,9 @@ impl From<Bits<ROCE_HEADER_BITS>> for RoceHeader {
     }
 }
 
-/// Which extension headers follow the BTH, a pure function of the opcode (ROCE.md 2.1 and 2.2;
-/// order on the wire: DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH).
+/// Which extension headers follow the BTH, a pure function of the opcode (IBTA Vol 1, 9.2 and Annex
+/// A17; docs/PROTOCOL.md §3; order on the wire: DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt,
+/// IETH).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExtLayout {
     pub deth: bool,
@@ -322,8 +323,9 @@ fn u<const N: usize>(x: Bits<N>) -> u64 {
     x.to_u64()
 }
 
-/// The RoCE ICRC (ROCE.md 3.1) over a frame without ICRC/FCS and without Ethernet padding,
-/// bitwise (this file must not depend on crc32fast; it is the plain-Rust model only).
+/// The RoCE ICRC (IBTA Vol 1, 7.8 and Annex A17; docs/PROTOCOL.md §4) over a frame without ICRC/FCS
+/// and without Ethernet padding, bitwise (this file must not depend on crc32fast; it is the
+/// plain-Rust model only).
 pub fn icrc_of(frame: &[u8], eth_len: usize, l3: u64) -> u32 {
     let mut p = vec![0xffu8; 8];
     p.extend_from_slice(&frame[eth_len..]);
@@ -1214,8 +1216,9 @@ mod model_tests {
         println!("RoceHeader: {ROCE_HEADER_BITS} bits");
     }
 
-    /// The plain-Rust model rebuilds every ROCE.md 3.3 vector (and the real CX-4 Lx CNP) byte
-    /// for byte from its parsed descriptor: lengths, IPv4 checksum, PadCnt, ICRC, padding.
+    /// The plain-Rust model rebuilds every published vector (docs/PROTOCOL.md §11) (and the real
+    /// CX-4 Lx CNP) byte for byte from its parsed descriptor: lengths, IPv4 checksum, PadCnt, ICRC,
+    /// padding.
     #[test]
     fn model_rebuilds_roce_md_vectors() {
         for (name, h) in ROCE_MD_VECTORS {

@@ -2,8 +2,8 @@
 //! valid/ready gaps, and a tiny deterministic RNG.
 //!
 //! Why hand stepping: the threaded `Simulation` of rust-hdl is ~3x slower than calling
-//! `simulate()` by hand (DESIGN.md). [`Bench`] does `connect_all` + `check_all` once, then each
-//! [`Stepper::tick`] raises the clock, settles, lowers it and settles again.
+//! `simulate()` by hand (docs/HDL-RULES.md). [`Bench`] does `connect_all` + `check_all` once, then
+//! each [`Stepper::tick`] raises the clock, settles, lowers it and settles again.
 //!
 //! A test cycle always has this shape (the same for [`Bench`] and for the co-simulation
 //! harness [`crate::cosim::CoSim`], which implements [`Stepper`] too):

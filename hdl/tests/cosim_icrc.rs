@@ -293,7 +293,7 @@ fn keep_bits(n: usize) -> u64 {
 }
 
 /// The harness must catch a known silent divergence: bare literals are 32-bit in Verilog, so
-/// `(a + 1) >> 1` on an 8-bit `a` differs at a = 255 (DESIGN.md).
+/// `(a + 1) >> 1` on an 8-bit `a` differs at a = 255 (docs/HDL-RULES.md).
 mod trap {
     use rust_hdl::prelude::*;
     #[derive(LogicBlock, Default)]

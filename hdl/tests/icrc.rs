@@ -1,6 +1,6 @@
-//! ICRC blocks against the software reference: vectors from ROCE.md §3.3, random frames of
-//! every kind (IPv4/IPv6/RoCEv1, with and without 802.1Q), single-bit corruption, masked-field
-//! changes, truncation, back-to-back frames at full rate, random valid/ready gaps.
+//! ICRC blocks against the software reference: the published vectors (docs/PROTOCOL.md §11), random
+//! frames of every kind (IPv4/IPv6/RoCEv1, with and without 802.1Q), single-bit corruption,
+//! masked-field changes, truncation, back-to-back frames at full rate, random valid/ready gaps.
 use ferroce_hdl::icrc::drive::{run_checker, run_generator, Verdict};
 use ferroce_hdl::icrc::*;
 use ferroce_hdl::testbench::*;

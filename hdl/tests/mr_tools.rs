@@ -280,7 +280,7 @@ fn mr_yosys_synth_ecp5() {
 /// Without `-abc9`, unlike verilog_tools.rs: Yosys 0.23 aborts in ABC9_OPS on inferred
 /// RAMB36E1 whose byte-write-enable port is only partly connected (`std::out_of_range`,
 /// YosysHQ/yosys#3384, fixed by PR #3670 in 0.28). Plain `synth_xilinx` takes ~40 s here (the
-/// slow case in DESIGN.md is wide XOR logic, which this block does not have).
+/// slow case in docs/HDL-RULES.md is wide XOR logic, which this block does not have).
 #[test]
 fn mr_yosys_synth_xilinx() {
     let Some(c) = yosys(

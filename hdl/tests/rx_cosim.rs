@@ -1,8 +1,9 @@
 //! Co-simulation of RxParser: its emitted Verilog (Verilator) against the rust-hdl model in lock
 //! step (`ferroce_hdl::cosim::CoSim`: every output port compared at every settle and both clock
-//! phases), with the same stimulus as the rust-hdl tests: the ROCE.md vectors, random frames of
-//! every opcode and L3 kind, malformed frames, random valid/ready gaps. The outputs must also
-//! equal the reference model. Needs verilator, make and g++ (`verilog::require_tool` policy).
+//! phases), with the same stimulus as the rust-hdl tests: the published vectors (docs/PROTOCOL.md
+//! §11), random frames of every opcode and L3 kind, malformed frames, random valid/ready gaps. The
+//! outputs must also equal the reference model. Needs verilator, make and g++
+//! (`verilog::require_tool` policy).
 use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::header::{L3_IPV4, L3_IPV6, L3_ROCEV1};
 use ferroce_hdl::rx::harness::{check, known_opcodes, random_roce_frame, run, FrameOpts, Shaping};

@@ -1,7 +1,7 @@
-//! RxParser on the real hardware capture (ROCE.md 8, `hw_send_imm_ack_mtu1024.pcap`): all 105
-//! RoCEv2 frames accepted with a good ICRC, descriptors and payloads equal to ferroce_proto's
-//! parse, the other 18 frames classified `other`. Skipped (with a note) when the shared vectors
-//! are not reachable.
+//! RxParser on the real hardware capture (docs/PROTOCOL.md §11, `hw_send_imm_ack_mtu1024.pcap`):
+//! all 105 RoCEv2 frames accepted with a good ICRC, descriptors and payloads equal to
+//! ferroce_proto's parse, the other 18 frames classified `other`. Skipped (with a note) when the
+//! shared vectors are not reachable.
 mod rx_common;
 
 use ferroce_hdl::rx::harness::{check, run, Shaping};

@@ -1,5 +1,5 @@
-//! RxParser on the published vectors: ROCE.md 3.3 (all 15), 2.2 (the real ConnectX-4 Lx CNP)
-//! and 6.5 (PFC). Each gives the right kind, fields and a good ICRC; each is also checked with
+//! RxParser on the published vectors: docs/PROTOCOL.md §11 (all 15), §3.2 (the real ConnectX-4 Lx
+//! CNP) and 6.5 (PFC). Each gives the right kind, fields and a good ICRC; each is also checked with
 //! its ICRC corrupted, back to back, and against the reference model.
 use ferroce_hdl::header::RoceHeader;
 use ferroce_hdl::rx::harness::{check, run, unhex, Shaping};
@@ -7,7 +7,7 @@ use ferroce_hdl::rx::model::{RxConfig, RxRelease};
 use ferroce_hdl::rx::{DropReason, RxKind, RxParser64};
 use ferroce_hdl::testbench::Bench;
 
-/// ROCE.md 3.3 (Ethernet frames without FCS).
+/// The published vectors, docs/PROTOCOL.md §11 (Ethernet frames without FCS).
 const ROCE_MD_3_3: &[(&str, RxKind, &str)] = &[
     ("v4_rc_send_only", RxKind::RoceV2Ipv4, "0200000000020200000000010800456a0038123440004011a4c3c0a80101c0a80102c00112b7002400000410ffff000000118000010048656c6c6f20526f43452100b639e270"),
     ("v4_rc_rdma_write_only", RxKind::RoceV2Ipv4, "0200000000020200000000010800456a004c123440004011a4afc0a80101c0a80102c00112b7003800000a00ffff000000128000020000007f00000010000000123400000010000102030405060708090a0b0c0d0e0ff4f628d2"),
@@ -26,10 +26,10 @@ const ROCE_MD_3_3: &[(&str, RxKind, &str)] = &[
     ("rocev1_rc_send_only", RxKind::RoceV1, "020000000002020000000001891566a12345001c1b40fe80000000000000020000fffe000001fe80000000000000020000fffe0000020410ffff000000118000010048656c6c6f20526f43452100d47caf1a"),
 ];
 
-/// ROCE.md 2.2: the real ConnectX-4 Lx CNP (DestQP 0x118, ICRC 82fd002a).
+/// docs/PROTOCOL.md §3.2: the real ConnectX-4 Lx CNP (DestQP 0x118, ICRC 82fd002a).
 const CX4_CNP: &str = "e41d2dab2bc27cfe90643b32080045c2003c718c4000401191610a0011010a001201000012b7002800008100ffff40000118000000000000000000000000000000000000000082fd002a";
 
-/// ROCE.md 6.5: PFC pause for priority 3, 0xFFFF quanta.
+/// IEEE 802.1Qbb (docs/PROTOCOL.md §12): PFC pause for priority 3, 0xFFFF quanta.
 const PFC: &str = "0180c2000001020000000001880801010008000000000000ffff00000000000000000000000000000000000000000000000000000000000000000000";
 
 fn bench() -> Bench<RxParser64> {
@@ -79,7 +79,7 @@ fn roce_md_vectors_accepted_with_exact_fields() {
         let (h, p) = RoceHeader::parse_frame(f).unwrap();
         assert_eq!(rel.next().unwrap(), &RxRelease::Roce { hdr: h, payload: p });
     }
-    // spot checks of fields straight from ROCE.md
+    // spot checks of fields straight from the vectors' descriptions
     let RxRelease::Roce { hdr, payload } = &r.releases[0] else {
         panic!()
     };

@@ -1,6 +1,6 @@
 //! TX header builder: frames of every opcode class, L3 kind, VLAN, payload sizes, random
 //! valid/ready gaps, against the plain-Rust reference (`RoceHeader::to_frame_bytes`) and the
-//! ROCE.md 3.3 vectors.
+//! published vectors (docs/PROTOCOL.md §11).
 use ferroce_hdl::header::{RoceHeader, L3_IPV4, L3_IPV6, L3_ROCEV1};
 use ferroce_hdl::testbench::{Bench, Rng};
 use ferroce_hdl::tx::drive::{all_opcodes, no_payload, random_header, run_builder, Timing};

@@ -182,7 +182,7 @@ fn yosys_synth_ecp5_clean() {
 }
 
 /// `-flatten -abc9`: plain `synth_xilinx` can run for over 15 minutes on wide XOR logic
-/// (DESIGN.md); `-abc9` takes well under a minute per block here.
+/// (docs/HDL-RULES.md); `-abc9` takes well under a minute per block here.
 #[test]
 fn yosys_synth_xilinx_clean() {
     yosys(

@@ -1,5 +1,5 @@
-//! Per-flow arithmetic: UDP source port entropy (ROCE.md §1.3), packets and PSNs per message and
-//! padding (§1.7, §4.1), path MTU, and the local ACK timeout (§4.3).
+//! Per-flow arithmetic: UDP source port entropy (IBTA Annex A17; docs/PROTOCOL.md §1.1), packets
+//! and PSNs per message and padding (§2.3, §5), path MTU, and the local ACK timeout (§6).
 
 /// RoCEv2 UDP destination port (IANA).
 pub const ROCEV2_UDP_PORT: u16 = 4791;
@@ -241,7 +241,7 @@ mod tests {
     fn ack_timeout() {
         assert_eq!(ack_timeout_ns(0), None);
         assert_eq!(ack_timeout_ns(1), Some(8192));
-        // ROCE.md §4.3: 14 -> 67.1 ms.
+        // IBTA Vol 1, 9.7 local ACK timeout (docs/PROTOCOL.md §6): 14 -> 67.1 ms.
         assert_eq!(ack_timeout_ns(14), Some(67_108_864));
         assert_eq!(ack_timeout_ns(31), Some(4096u64 << 31));
         assert_eq!(ack_timeout_ns(0x20 | 14), Some(67_108_864));

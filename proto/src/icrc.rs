@@ -1,4 +1,5 @@
-//! The RoCE invariant CRC (ICRC), for RoCEv2 over IPv4 and IPv6 and for RoCEv1 (ROCE.md §3, §7).
+//! The RoCE invariant CRC (ICRC), for RoCEv2 over IPv4 and IPv6 and for RoCEv1 (IBTA Vol 1, 7.8;
+//! Annex A17 and A16; docs/PROTOCOL.md §4).
 //!
 //! The ICRC is the IEEE 802.3 CRC-32 (the zlib `crc32`) of a *pseudo-packet*:
 //!
@@ -107,7 +108,8 @@ impl IcrcNet {
                 }
             }
         }
-        // FECN, BECN and Resv6a: the whole byte, since real NICs set Resv6a bits (ROCE.md §3.4).
+        // FECN, BECN and Resv6a: the whole byte, since real NICs set Resv6a bits (docs/PROTOCOL.md
+        // §2.1).
         ones(hdr, self.bth_offset() + BTH_MASKED_BYTE, 1);
     }
 }
@@ -184,7 +186,8 @@ mod tests {
         assert_eq!(ICRC_RESIDUE, 0x2144_DF1C);
     }
 
-    /// ROCE.md §3.1: the worked example's pseudo-packet, given with its masks already applied.
+    /// docs/PROTOCOL.md §11: the worked example's pseudo-packet, given with its masks already
+    /// applied.
     #[test]
     fn worked_example_pseudo_packet() {
         let pseudo = hex(
@@ -193,7 +196,7 @@ mod tests {
         );
         assert_eq!(pseudo.len(), 60);
         assert_eq!(crc32fast::hash(&pseudo), 0x70E2_39B6);
-        // Without output inversion the register ends at 0x8F1DC649 (ROCE.md §3.1).
+        // Without output inversion the register ends at 0x8F1DC649 (docs/PROTOCOL.md §11).
         assert_eq!(!crc32fast::hash(&pseudo), 0x8F1D_C649);
         // compute() re-masks already-masked fields idempotently.
         assert_eq!(

@@ -1,4 +1,4 @@
-//! 24-bit packet sequence number (PSN) arithmetic (ROCE.md §4.1).
+//! 24-bit packet sequence number (PSN) arithmetic (IBTA Vol 1, 9.7; docs/PROTOCOL.md §5).
 //!
 //! PSNs live on a circle of 2^24 values. "Before" and "after" are only meaningful for PSNs less
 //! than 2^23 apart, which every RC window respects; comparisons use Linux rxe's

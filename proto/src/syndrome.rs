@@ -1,5 +1,5 @@
 //! AETH syndrome byte: ACK with credits, RNR NAK with a timer, NAK with an error code
-//! (ROCE.md §1.6).
+//! (IBTA Vol 1, 9.3 AETH; docs/PROTOCOL.md §6).
 //!
 //! ```text
 //! bit 7     reserved (sent as 0, ignored on receive as rxe does)
@@ -227,7 +227,7 @@ mod tests {
 
     #[test]
     fn decode_vectors() {
-        // ROCE.md vectors and the real capture.
+        // published vectors and the real capture (docs/PROTOCOL.md §11).
         assert_eq!(AethSyndrome::decode(0x1F), AethSyndrome::ACK_UNLIMITED);
         assert_eq!(credits(0x1F), None);
         assert_eq!(
@@ -322,7 +322,7 @@ mod tests {
         assert_eq!(NakCode::InvalidRdRequest.code(), 4);
     }
 
-    /// ROCE.md §1.6 credit table, written out independently of CREDIT_TABLE.
+    /// The AETH credit table (docs/PROTOCOL.md §6), written out independently of CREDIT_TABLE.
     #[test]
     fn credit_table_matches_doc() {
         #[rustfmt::skip]
@@ -362,7 +362,7 @@ mod tests {
         }
     }
 
-    /// ROCE.md §1.6 RNR table in ms, written out independently of RNR_TIMER_NS.
+    /// The RNR timer table in ms (docs/PROTOCOL.md §6), written out independently of RNR_TIMER_NS.
     #[test]
     fn rnr_table_matches_doc() {
         let doc_ms = [

@@ -133,9 +133,9 @@ pub fn payload_len(rng: &mut Rng, max: usize) -> usize {
     len.min(max)
 }
 
-/// A payload length that is legal for `opcode` (ROCE.md 2.1): none for opcodes without
-/// payload, exactly one PMTU (256..4096, at most `max` when `max >= 256`) for FIRST/MIDDLE,
-/// 1.. for LAST, 0.. for ONLY, so receivers that check lengths accept the frame.
+/// A payload length that is legal for `opcode` (IBTA Vol 1, 9.2; docs/PROTOCOL.md §3.1): none for
+/// opcodes without payload, exactly one PMTU (256..4096, at most `max` when `max >= 256`) for
+/// FIRST/MIDDLE, 1.. for LAST, 0.. for ONLY, so receivers that check lengths accept the frame.
 pub fn message_payload_len(rng: &mut Rng, opcode: Opcode, max: usize) -> usize {
     use crate::wire::Position;
     if !opcode.has_payload() {

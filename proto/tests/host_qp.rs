@@ -54,7 +54,8 @@ fn transitions() {
     }
 }
 
-/// ROCE.md 4.7 verbatim: the attributes each step of RESET -> INIT -> RTR -> RTS needs.
+/// IBTA Vol 1, 10.3 / docs/PROTOCOL.md §9: the attributes each step of RESET -> INIT -> RTR -> RTS
+/// needs.
 #[test]
 fn required_attributes_follow_roce_md() {
     use QpAttrMask as M;

@@ -10,7 +10,7 @@ fn hex(s: &str) -> Vec<u8> {
         .collect()
 }
 
-/// `l3` (IPv4 header .. pad, no ICRC) of ROCE.md vector v4_rc_send_only.
+/// `l3` (IPv4 header .. pad, no ICRC) of the published vector v4_rc_send_only.
 fn v4_l3() -> Vec<u8> {
     hex("456a0038123440004011a4c3c0a80101c0a80102c00112b7002400000410ffff000000118000010048656c6c6f20526f43452100")
 }

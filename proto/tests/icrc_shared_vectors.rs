@@ -1,5 +1,5 @@
-//! ICRC over the shared vector files and the real hardware capture (ROCE.md §8), read with our
-//! pcap reader. Runs only when `../shared/vectors` exists next to the workspace.
+//! ICRC over the shared vector files and the real hardware capture (docs/PROTOCOL.md §11), read
+//! with our pcap reader. Runs only when `../shared/vectors` exists next to the workspace.
 
 use std::path::PathBuf;
 

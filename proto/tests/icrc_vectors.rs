@@ -1,4 +1,4 @@
-//! ICRC against the published vectors of ROCE.md §3.1, §3.3 and §2.2 (the real ConnectX-4 Lx
+//! ICRC against the published vectors (docs/PROTOCOL.md §11 and §3.2: the real ConnectX-4 Lx
 //! CNP). The hex is embedded so these tests need no files.
 //!
 //! Each frame is Ethernet without FCS: `l3` is sliced by hand as "after the 14-byte Ethernet
@@ -8,7 +8,7 @@ use ferroce_proto::icrc::{self, IcrcNet, ICRC_LEN};
 
 const ETH_LEN: usize = 14;
 
-/// (name, frame hex, ICRC as written in ROCE.md: the 4 wire bytes in order).
+/// (name, frame hex, ICRC as published with the vectors: the 4 wire bytes in order).
 const VECTORS: &[(&str, &str, &str)] = &[
     (
         "v4_rc_send_only",
@@ -86,7 +86,7 @@ const VECTORS: &[(&str, &str, &str)] = &[
         "d47caf1a",
     ),
     (
-        // ROCE.md §2.2: a CNP captured from a real ConnectX-4 Lx (TOS 0xC2, UDP sport 0).
+        // docs/PROTOCOL.md §3.2: a CNP captured from a real ConnectX-4 Lx (TOS 0xC2, UDP sport 0).
         "cx4lx_cnp",
         "e41d2dab2bc27cfe90643b32080045c2003c718c4000401191610a0011010a001201000012b7002800008100ffff40000118000000000000000000000000000000000000000082fd002a",
         "82fd002a",
@@ -135,7 +135,8 @@ fn published_vectors() {
     }
 }
 
-/// ROCE.md §3.1 worked example: v4_rc_send_only has ICRC 0x70E239B6 (zlib value), wire b6 39 e2 70.
+/// docs/PROTOCOL.md §11 worked example: v4_rc_send_only has ICRC 0x70E239B6 (zlib value), wire b6
+/// 39 e2 70.
 #[test]
 fn worked_example_value() {
     let frame = hex(VECTORS[0].1);

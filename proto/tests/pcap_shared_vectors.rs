@@ -1,4 +1,4 @@
-//! The shared capture files: the real hardware capture (ROCE.md §8) and the vector pcaps.
+//! The shared capture files: the real hardware capture (docs/PROTOCOL.md §11) and the vector pcaps.
 //! Runs only when `../shared/vectors` exists next to the workspace.
 
 use std::path::PathBuf;

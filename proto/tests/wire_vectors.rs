@@ -1,5 +1,5 @@
-//! The published test vectors (ROCE.md 2.2, 3.3, 6.5) parse to the fields written beside them,
-//! re-emit byte-identically, carry a correct ICRC, and rebuild from their fields alone.
+//! The published test vectors (docs/PROTOCOL.md §3.2, §11, §12) parse to the fields written beside
+//! them, re-emit byte-identically, carry a correct ICRC, and rebuild from their fields alone.
 
 use ferroce_proto::wire::{
     ethertype, AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, DethRepr, EthernetRepr,
@@ -15,7 +15,7 @@ fn hex(s: &str) -> Vec<u8> {
         .collect()
 }
 
-// ROCE.md 3.3, Ethernet frames without FCS.
+// docs/PROTOCOL.md §11, Ethernet frames without FCS.
 const V4_RC_SEND_ONLY: &str = "0200000000020200000000010800456a0038123440004011a4c3c0a80101c0a80102c00112b7002400000410ffff000000118000010048656c6c6f20526f43452100b639e270";
 const V4_RC_RDMA_WRITE_ONLY: &str = "0200000000020200000000010800456a004c123440004011a4afc0a80101c0a80102c00112b7003800000a00ffff000000128000020000007f00000010000000123400000010000102030405060708090a0b0c0d0e0ff4f628d2";
 const V4_RC_SEND_ONLY_IMM: &str = "0200000000020200000000010800456a0034123440004011a4c7c0a80101c0a80102c00112b7002000000510ffff0000001180000101deadbeef61626300ef1195d9";
@@ -31,9 +31,9 @@ const V6_RC_SEND_ONLY: &str = "02000000000202000000000186dd66a1234500241140fd000
 const V6_RC_RDMA_WRITE_ONLY: &str = "02000000000202000000000186dd66a1234500381140fd000000000000000000000000000001fd000000000000000000000000000002c00112b7003800000a00ffff000000128000020000007f00000010000000123400000010000102030405060708090a0b0c0d0e0f3b334cde";
 const V4_UD_SEND_ONLY: &str = "0200000000020200000000010800456a003c123440004011a4bfc0a80101c0a80102c00112b7002800006420ffff0000003300000005111111110000002255446d7367210000021d59ea";
 const ROCEV1_RC_SEND_ONLY: &str = "020000000002020000000001891566a12345001c1b40fe80000000000000020000fffe000001fe80000000000000020000fffe0000020410ffff000000118000010048656c6c6f20526f43452100d47caf1a";
-// ROCE.md 2.2: a real ConnectX-4 Lx CNP.
+// docs/PROTOCOL.md §3.2: a real ConnectX-4 Lx CNP.
 const CX4LX_CNP: &str = "e41d2dab2bc27cfe90643b32080045c2003c718c4000401191610a0011010a001201000012b7002800008100ffff40000118000000000000000000000000000000000000000082fd002a";
-// ROCE.md 6.5: PFC pausing priority 3 for 0xFFFF quanta.
+// IEEE 802.1Qbb (docs/PROTOCOL.md §12): PFC pausing priority 3 for 0xFFFF quanta.
 const PFC_PRIO3_FFFF: &str = "0180c2000001020000000001880801010008000000000000ffff00000000000000000000000000000000000000000000000000000000000000000000";
 
 const MAC_A: [u8; 6] = [2, 0, 0, 0, 0, 1];
@@ -66,7 +66,7 @@ fn parse_roce(hex_frame: &str, wire_icrc: &str) -> (FrameRepr, RoceRepr) {
     (frame, roce)
 }
 
-/// The common fields of the IPv4 vectors (ROCE.md 3.3).
+/// The common fields of the IPv4 vectors (docs/PROTOCOL.md §11).
 fn check_common_v4(frame: &FrameRepr, roce: &RoceRepr, udp_len: u16) {
     assert_eq!(
         frame.eth,
@@ -125,7 +125,7 @@ fn v4_rc_send_only() {
     assert_eq!(roce.ext, ExtHeaders::default());
     assert_eq!(roce.payload, b"Hello RoCE!");
     assert_eq!(roce.pad, [0]);
-    // ROCE.md 3.1: the zlib-style CRC is 0x70E239B6, wire bytes b6 39 e2 70.
+    // docs/PROTOCOL.md §11: the zlib-style CRC is 0x70E239B6, wire bytes b6 39 e2 70.
     assert_eq!(roce.icrc, 0x70E2_39B6);
     assert_eq!(frame.opcode(), Some(Opcode(0x04)));
     assert_eq!((frame.dest_qp(), frame.psn()), (Some(0x11), Some(0x100)));
@@ -231,7 +231,7 @@ fn check_ack(hex_frame: &str, wire_icrc: &str, psn: u32, syndrome: u8) {
         }
     );
     assert!(roce.payload.is_empty());
-    // The smallest RoCEv2/IPv4 frame: 14+20+8+12+4+4 = 62 bytes (ROCE.md 1).
+    // The smallest RoCEv2/IPv4 frame: 14+20+8+12+4+4 = 62 bytes (docs/PROTOCOL.md §1).
     assert_eq!(frame.buffer_len(), 62);
 }
 
@@ -444,8 +444,8 @@ fn pause_frame_roundtrip() {
     assert_eq!(parsed.kind().name(), "pause");
 }
 
-/// ROCE.md 1: the ICRC is found from UDP.Length, not from the end of the frame, which may carry
-/// Ethernet padding.
+/// docs/PROTOCOL.md §1: the ICRC is found from UDP.Length, not from the end of the frame, which may
+/// carry Ethernet padding.
 #[test]
 fn icrc_located_from_udp_length_with_padding() {
     for (vector, icrc) in [
@@ -477,7 +477,8 @@ fn corrupted_icrc_is_detected_and_reemitted() {
     assert_eq!(frame.summary().icrc_ok, Some(false));
 }
 
-/// ICRC masking (ROCE.md 3.1): TOS, TTL, IP checksum, UDP checksum, BTH byte 4 do not change it.
+/// ICRC masking (IBTA Annex A17; docs/PROTOCOL.md §4.1): TOS, TTL, IP checksum, UDP checksum, BTH
+/// byte 4 do not change it.
 #[test]
 fn masked_fields_keep_the_icrc() {
     let frame = FrameRepr::parse(&hex(V4_RC_SEND_ONLY)).unwrap();
@@ -590,8 +591,8 @@ fn read_pcap(name: &str) -> Option<Vec<Vec<u8>>> {
     Some(capture.records.into_iter().map(|r| r.data).collect())
 }
 
-/// The real hardware capture of ROCE.md 8 (105 RoCEv2 frames from a hardware NIC, MigReq = 1,
-/// BTH byte 4 = 0x10): every frame parses, its ICRC is good, and it re-emits byte-exact.
+/// The real hardware capture of docs/PROTOCOL.md §11 (105 RoCEv2 frames from a hardware NIC, MigReq
+/// = 1, BTH byte 4 = 0x10): every frame parses, its ICRC is good, and it re-emits byte-exact.
 /// Skipped when ../shared is not beside the workspace.
 #[test]
 fn real_hardware_capture() {

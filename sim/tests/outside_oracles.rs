@@ -56,7 +56,7 @@ fn random_frames(seed: u64, nets: NetMix) -> Vec<FrameRepr> {
 }
 
 /// tshark's heuristic sub-dissectors can claim SEND payloads and mark them malformed; TFTP
-/// claims UDP port 69 (ROCE.md 3.6).
+/// claims UDP port 69 (docs/PROTOCOL.md §1.1).
 const DISABLED: &[&str] = &[
     "rpcordma",
     "smc",

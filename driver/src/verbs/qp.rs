@@ -57,7 +57,7 @@ pub struct QpInitAttr<'a> {
     pub sq_sig_all: bool,
 }
 
-/// The attributes of INIT -> RTR (ROCE.md 4.7).
+/// The attributes of INIT -> RTR (IBTA Vol 1, 10.3; docs/PROTOCOL.md §9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RtrAttr {
     pub av: AddressVector,
@@ -69,7 +69,7 @@ pub struct RtrAttr {
     pub min_rnr_timer: u8,
 }
 
-/// The attributes of RTR -> RTS (ROCE.md 4.7).
+/// The attributes of RTR -> RTS (IBTA Vol 1, 10.3; docs/PROTOCOL.md §9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RtsAttr {
     pub sq_psn: u32,

@@ -20,7 +20,7 @@ pub const VERILATOR_FLAGS: &[&str] = &[
     "-CFLAGS",
     "-fPIC",
 ];
-/// Verilator's default is -Os, measured 2x slower (DESIGN.md).
+/// Verilator's default is -Os, measured 2x slower (docs/HDL-RULES.md).
 const OPT_FAST: &str = "OPT_FAST=-O2";
 const OPT_GLOBAL: &str = "OPT_GLOBAL=-O2";
 

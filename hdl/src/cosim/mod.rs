@@ -1,7 +1,7 @@
 //! Generic co-simulation of any rust-hdl block against its own emitted Verilog (Verilator),
 //! and the same Verilator model as a fast simulation engine.
 //!
-//! How it works (DESIGN.md "Verilator from Rust"):
+//! How it works (docs/HDL-RULES.md, "Speed"):
 //! 1. [`ports`]: a `Probe` visitor lists the top-level ports of the block (name as rust-hdl
 //!    emits it, e.g. `inp$valid`, direction, width, clock or not).
 //! 2. [`build::build_model`]: emits the block's Verilog, wraps it in a generated top

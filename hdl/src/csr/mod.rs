@@ -152,7 +152,7 @@ pub struct CsrParams {
 }
 
 impl Default for CsrParams {
-    /// The 64-bit "lite" profile: what the finished design implements (DESIGN.md).
+    /// The 64-bit "lite" profile: what the finished design implements (docs/ARCHITECTURE.md).
     fn default() -> Self {
         CsrParams {
             build_id: 0,

@@ -14,7 +14,7 @@
 //!   `icrc_ok` implies `!not_roce & !truncated`.
 //!
 //! Check method: the CRC runs through the received ICRC; a good frame leaves the CRC-32
-//! residue 0xDEBB20E3 in the register (ROCE.md §3.1, receive check).
+//! residue 0xDEBB20E3 in the register (docs/PROTOCOL.md §4.2, receive check).
 use super::{IcrcFront, RESIDUE};
 use crate::stream::{StreamSink, StreamSource};
 use rust_hdl::prelude::*;

@@ -6,7 +6,8 @@
 //! there is no `set_bit` and no concatenation), so a 64->32 XOR matrix written with `#[hdl_gen]`
 //! either needs 64 convergence passes or shifts through a heap big-integer. Like rust-hdl's own
 //! `DFF`, this block therefore has a plain-Rust `update` (table-driven, byte at a time) and a
-//! generated `Verilog::Custom` body. The Verilog is DESIGN.md's measured formulation:
+//! generated `Verilog::Custom` body. The Verilog is the measured formulation of docs/HDL-RULES.md
+//! ("Timing and synthesis"):
 //!
 //! 1. `x = data` with the register XORed into the first four bytes (lane 0 gets bits 7:0);
 //! 2. realign: `y = x >> 8*(K - count)` so the `count` valid bytes sit at the *end* of the beat

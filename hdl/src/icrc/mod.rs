@@ -9,21 +9,22 @@
 //!   anything else is "not RoCE" (the checker says so, the generator passes it untouched).
 //! * The span length from the UDP length (IPv4: L3+24, IPv6: L3+44) or the GRH payload length
 //!   (RoCEv1: L3+4): the ICRC occupies `[end-4, end)` with `end = L3 + 20|40|40 + length`,
-//!   *not* the end of the frame (ROCE.md §1: short frames carry Ethernet padding).
+//!   *not* the end of the frame (IBTA Annex A17; docs/PROTOCOL.md §1: short frames carry Ethernet
+//!   padding).
 //!
 //! Why self-parsing instead of taking "L3 kind + span length" from the header parser: the first
 //! masked byte (IPv4 TOS, byte 15) is in the same 64-bit beat as the EtherType, and at 512 bits
 //! the whole header is in beat 0, so a parser result would always arrive too late for a
 //! one-pass, full-rate CRC. The few header fields involved cost ~40 flops.
 //!
-//! The CRC formulation (ROCE.md §3.1, rxe): the register starts at 0 at the frame start; bytes
-//! before `L3-4` are forced to 0 (a zero register stays zero over zero bytes), bytes
-//! `[L3-4, L3)` are forced to `0xFF` (so the register reaches the LRH-skipping seed
-//! `0xDEBB20E3` exactly at L3), variant fields are ORed with ones by byte position (tables per
-//! L3 kind and VLAN presence), and the span is cut at its end by the realigning
-//! [`Crc32Step`]. The generator stops the CRC at `end-4` and writes `~crc` LSB first into
-//! `[end-4, end)`; the checker runs the CRC through the received ICRC and compares the register
-//! with the CRC-32 residue `0xDEBB20E3`.
+//! The CRC formulation (IBTA Vol 1, 7.8; docs/PROTOCOL.md §4.2, as rxe computes it): the register
+//! starts at 0 at the frame start; bytes before `L3-4` are forced to 0 (a zero register stays zero
+//! over zero bytes), bytes `[L3-4, L3)` are forced to `0xFF` (so the register reaches the
+//! LRH-skipping seed `0xDEBB20E3` exactly at L3), variant fields are ORed with ones by byte
+//! position (tables per L3 kind and VLAN presence), and the span is cut at its end by the
+//! realigning [`Crc32Step`]. The generator stops the CRC at `end-4` and writes `~crc` LSB first
+//! into `[end-4, end)`; the checker runs the CRC through the received ICRC and compares the
+//! register with the CRC-32 residue `0xDEBB20E3`.
 //!
 //! Widths: `B` data bits, `K = B/8` bytes, `8 <= K` (the tables need the EtherType in the same
 //! or an earlier beat than the first masked byte). Type aliases give the 64-bit profile.

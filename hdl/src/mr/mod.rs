@@ -1,6 +1,6 @@
 //! Memory protection in hardware: the MR key table ([`MrTable`]), which checks every local and
-//! remote memory access of the NIC and translates its address (ROCE.md section 5,
-//! docs/HOST-INTERFACE.md section 6.2, `ferroce_proto::host::mr`).
+//! remote memory access of the NIC and translates its address (IBTA Vol 1, 10.6; docs/PROTOCOL.md
+//! §10, docs/HOST-INTERFACE.md section 6.2, `ferroce_proto::host::mr`).
 //!
 //! # The rule (identical to `ferroce_proto::host::mr::MrEntry::check`)
 //!
@@ -21,7 +21,7 @@
 //!    `remote` and `need` names no REMOTE_* right (a remote access always needs one; this only
 //!    refuses a malformed request): `CODE_ACCESS`.
 //! 6. not (`va >= base && len <= length && va - base <= length - len`), computed on 64 bits
-//!    with no overflow anywhere (ROCE.md `mr_check_range`): `CODE_RANGE`.
+//!    with no overflow anywhere (docs/PROTOCOL.md §10, rxe's `mr_check_range`): `CODE_RANGE`.
 //! 7. otherwise ok, `resp_addr = va - base + dma` (mod 2^64; the driver guarantees
 //!    `dma + length` does not overflow, `MrEntry::validate`).
 //!

@@ -1,4 +1,5 @@
-//! [`MrTable`]: the memory-region key table and protection check (ROCE.md section 5).
+//! [`MrTable`]: the memory-region key table and protection check (IBTA Vol 1, 10.6;
+//! docs/PROTOCOL.md §10).
 //!
 //! See the [module documentation](super) for the rule, the port timing and the command
 //! semantics; this file is the implementation.

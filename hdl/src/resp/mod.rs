@@ -1,9 +1,9 @@
-//! The RC responder (ROCE.md 4.4): the receive engine that executes requests arriving on a
-//! Reliable Connected QP and acknowledges them. [`RcWriteResponder`] executes RDMA WRITE (with
-//! and without immediate) and SEND (with and without immediate) and owns the receive queue:
-//! RQ doorbells, receive WQE and SGE fetch, placement into the receive SGEs, receive
-//! completions, RNR NAKs, the atomics (COMPARE_SWAP, FETCH_ADD) with their replay cache, and
-//! RDMA READ requests, answered by its [`read::RcReadResponder`]. (The name is older than its
+//! The RC responder (IBTA Vol 1, 9.7; docs/PROTOCOL.md §7): the receive engine that executes
+//! requests arriving on a Reliable Connected QP and acknowledges them. [`RcWriteResponder`]
+//! executes RDMA WRITE (with and without immediate) and SEND (with and without immediate) and owns
+//! the receive queue: RQ doorbells, receive WQE and SGE fetch, placement into the receive SGEs,
+//! receive completions, RNR NAKs, the atomics (COMPARE_SWAP, FETCH_ADD) with their replay cache,
+//! and RDMA READ requests, answered by its [`read::RcReadResponder`]. (The name is older than its
 //! SEND support.)
 //!
 //! # Blocks (one per file)
@@ -24,8 +24,8 @@
 //! # Decisions
 //!
 //! * **Credits**: every ACK carries syndrome 0x1F ("no end-to-end flow control", what rxe
-//!   always sends, ROCE.md 1.6 / 4.5). Plain RDMA WRITE never needs credits, and this block
-//!   does not own the receive queue; the SEND responder can replace the code with a real
+//!   always sends, docs/PROTOCOL.md §6 / §7.3). Plain RDMA WRITE never needs credits, and this
+//!   block does not own the receive queue; the SEND responder can replace the code with a real
 //!   credit count later (the entry carries the whole syndrome byte).
 //! * **ACK generation** (no further coalescing): one ACK for every executed LAST/ONLY packet
 //!   and for every executed packet with AckReq set; one ACK for every duplicate (not
@@ -39,17 +39,17 @@
 //! * **PSN** (24-bit, `d = psn - ePSN mod 2^24`): `d == 0` execute; `d >= 2^23` duplicate
 //!   (rxe's `psn_compare < 0`); otherwise out of sequence: the first one since the last
 //!   in-sequence packet sends NAK 0x60 with PSN = ePSN and sets `nak_sent`, the following ones
-//!   are dropped silently (ROCE.md 4.4, class B: the QP stays up).
-//! * **Errors of class C** (ROCE.md 4.4): an in-sequence packet that breaks the opcode
-//!   sequence, the PMTU length rules or the 2^31 RETH length limit gets NAK 0x61 (invalid
-//!   request); one whose QP lacks REMOTE_WRITE, whose payload does not fit the message's
+//!   are dropped silently (IBTA Vol 1, 9.9, class B; docs/PROTOCOL.md §7.1: the QP stays up).
+//! * **Errors of class C** (IBTA Vol 1, 9.9; docs/PROTOCOL.md §7.1): an in-sequence packet that
+//!   breaks the opcode sequence, the PMTU length rules or the 2^31 RETH length limit gets NAK 0x61
+//!   (invalid request); one whose QP lacks REMOTE_WRITE, whose payload does not fit the message's
 //!   remaining length (FIRST/MIDDLE must leave at least one byte for the LAST, LAST/ONLY must
 //!   finish it exactly) or whose MR check fails (bad rkey, PD, missing REMOTE_WRITE on the MR,
-//!   invalidated MR, out of range) gets NAK 0x62 (remote access error; the brief asks 0x62
-//!   for the QP access flags too, which ROCE.md 5 leaves to the implementation). Nothing of
-//!   such a packet is written. **The QP then goes to ERR**, as in rxe and IBA: the responder
-//!   state gets its `err` flag at once (so the rest of the message and everything after it
-//!   is dropped and counted in `cnt_qp_drop`, even before the CSR block has changed
+//!   invalidated MR, out of range) gets NAK 0x62 (remote access error; ferroce sends 0x62
+//!   for the QP access flags too, which IBTA leaves to the implementation: docs/PROTOCOL.md §7.1).
+//!   Nothing of such a packet is written. **The QP then goes to ERR**, as in rxe and IBA: the
+//!   responder state gets its `err` flag at once (so the rest of the message and everything after
+//!   it is dropped and counted in `cnt_qp_drop`, even before the CSR block has changed
 //!   `QP_STATE`), and the ACK queue raises `qerr_*` after the NAK is out (status
 //!   `RemAccessErr` or `RemInvReqErr`, vendor 0). Only a new load (MODIFY into RTR after
 //!   RESET) clears it.
@@ -61,8 +61,8 @@
 //! * **MR check per packet**: FIRST/ONLY look up `{RETH.rkey, qp.pd, REMOTE_WRITE, RETH.va,
 //!   RETH.dma_len, remote}` (the whole message range, so a violation anywhere writes nothing);
 //!   MIDDLE/LAST look up the saved rkey at the VA cursor for their own payload length. So every
-//!   remote access is checked per packet (DESIGN.md), an INVALIDATE takes effect at the next
-//!   packet even in the middle of a message, and the translated address always comes fresh
+//!   remote access is checked per packet (docs/ARCHITECTURE.md), an INVALIDATE takes effect at the
+//!   next packet even in the middle of a message, and the translated address always comes fresh
 //!   from the table. The cursor therefore keeps the **VA** (not the translated address), the
 //!   rkey and the bytes remaining. A zero-length ONLY (RETH length 0) goes through the table,
 //!   which answers ok without checking (IBA C9-88), and writes nothing.
@@ -120,8 +120,8 @@
 //!   MIDDLE / LAST or ONLY, AETH on FIRST, LAST, ONLY) before anything queued after it, so
 //!   responses and ACKs leave in PSN order. A **duplicate READ** (a requester asking again
 //!   from a PSN inside an earlier READ, with the RETH of the rest) passes the same MR check
-//!   and is answered again from host memory at its own PSN; ePSN does not move (ROCE.md 4.4:
-//!   READs are replayed by re-reading, not from a cache). While an MR drain is requested, the
+//!   and is answered again from host memory at its own PSN; ePSN does not move (docs/PROTOCOL.md
+//!   §7.2: READs are replayed by re-reading, not from a cache). While an MR drain is requested, the
 //!   block acknowledges only with the ACK queue empty and the read responder idle (queued
 //!   READs hold translated addresses).
 //! * **Atomic replay cache**: per QP the last four executed atomics (PSN and original value,
@@ -141,7 +141,8 @@
 //!   their own read port (`rtq_qpn` / `rtq_rq_index`).
 //! * **Not yet**: SEND_WITH_INVALIDATE is unsupported.
 //! * **PMTU**: the block also reads `qpc_pmtu` (the CSR port has it): FIRST/MIDDLE payload
-//!   must equal the PMTU, LAST must be 1..=PMTU, ONLY 0..=PMTU (ROCE.md 4.4 CHK_LENGTH).
+//!   must equal the PMTU, LAST must be 1..=PMTU, ONLY 0..=PMTU (IBTA Vol 1, 9.7; docs/PROTOCOL.md
+//!   §7.1, length).
 //!
 //! # Retransmission (what the requester's Go-Back-N needs from this block)
 //!
@@ -149,9 +150,9 @@
 //! re-ACKed without being executed again (IBA C9-105); the first one at ePSN continues the
 //! message at the saved cursor, whether it is a MIDDLE/LAST (the cursor is per QP) or the
 //! whole message again from its FIRST (the FIRST is then a duplicate only if it was executed).
-//! A later READ/ATOMIC responder needs its replay ring next to this state (ROCE.md 4.4/4.6),
-//! and ePSN must then advance by the READ's packet count: the state RAMs are keyed by QPN so a
-//! shared responder can add fields without changing this block's timing.
+//! A later READ/ATOMIC responder needs its replay ring next to this state (docs/PROTOCOL.md §7.2 /
+//! §7.4), and ePSN must then advance by the READ's packet count: the state RAMs are keyed by QPN so
+//! a shared responder can add fields without changing this block's timing.
 pub mod ack_queue;
 pub mod counters;
 pub mod cutter;
@@ -173,7 +174,7 @@ use ferroce_proto::host::cqe::{vendor_err, WcStatus};
 use ferroce_proto::syndrome::{AethSyndrome, NakCode};
 use rust_hdl::prelude::*;
 
-/// RC RDMA WRITE opcodes (ROCE.md 2.1).
+/// RC RDMA WRITE opcodes (IBTA Vol 1, 9.2; docs/PROTOCOL.md §3.1).
 pub const OP_WRITE_FIRST: u64 = 0x06;
 pub const OP_WRITE_MIDDLE: u64 = 0x07;
 pub const OP_WRITE_LAST: u64 = 0x08;

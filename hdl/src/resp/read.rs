@@ -1,7 +1,7 @@
-//! [`RcReadResponder`]: sends the response packets of one RDMA READ at a time (ROCE.md 4.4):
-//! READ_RESPONSE FIRST / MIDDLE / LAST (13, 14, 15) or ONLY (16) for a zero- or one-packet
-//! read, one PSN each from the request's, PMTU payload except the last, AETH (ACK, the
-//! message's MSN) on FIRST, LAST and ONLY. The payload is read from host memory by DMA, one
+//! [`RcReadResponder`]: sends the response packets of one RDMA READ at a time (IBTA Vol 1, 9.7;
+//! docs/PROTOCOL.md §7): READ_RESPONSE FIRST / MIDDLE / LAST (13, 14, 15) or ONLY (16) for a zero-
+//! or one-packet read, one PSN each from the request's, PMTU payload except the last, AETH (ACK,
+//! the message's MSN) on FIRST, LAST and ONLY. The payload is read from host memory by DMA, one
 //! read per packet, at the address the responder's MR check translated.
 //!
 //! A job comes from the responder's ordered ACK queue when the READ request reaches its head,

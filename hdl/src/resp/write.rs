@@ -1,5 +1,5 @@
 //! [`RcWriteResponder`]: the RC responder for RDMA WRITE and SEND, with the receive queue
-//! (ROCE.md 4.4; decisions in the [module documentation](super)).
+//! (IBTA Vol 1, 9.7; docs/PROTOCOL.md §7; decisions in the [module documentation](super)).
 //!
 //! # Ports
 //!
@@ -869,7 +869,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             | (self.r_op.q.val() == 5)
             | (self.r_op.q.val() == 9)
             | (self.r_op.q.val() == 11);
-        // WRITE_WITH_IMMEDIATE's end consumes a receive WQE (ROCE.md 4.4 CHK_RESOURCE)
+        // WRITE_WITH_IMMEDIATE's end consumes a receive WQE (docs/PROTOCOL.md §7.1, resources)
         self.rwr_write.next = (self.r_op.q.val() == 9) | (self.r_op.q.val() == 11);
         self.has_reth.next = self.is_first.val() | self.is_only.val() | self.is_read.val();
         self.is_end.next = self.g_last.val() | self.g_only.val();
@@ -918,7 +918,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             }
             _ => {}
         }
-        // ROCE.md 4.4 CHK_LENGTH: FIRST/MIDDLE carry exactly a PMTU, LAST 1..=PMTU, ONLY
+        // docs/PROTOCOL.md §7.1, length: FIRST/MIDDLE carry exactly a PMTU, LAST 1..=PMTU, ONLY
         // 0..=PMTU; RETH DMA length at most 2^31
         self.len_ok.next = ((self.g_first.val() | self.g_mid.val())
             & (self.r_plen.q.val() == self.pmtu.val()))
@@ -1694,7 +1694,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 }
             }
             WrState::SendLen => {
-                // the message must fit the receive WQE (ROCE.md 4.4: overflow -> NAK 0x61)
+                // the message must fit the receive WQE (docs/PROTOCOL.md §7.1: overflow -> NAK
+                // 0x61)
                 self.p_rem.d.next = bit_cast::<16, 13>(self.r_plen.q.val());
                 self.state.d.next = WrState::PlaceNext;
                 if self.cap_need.val() > bit_cast::<33, 32>(self.s_cap.q.val()) {

@@ -11,7 +11,8 @@
 //! [`transport`] -> commit (verdict pulse, counters, record + descriptor queues) ->
 //! [`readout`] (descriptor, realigned payload, buffer free) -> output skid. Each parse stage is
 //! one register holding one frame; opcode decode, header-length arithmetic and the payload
-//! barrel shift sit in different stages (DESIGN.md's 50-70 MHz one-cycle path is split).
+//! barrel shift sit in different stages (the 50-70 MHz one-cycle path of docs/HDL-RULES.md is
+//! split).
 //!
 //! Measured (64-bit, `cargo test` profile, 2 shared cores):
 //!

@@ -56,8 +56,9 @@ pub struct RxConfig {
 }
 
 impl Default for RxConfig {
-    /// MAC 02:00:00:00:00:02 (the ROCE.md vectors' destination), not promiscuous, PMTU 4096
-    /// plus the largest header set with VLAN and IPv6 (18 + 48 + 12 + 28 + 3 pad + 4 ICRC).
+    /// MAC 02:00:00:00:00:02 (the published vectors' destination, docs/PROTOCOL.md §11), not
+    /// promiscuous, PMTU 4096 plus the largest header set with VLAN and IPv6 (18 + 48 + 12 + 28 + 3
+    /// pad + 4 ICRC).
     fn default() -> Self {
         RxConfig {
             mac: 0x0200_0000_0002,
@@ -67,7 +68,7 @@ impl Default for RxConfig {
     }
 }
 
-/// Payload rule of an opcode (ROCE.md 2.1).
+/// Payload rule of an opcode (IBTA Vol 1, 9.2; docs/PROTOCOL.md §3.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PayClass {
     /// No payload (READ request, ACK, atomic ACK, atomics, CNP).

@@ -12,7 +12,7 @@
 //!
 //! All results are registered (valid/ready, one frame per cycle). The registers between this
 //! stage and the previous one cut the opcode -> header length -> barrel shift path that
-//! DESIGN.md measured at 50-70 MHz in one cycle; the barrel shift itself happens in
+//! docs/HDL-RULES.md gives 50-70 MHz in one cycle; the barrel shift itself happens in
 //! [`super::readout::RxReadout`], from registers.
 use super::drop_reason::{DropReason, RxKind};
 use super::l3::TW_BITS;

@@ -4,7 +4,7 @@
 //! * [`TxFrameCore`] (frame_core.rs): the builder's datapath up to an ICRC placeholder.
 //! * [`TxHeaderBuilderFlat`] (flat.rs): the builder with a flat `Bits` descriptor port (co-sim).
 //! * [`drive`]: the plain-Rust stimulus driver shared by tests, co-simulation and benchmarks.
-//! * [`vectors`]: ROCE.md 3.3 test vectors (hex).
+//! * [`vectors`]: the published RoCEv2 test vectors (hex, docs/PROTOCOL.md §11).
 pub mod drive;
 pub mod flat;
 pub mod frame_core;

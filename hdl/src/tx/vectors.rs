@@ -1,7 +1,8 @@
-//! Test vectors of ROCE.md 3.3 (Ethernet frames without FCS, hex), embedded so tests do not
-//! depend on files outside the repository, plus the real ConnectX-4 Lx CNP of ROCE.md 2.2.
+//! The published RoCEv2 test vectors (docs/PROTOCOL.md §11; Ethernet frames without FCS, hex),
+//! embedded so tests do not depend on files outside the repository, plus the real ConnectX-4 Lx CNP
+//! (docs/PROTOCOL.md §3.2).
 
-/// (name, hex) of every ROCE.md 3.3 vector and the CX-4 Lx CNP.
+/// (name, hex) of every published vector and the CX-4 Lx CNP.
 pub const ROCE_MD_VECTORS: &[(&str, &str)] = &[
     (
         "v4_rc_send_only",

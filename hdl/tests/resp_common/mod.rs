@@ -12,9 +12,9 @@
 //!   `RoceHeader::from_frame`, payload after its header, next header after the payload, as
 //!   the RX parser does) and the ACK / QP-error sinks (random ready),
 //!
-//! and compared with [`Model`], a software responder written from ROCE.md 4.4 and the
-//! decisions in `hdl/src/resp/mod.rs`: every response in order, the QP-error requests, the
-//! counters and the whole host memory, byte for byte. Each response is also checked, at the
+//! and compared with [`Model`], a software responder written from IBTA Vol 1, 9.7 (docs/PROTOCOL.md
+//! §7) and the decisions in `hdl/src/resp/mod.rs`: every response in order, the QP-error requests,
+//! the counters and the whole host memory, byte for byte. Each response is also checked, at the
 //! cycle it leaves, to come after the completion of every DMA write of its packet and of the
 //! packets before it.
 #![allow(dead_code)]

@@ -135,8 +135,9 @@ pub enum WcStatus {
 }
 
 impl WcStatus {
-    /// The requester's completion status for a received NAK (ROCE.md 4.3, rxe): `None` for a
-    /// PSN sequence error, which triggers Go-Back-N rather than a completion.
+    /// The requester's completion status for a received NAK (IBTA Vol 1, 9.9; docs/PROTOCOL.md §8,
+    /// as rxe maps it): `None` for a PSN sequence error, which triggers Go-Back-N rather than a
+    /// completion.
     pub const fn for_nak(nak: crate::syndrome::NakCode) -> Option<WcStatus> {
         use crate::syndrome::NakCode as N;
         match nak {

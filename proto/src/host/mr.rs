@@ -1,5 +1,5 @@
 //! Memory regions: the MR table entry, its key format, the protection check the hardware
-//! performs (ROCE.md 5), and its encoding into the MR command window.
+//! performs (IBTA Vol 1, 10.6; docs/PROTOCOL.md §10), and its encoding into the MR command window.
 //!
 //! Keys follow rxe/mlx5: `key = index << 8 | key8`. The table is indexed by `key >> 8` and the
 //! full 32-bit key is compared, so a stale key (same index, old `key8`) is refused after the
@@ -41,7 +41,7 @@ pub struct MrEntry {
     pub dma: u64,
 }
 
-/// Why an access is refused. Remote violations become NAK 0x62 (ROCE.md 5); local ones a
+/// Why an access is refused. Remote violations become NAK 0x62 (docs/PROTOCOL.md §10); local ones a
 /// `LOC_PROT_ERR` completion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MrViolation {
@@ -135,9 +135,9 @@ impl MrEntry {
         (e, mr_access::VALID.bit(acc))
     }
 
-    /// The check every access makes (ROCE.md 5 `lookup_mr` + `mr_check_range`), returning the
-    /// DMA address of `addr`. `needed` is the right the access requires (LOCAL_WRITE for a
-    /// scatter, REMOTE_READ for a READ, ...); local gathers need no right (NONE).
+    /// The check every access makes (docs/PROTOCOL.md §10; rxe's `lookup_mr` + `mr_check_range`),
+    /// returning the DMA address of `addr`. `needed` is the right the access requires (LOCAL_WRITE
+    /// for a scatter, REMOTE_READ for a READ, ...); local gathers need no right (NONE).
     /// Zero-length remote READ/WRITE skip this check entirely (the responder does not call it).
     pub fn check(
         &self,

@@ -1,6 +1,6 @@
 //! Queue pairs: states, legal transitions, access flags, the attribute mask, the attributes
-//! each transition requires (ROCE.md 4.7, IBA / `ib_modify_qp_is_ok` for RC), and the encoding
-//! of QP attributes into the QP command window.
+//! each transition requires (IBTA Vol 1, 10.3; docs/PROTOCOL.md §9; IBA / `ib_modify_qp_is_ok` for
+//! RC), and the encoding of QP attributes into the QP command window.
 //!
 //! A QP is programmed with MODIFY commands exactly like `ibv_modify_qp`: the driver stages the
 //! attributes named by a [`QpAttrMask`] in the window registers, writes the mask and issues
@@ -55,7 +55,7 @@ impl QpState {
         })
     }
 
-    /// Whether the responder accepts request packets (RTR and later, ROCE.md 4.7).
+    /// Whether the responder accepts request packets (RTR and later, docs/PROTOCOL.md §9).
     pub const fn receives(self) -> bool {
         matches!(self, QpState::Rtr | QpState::Rts | QpState::Sqd)
     }
@@ -122,7 +122,8 @@ impl AccessFlags {
         self.0 & !Self::HW_MASK.0 == 0
     }
 
-    /// Verbs rule (ROCE.md 5): REMOTE_WRITE or REMOTE_ATOMIC on an MR requires LOCAL_WRITE.
+    /// Verbs rule (IBTA Vol 1, chapter 11; docs/PROTOCOL.md §10): REMOTE_WRITE or REMOTE_ATOMIC on
+    /// an MR requires LOCAL_WRITE.
     pub const fn is_valid_for_mr(self) -> bool {
         !self.intersects(AccessFlags(Self::REMOTE_WRITE.0 | Self::REMOTE_ATOMIC.0))
             || self.contains(Self::LOCAL_WRITE)

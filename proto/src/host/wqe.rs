@@ -44,7 +44,7 @@ pub const SEND_HEADER_LEN: usize = 48;
 pub const RECV_HEADER_LEN: usize = 16;
 /// Bytes per scatter/gather entry.
 pub const SGE_LEN: usize = 16;
-/// Largest message a WQE may describe (RETH DMA length limit, ROCE.md 4.4).
+/// Largest message a WQE may describe (RETH DMA length limit, docs/PROTOCOL.md §7.1).
 pub const MAX_MESSAGE_LEN: u32 = 1 << 31;
 
 /// Byte offsets inside a send WQE (for the hardware's fetch parser).

@@ -1,4 +1,4 @@
-//! Base Transport Header (ROCE.md 1.4), 12 bytes:
+//! Base Transport Header (IBTA Vol 1, 9.2; docs/PROTOCOL.md §2.1), 12 bytes:
 //!
 //! ```text
 //! byte 0      OpCode

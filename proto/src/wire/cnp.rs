@@ -1,4 +1,4 @@
-//! RoCEv2 Congestion Notification Packet (ROCE.md 2.2, Annex A17).
+//! RoCEv2 Congestion Notification Packet (IBTA Annex A17; docs/PROTOCOL.md §3.2).
 //!
 //! ```text
 //! BTH(op 0x81, SE=M=Pad=TVer=0, P_Key 0xFFFF, FECN 0, BECN 1, DestQP = QP to throttle, A 0, PSN 0)

@@ -1,5 +1,5 @@
-//! Extension transport headers that follow the BTH (ROCE.md 1.5), all big-endian, and
-//! [`ExtHeaders`], the set an opcode carries, parsed and emitted in wire order:
+//! Extension transport headers that follow the BTH (IBTA Vol 1, 9.3; docs/PROTOCOL.md §2.2), all
+//! big-endian, and [`ExtHeaders`], the set an opcode carries, parsed and emitted in wire order:
 //! DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH (and the CNP's reserved bytes).
 
 use super::cnp::{CnpPayload, CnpRepr};

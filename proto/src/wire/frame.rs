@@ -10,7 +10,8 @@
 //!   callers that build frames from fields: [`FrameRepr::new_roce`] does this for them.
 //!
 //! Parsing locates the ICRC from UDP.Length (RoCEv2) or the GRH PayLen (RoCEv1), never from the
-//! end of the frame, because short frames carry Ethernet padding after the ICRC (ROCE.md 1, 3.4).
+//! end of the frame, because short frames carry Ethernet padding after the ICRC (docs/PROTOCOL.md
+//! §1).
 
 use core::fmt::Write as _;
 

@@ -1,4 +1,4 @@
-//! RoCEv1 Global Route Header (ROCE.md 7).
+//! RoCEv1 Global Route Header (IBTA Annex A16; docs/PROTOCOL.md §4.3).
 //!
 //! The GRH has the IPv6 header layout (IPVer 6, TClass, FlowLabel, PayLen, NxtHdr, HopLmt, SGID,
 //! DGID), so the [`Ipv6Packet`] view reads it; only the meaning differs: PayLen counts the IB

@@ -408,7 +408,7 @@ mod tests {
 
     #[test]
     fn checksum_of_the_vector_header() {
-        // IPv4 header of ROCE.md's v4_rc_send_only; its checksum is a4c3.
+        // IPv4 header of the published vector v4_rc_send_only; its checksum is a4c3.
         let mut header = [
             0x45, 0x6a, 0x00, 0x38, 0x12, 0x34, 0x40, 0x00, 0x40, 0x11, 0xa4, 0xc3, 0xc0, 0xa8,
             0x01, 0x01, 0xc0, 0xa8, 0x01, 0x02,

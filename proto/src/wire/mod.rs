@@ -32,7 +32,7 @@
 //! ```
 //!
 //! Byte order is network order (big-endian) everywhere except the ICRC, which goes on the wire
-//! least-significant byte first like an Ethernet FCS (ROCE.md 3.1).
+//! least-significant byte first like an Ethernet FCS (docs/PROTOCOL.md §4.1).
 
 use core::fmt;
 

@@ -1,5 +1,5 @@
-//! BTH opcodes (ROCE.md 2.1, 2.2) and what each one implies: the extension headers after the BTH,
-//! whether data follows, and the packet's place in its message.
+//! BTH opcodes (IBTA Vol 1, 9.2; Annex A17; docs/PROTOCOL.md §3) and what each one implies: the
+//! extension headers after the BTH, whether data follows, and the packet's place in its message.
 //!
 //! Bits 7:5 select the transport (000 RC, 001 UC, 010 RD, 011 UD, 100 CNP, 111
 //! manufacturer-specific), bits 4:0 the operation. Known here: every RC opcode, UC 0x20..=0x2B,
@@ -58,8 +58,8 @@ pub enum Position {
 }
 
 /// Which extension headers follow the BTH. They always appear in the order of the fields here
-/// (ROCE.md 1.5): DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH; the CNP's 16 reserved
-/// bytes stand alone.
+/// (IBTA Vol 1, 9.3; docs/PROTOCOL.md §2.2): DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt,
+/// IETH; the CNP's 16 reserved bytes stand alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct HeaderSet {
     pub deth: bool,
@@ -73,7 +73,7 @@ pub struct HeaderSet {
     pub cnp: bool,
 }
 
-/// Header sizes in bytes (ROCE.md 1.5).
+/// Header sizes in bytes (IBTA Vol 1, 9.3; docs/PROTOCOL.md §2.2).
 pub mod header_len {
     pub const DETH: usize = 8;
     pub const RETH: usize = 16;
@@ -180,8 +180,8 @@ const ATOMIC: HeaderSet = HeaderSet {
 const IETH: HeaderSet = HeaderSet { ieth: true, ..NONE };
 const CNP_RESERVED: HeaderSet = HeaderSet { cnp: true, ..NONE };
 
-/// The RC operation table (ROCE.md 2.1), indexed by opcode bits 4:0. UC shares entries
-/// 0x00..=0x0B, UD entries 0x04/0x05 (plus a DETH).
+/// The RC operation table (IBTA Vol 1, 9.2; docs/PROTOCOL.md §3.1), indexed by opcode bits 4:0. UC
+/// shares entries 0x00..=0x0B, UD entries 0x04/0x05 (plus a DETH).
 const fn base_op(low5: u8) -> Option<OpInfo> {
     use Position::*;
     Some(match low5 {

@@ -1,5 +1,6 @@
-//! MAC Control pause frames (ROCE.md 6.5): 802.1Qbb priority flow control and legacy 802.3x
-//! PAUSE. The view covers the MAC Control payload, i.e. the bytes after the EtherType 0x8808:
+//! MAC Control pause frames (docs/PROTOCOL.md §12): IEEE 802.1Qbb priority flow control and legacy
+//! 802.3x PAUSE. The view covers the MAC Control payload, i.e. the bytes after the EtherType
+//! 0x8808:
 //!
 //! ```text
 //! PFC:   Opcode 0x0101 | class-enable vector(2) | time[0..8] (8 x 2)     = 20 bytes
