@@ -3,6 +3,7 @@
 #   tshark        - independent dissector the proto crate is checked against
 #   python3-scapy - independent ICRC implementation (scapy.contrib.roce)
 #   iverilog, verilator, yosys - Verilog compile, lint, co-simulation and synthesis checks
+#   make, g++     - build the Verilated models (co-simulation and the fast engine)
 set -euo pipefail
 need=()
 command -v tshark >/dev/null || need+=(tshark)
@@ -10,8 +11,13 @@ command -v tshark >/dev/null || need+=(tshark)
 command -v iverilog >/dev/null || need+=(iverilog)
 command -v verilator >/dev/null || need+=(verilator)
 command -v yosys >/dev/null || need+=(yosys)
+command -v make >/dev/null || need+=(make)
+command -v g++ >/dev/null || need+=(g++)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  echo "install-tools: installing ${need[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+else
+  echo "install-tools: all present"
 fi

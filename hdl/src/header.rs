@@ -1170,7 +1170,7 @@ mod tests {
     fn ext_decode_synthesises() {
         let mut uut = ExtDecode::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("ext_decode", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("ext_decode", &generate_verilog(&uut));
     }
 }
 

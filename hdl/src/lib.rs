@@ -4,8 +4,8 @@
 //!   data MSB) and plain-Rust beat helpers.
 //! * [`testbench`]: hand stepping ([`testbench::Bench`]), stream feeders/collectors, RNG.
 //! * [`icrc`]: RoCE ICRC checker (RX) and generator (TX), full rate, self-parsing.
-//! * [`verilog`]: Verilog emission of the top-level blocks ([`verilog::emit_verilog`]) and the
-//!   tool-test policy ([`verilog::require_tool`]).
+//! * [`verilog`]: Verilog emission of the top-level blocks ([`verilog::emit_verilog`]). (The
+//!   policy for tests that need outside tools is in the `ferroce-testkit` dev-dependency.)
 //! * [`cosim`]: generic lock-step co-simulation against Verilator ([`cosim::CoSim`]) and the
 //!   Verilator model as a fast engine ([`cosim::VerilatedBlock`]).
 pub mod cosim;

@@ -3,13 +3,13 @@
 //! phase, with random frames and random valid/ready gaps. Also the CRC leaf's hand-written
 //! Verilog against its Rust model through the `VerilatedBlock` engine, and engine speed.
 //!
-//! Needs verilator, make and g++ (policy of `ferroce_hdl::verilog::require_tool`).
+//! Needs verilator, make and g++ (policy of `ferroce_testkit::require_tool`).
 use ferroce_hdl::cosim::{CoSim, VerilatedBlock};
 use ferroce_hdl::icrc::drive::{run_checker, run_generator};
 use ferroce_hdl::icrc::*;
 use ferroce_hdl::stream::{pack_data, StreamSkid};
 use ferroce_hdl::testbench::*;
-use ferroce_hdl::verilog::require_tool;
+use ferroce_testkit::require_tool;
 
 fn tools() -> bool {
     require_tool("verilator") && require_tool("g++") && require_tool("make")

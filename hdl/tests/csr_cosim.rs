@@ -4,12 +4,12 @@
 //! (`ferroce_hdl::csr::scenarios`), whose proto-derived checks run on top.
 //!
 //! The default build (256 QPs, 256 CQs, 1024 MRs) and a small one (16 / 8 / 16).
-//! Needs verilator, make and g++ (policy of `ferroce_hdl::verilog::require_tool`).
+//! Needs verilator, make and g++ (policy of `ferroce_testkit::require_tool`).
 use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::csr::bfm::{AxilTiming, Csr};
 use ferroce_hdl::csr::scenarios as sc;
 use ferroce_hdl::csr::{CsrBlock, CsrBlockDefault, CsrParams};
-use ferroce_hdl::verilog::require_tool;
+use ferroce_testkit::require_tool;
 
 fn tools() -> bool {
     require_tool("verilator") && require_tool("g++") && require_tool("make")

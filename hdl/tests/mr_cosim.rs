@@ -4,14 +4,14 @@
 //! stimulus as `mr_table` (directed scenarios and random runs), while the cycle-exact model
 //! with `MrEntry::check` verdicts checks the outputs too.
 //!
-//! Needs verilator, make and g++ (policy of `ferroce_hdl::verilog::require_tool`).
+//! Needs verilator, make and g++ (policy of `ferroce_testkit::require_tool`).
 #![allow(dead_code)]
 
 mod mr_common;
 
 use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::mr::*;
-use ferroce_hdl::verilog::require_tool;
+use ferroce_testkit::require_tool;
 use mr_common::*;
 
 fn tools() -> bool {

@@ -8,7 +8,8 @@
 //!
 //! A missing tool fails the test when `CI` is set, otherwise the test prints a note and passes.
 use ferroce_hdl::mr::MrTable1k;
-use ferroce_hdl::verilog::{block_verilog, require_tool};
+use ferroce_hdl::verilog::block_verilog;
+use ferroce_testkit::require_tool;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -68,8 +69,7 @@ fn mr_iverilog_compiles_clean() {
 /// unlike rust-hdl and Verilator, so this is the check that the initialisation works).
 #[test]
 fn mr_icarus_no_x_from_power_up() {
-    // vvp ships with iverilog (and has no --version, so `require_tool("vvp")` would skip)
-    if !require_tool("iverilog") {
+    if !require_tool("iverilog") || !require_tool("vvp") {
         return;
     }
     let p = emitted("icarus_run");

@@ -6,12 +6,13 @@
 mod resp_common;
 
 use ferroce_hdl::resp::{ack_descriptor, AckOut, RcWriteResponderFlat64};
-use ferroce_hdl::verilog::{block_verilog, require_tool, yosys_check_if_present};
+use ferroce_hdl::verilog::block_verilog;
 use ferroce_proto::host::mr::make_key;
 use ferroce_proto::host::qp::{AccessFlags, QpState};
 use ferroce_proto::psn::{psn_add, psn_diff, psn_sub};
 use ferroce_proto::syndrome::{AethSyndrome, NakCode};
 use ferroce_proto::wire::{FrameRepr, Opcode};
+use ferroce_testkit::{require_tool, yosys_check};
 use resp_common::*;
 use rust_hdl::prelude::generate_verilog;
 
@@ -1047,7 +1048,7 @@ fn flat_verilog_lints_clean() {
         );
     }
     // rust-hdl's validation wants the top module named `top`
-    yosys_check_if_present("rc_write_responder", &generate_verilog(&uut));
+    yosys_check("rc_write_responder", &generate_verilog(&uut));
 }
 
 /// The rust-hdl model and its emitted Verilog (Verilator) in lock step, every output compared

@@ -3,14 +3,14 @@
 //! phases), with the same stimulus as the rust-hdl tests: the published vectors (docs/PROTOCOL.md
 //! §11), random frames of every opcode and L3 kind, malformed frames, random valid/ready gaps. The
 //! outputs must also equal the reference model. Needs verilator, make and g++
-//! (`verilog::require_tool` policy).
+//! (`ferroce_testkit::require_tool` policy).
 use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::header::{L3_IPV4, L3_IPV6, L3_ROCEV1};
 use ferroce_hdl::rx::harness::{check, known_opcodes, random_roce_frame, run, FrameOpts, Shaping};
 use ferroce_hdl::rx::model::RxConfig;
 use ferroce_hdl::rx::{RxParser64, RxParserFlat64};
 use ferroce_hdl::testbench::Rng;
-use ferroce_hdl::verilog::require_tool;
+use ferroce_testkit::require_tool;
 
 fn tools() -> bool {
     require_tool("verilator") && require_tool("g++") && require_tool("make")
@@ -225,14 +225,11 @@ fn rx_cosim_real_capture() {
     if !tools() {
         return;
     }
-    let pcap = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/vectors/real/hw_send_imm_ack_mtu1024.pcap"
-    );
-    let Ok(cap) = ferroce_proto::pcap::read_file(pcap) else {
-        eprintln!("note: {pcap} not reachable; skipping");
+    let Some(shared) = ferroce_testkit::shared_dir() else {
         return;
     };
+    let pcap = shared.join("vectors/real/hw_send_imm_ack_mtu1024.pcap");
+    let cap = ferroce_proto::pcap::read_file(&pcap).expect("read the hardware capture");
     let frames: Vec<Vec<u8>> = cap.frames().map(|f| f.to_vec()).collect();
     let cfg = RxConfig {
         promisc: true,

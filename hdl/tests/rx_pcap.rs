@@ -1,7 +1,7 @@
 //! RxParser on the real hardware capture (docs/PROTOCOL.md §11, `hw_send_imm_ack_mtu1024.pcap`):
 //! all 105 RoCEv2 frames accepted with a good ICRC, descriptors and payloads equal to
-//! ferroce_proto's parse, the other 18 frames classified `other`. Skipped (with a note) when the
-//! shared vectors are not reachable.
+//! ferroce_proto's parse, the other 18 frames classified `other`. Skipped (and says so) when the
+//! shared vectors are not there (`ferroce_testkit::shared_dir`).
 mod rx_common;
 
 use ferroce_hdl::rx::harness::{check, run, Shaping};
@@ -9,23 +9,18 @@ use ferroce_hdl::rx::model::{RxConfig, RxRelease};
 use ferroce_hdl::rx::{DropReason, RxKind, RxParser64};
 use ferroce_hdl::testbench::Bench;
 
-const PCAP: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/vectors/real/hw_send_imm_ack_mtu1024.pcap"
-);
-
 #[test]
 fn real_capture_105_roce_18_other() {
-    if !std::path::Path::new(PCAP).exists() {
-        eprintln!("note: {PCAP} not reachable; skipping");
+    let Some(shared) = ferroce_testkit::shared_dir() else {
         return;
-    }
-    let cap = ferroce_proto::pcap::read_file(PCAP).expect("read pcap");
+    };
+    let pcap = shared.join("vectors/real/hw_send_imm_ack_mtu1024.pcap");
+    let cap = ferroce_proto::pcap::read_file(&pcap).expect("read pcap");
     let frames: Vec<Vec<u8>> = cap.frames().map(|f| f.to_vec()).collect();
     // the project's reader agrees with an independent one
     assert_eq!(
         frames,
-        rx_common::pcap_frames(&std::fs::read(PCAP).unwrap())
+        rx_common::pcap_frames(&std::fs::read(&pcap).unwrap())
     );
     assert_eq!(frames.len(), 123);
     let cfg = RxConfig {

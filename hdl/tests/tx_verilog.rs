@@ -3,7 +3,8 @@
 //! clean, Verilator `--lint-only -Wall` clean with the documented rust-hdl waivers, Yosys
 //! `synth_ecp5` with no latches and `check -assert` clean; resource counts printed.
 use ferroce_hdl::tx::{TxFrameCore, TxHeaderBuilder};
-use ferroce_hdl::verilog::{block_verilog, require_tool};
+use ferroce_hdl::verilog::block_verilog;
+use ferroce_testkit::require_tool;
 use std::path::PathBuf;
 use std::process::Command;
 

@@ -6,7 +6,8 @@
 //!
 //! A missing tool fails the test when the `CI` environment variable is set, otherwise the test
 //! prints a note and passes (developer machines).
-use ferroce_hdl::verilog::{all_blocks, require_tool, Emitted};
+use ferroce_hdl::verilog::{all_blocks, Emitted};
+use ferroce_testkit::require_tool;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;

@@ -99,8 +99,8 @@ enum Command {
     /// Two simulated NICs back to back, driven through the driver's verbs API: run the given
     /// operations and verify every byte and every completion (non-zero exit on any failure).
     Verbs {
-        /// Operations, comma-separated (write; write_imm, send, send_imm, read, atomic_cas and
-        /// atomic_fadd are named but not in the hardware yet).
+        /// Operations, comma-separated: write, write_imm, send, send_imm, read, atomic_cas,
+        /// atomic_fadd (all run by the hardware).
         #[arg(long, value_delimiter = ',', default_value = "write")]
         ops: Vec<String>,
         /// Message sizes in bytes, comma-separated (K and M suffixes: 64K).

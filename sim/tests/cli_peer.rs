@@ -138,7 +138,7 @@ fn back_to_back(tool: &str, size: &str, iters: &str) -> (serde_json::Value, serd
 /// traffic, three seconds of lingering for the last ACK).
 #[test]
 fn back_to_back_pingpong() {
-    if !ferroce_hdl::verilog::require_tool("verilator") {
+    if !ferroce_testkit::require_tool("verilator") {
         return;
     }
     let (s, c) = back_to_back("rc_pingpong", "100", "5");
@@ -155,7 +155,7 @@ fn back_to_back_pingpong() {
 #[test]
 #[ignore]
 fn back_to_back_perftest() {
-    if !ferroce_hdl::verilog::require_tool("verilator") {
+    if !ferroce_testkit::require_tool("verilator") {
         return;
     }
     let (s, c) = back_to_back("write_bw", "1024", "20");

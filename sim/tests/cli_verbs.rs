@@ -7,13 +7,13 @@
 //! frames and cycle count.
 use ferroce_driver::{AccessFlags, ArmMode, QpState, Remote, SendWr, WcOpcode, WcStatus};
 use ferroce_hdl::testbench::Rng;
-use ferroce_hdl::verilog::require_tool;
 use ferroce_proto::pcap;
 use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode};
 use ferroce_sim::cmd::verbs::{connect, open_pair, run_scenario, Engine, VerbsArgs};
 use ferroce_sim::host::ShellConfig;
 use ferroce_sim::nic_pair::lock;
 use ferroce_sim::nic_verilated::VerilatedNic;
+use ferroce_testkit::require_tool;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
@@ -162,8 +162,8 @@ fn engines_agree_frame_for_frame() {
     assert_eq!(reports[0].cycles, reports[1].cycles);
 }
 
-/// The command line: JSON summary fields, exit codes, and clear errors for what the hardware
-/// cannot run yet or for bad arguments.
+/// The command line: JSON summary fields, exit codes, and clear errors for unknown operations
+/// or bad arguments.
 #[test]
 fn cli_summary_and_errors() {
     if !require_tool("verilator") {

@@ -488,7 +488,7 @@ fn axil_master_on_rust_hdl_block() {
 
 #[test]
 fn axil_master_on_verilator_and_in_lock_step() {
-    if !ferroce_hdl::verilog::require_tool("verilator") {
+    if !ferroce_testkit::require_tool("verilator") {
         return;
     }
     let mut vb = VerilatedBlock::new(&mut AxilRegs::default());

@@ -345,7 +345,7 @@ fn memcpy_512_bit_profile() {
             &mut u.clock
         }));
     memcpy_scenario(&mut h, ShellConfig::stressed(12), 12, 12, 700);
-    if ferroce_hdl::verilog::require_tool("verilator") {
+    if ferroce_testkit::require_tool("verilator") {
         let mut h = VerilatedHarness::new::<512, 64>();
         memcpy_scenario(&mut h, ShellConfig::stressed(13), 13, 30, 3000);
     }
@@ -353,7 +353,7 @@ fn memcpy_512_bit_profile() {
 
 #[test]
 fn memcpy_verilator_engine_large_copies() {
-    if !ferroce_hdl::verilog::require_tool("verilator") {
+    if !ferroce_testkit::require_tool("verilator") {
         return;
     }
     let mut h = VerilatedHarness::new::<64, 8>();
@@ -365,7 +365,7 @@ fn memcpy_verilator_engine_large_copies() {
 
 #[test]
 fn memcpy_cosim_rust_hdl_equals_verilog() {
-    if !ferroce_hdl::verilog::require_tool("verilator") {
+    if !ferroce_testkit::require_tool("verilator") {
         return;
     }
     let cs = CoSim::new(DmaMemcpy64::default(), |u| &mut u.clock);

@@ -7,12 +7,12 @@
 //! Then two NICs (the Verilator model) over a faulty link through `ferroce verbs`: every message
 //! still arrives intact, exactly once, in order; the link's counters add up; the run is
 //! deterministic; the command line refuses bad values and reports what happened.
-use ferroce_hdl::verilog::require_tool;
 use ferroce_sim::cmd::verbs::{
     ack_timeout_cycles, auto_timeout, run_scenario, run_scenario_with, watchdog_cycles, Engine,
     VerbsArgs, VerbsLinkArgs, VerbsReport,
 };
 use ferroce_sim::link_faults::{FaultyLink, LinkFaults, LinkStats, REORDER_HOLD_LIMIT};
+use ferroce_testkit::require_tool;
 use std::process::Command;
 
 const N: u64 = 100_000;

@@ -11,7 +11,6 @@ mod roce_frames;
 use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::nic::NicTop;
 use ferroce_hdl::testbench::Stepper;
-use ferroce_hdl::verilog::require_tool;
 use ferroce_proto::host::config::{mac_writes, Gid, GidEntry};
 use ferroce_proto::host::cq::CqConfig;
 use ferroce_proto::host::mr::{make_key, MrEntry};
@@ -22,6 +21,7 @@ use ferroce_proto::host::{regs, RegWrite};
 use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode};
 use ferroce_sim::host::{lock, HostMemory, ShellConfig};
 use ferroce_sim::nic_system::NicSystem;
+use ferroce_testkit::require_tool;
 use roce_frames::{request, REMOTE_MAC};
 
 const QPN: u32 = 9;

@@ -3,7 +3,7 @@
 //! frames of every opcode on IPv4, IPv6 and RoCEv1.
 //!
 //! These tests need tshark and Debian's python3-scapy (`scripts/install-tools.sh`). Without them
-//! they print a note and pass on a developer machine, and fail under CI (`CI` set).
+//! they fail, or are skipped and say so under `FERROCE_SKIP_MISSING_TOOLS=1` (`ferroce_testkit`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,20 +14,19 @@ use ferroce_proto::wire::{FrameRepr, RoceNet};
 
 const FRAMES: usize = 400;
 
-/// True if `tool` runs; otherwise a note (developer machine) or a panic (CI).
+/// True if `tool` runs (`probe` succeeds); otherwise the outside-tool policy of
+/// `ferroce_testkit` (the test fails, or is skipped and says so under the opt-out).
 fn have_tool(tool: &str, probe: &[&str]) -> bool {
-    let ok = Command::new(tool)
-        .args(probe)
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        if std::env::var_os("CI").is_some() {
-            panic!("{tool} is required in CI: run scripts/install-tools.sh");
-        }
-        eprintln!("note: {tool} not available; skipping (scripts/install-tools.sh installs it)");
-    }
-    ok
+    let name = if tool == "/usr/bin/python3" {
+        "python3-scapy"
+    } else {
+        tool
+    };
+    ferroce_testkit::require(
+        name,
+        Command::new(tool).args(probe),
+        ferroce_testkit::install_hint(name),
+    )
 }
 
 fn write_capture(name: &str, frames: &[FrameRepr]) -> PathBuf {

@@ -5,7 +5,6 @@
 //! address, QP without REMOTE_ATOMIC).
 use ferroce_driver::{AccessFlags, Pmtu, Remote, RtrAttr, RtsAttr, SendWr, WcOpcode, WcStatus};
 use ferroce_hdl::testbench::Rng;
-use ferroce_hdl::verilog::require_tool;
 use ferroce_proto::host::config::Gid;
 use ferroce_proto::host::qp::{AddressVector, QpState};
 use ferroce_proto::host::regs;
@@ -16,6 +15,7 @@ use ferroce_sim::cmd::verbs::{
 use ferroce_sim::host::ShellConfig;
 use ferroce_sim::nic_pair::{lock, SharedPair};
 use ferroce_sim::nic_verilated::VerilatedNic;
+use ferroce_testkit::require_tool;
 use std::time::Duration;
 
 fn rts(timeout: u8) -> RtsAttr {

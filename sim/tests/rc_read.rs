@@ -6,7 +6,6 @@
 //! `rc_atomic.rs`; READs under loss, duplication, reordering and corruption: `verbs_loss.rs`.
 use ferroce_driver::{AccessFlags, Pmtu, Remote, RtrAttr, RtsAttr, SendWr, WcOpcode, WcStatus};
 use ferroce_hdl::testbench::Rng;
-use ferroce_hdl::verilog::require_tool;
 use ferroce_proto::host::config::Gid;
 use ferroce_proto::host::qp::{AddressVector, QpState};
 use ferroce_proto::host::regs;
@@ -17,6 +16,7 @@ use ferroce_sim::cmd::verbs::{
 use ferroce_sim::host::ShellConfig;
 use ferroce_sim::nic_pair::{lock, SharedPair};
 use ferroce_sim::nic_verilated::VerilatedNic;
+use ferroce_testkit::require_tool;
 use std::time::Duration;
 
 fn args(ops: &[&str], sizes: &[&str], qps: usize, messages: usize, pmtu: usize) -> VerbsArgs {

@@ -12,7 +12,6 @@ use ferroce_driver::{
     WorkCompletion,
 };
 use ferroce_hdl::testbench::Rng;
-use ferroce_hdl::verilog::require_tool;
 use ferroce_proto::host::config::Gid;
 use ferroce_proto::host::qp::{AddressVector, QpState};
 use ferroce_proto::host::regs;
@@ -21,6 +20,7 @@ use ferroce_sim::cmd::verbs::{connect_with, open_pair, Host, IPS, MACS};
 use ferroce_sim::host::ShellConfig;
 use ferroce_sim::nic_pair::{lock, SharedPair};
 use ferroce_sim::nic_verilated::VerilatedNic;
+use ferroce_testkit::require_tool;
 use std::time::Duration;
 
 const TICK: u64 = 256;

@@ -8,8 +8,8 @@
 //! a duplicate executed twice or a lost one breaks the sum; every READ's bytes at its
 //! requester), no QP failing, and the run's watchdog failing any run that stops making
 //! progress.
-use ferroce_hdl::verilog::require_tool;
 use ferroce_sim::cmd::verbs::{run_scenario_with, Engine, VerbsArgs, VerbsLinkArgs};
+use ferroce_testkit::require_tool;
 
 const SIZES: [&str; 6] = ["0", "1", "1023", "1024", "1025", "4096"];
 

@@ -263,7 +263,7 @@ pub fn lsb_const(f: ferroce_proto::host::Field) -> Constant<Bits<5>> {
 #[cfg(test)]
 pub(crate) fn synth_check<B: Block>(uut: &mut B, tag: &str) {
     let v = crate::verilog::block_verilog(uut, "top");
-    crate::verilog::yosys_check_if_present(tag, &v);
+    ferroce_testkit::yosys_check(tag, &v);
 }
 
 /// The default build: 256 QPs, 256 CQs, 1024 MRs.

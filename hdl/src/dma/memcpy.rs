@@ -213,7 +213,7 @@ mod tests {
         assert!(b.uut.copier.cmd_ready.val());
         let mut top = Loopback::default();
         top.connect_all();
-        crate::verilog::yosys_check_if_present("dma_loopback", &generate_verilog(&top));
+        ferroce_testkit::yosys_check("dma_loopback", &generate_verilog(&top));
     }
 
     fn write_verilog(tag: &str) -> (String, std::path::PathBuf) {
@@ -245,8 +245,8 @@ mod tests {
     fn memcpy_synthesises_clean() {
         let mut uut = DmaMemcpy64::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("dma_memcpy", &generate_verilog(&uut));
-        if !crate::verilog::require_tool("yosys") {
+        ferroce_testkit::yosys_check("dma_memcpy", &generate_verilog(&uut));
+        if !ferroce_testkit::require_tool("yosys") {
             return;
         }
         let (m, p) = write_verilog("yosys");
@@ -273,7 +273,7 @@ mod tests {
     /// Verilator lint with the project's documented waivers only, and Icarus compiles it.
     #[test]
     fn memcpy_lints_clean() {
-        if crate::verilog::require_tool("verilator") {
+        if ferroce_testkit::require_tool("verilator") {
             let (m, p) = write_verilog("verilator");
             let (ok, text) = run(Command::new("verilator")
                 .args([
@@ -291,7 +291,7 @@ mod tests {
                 "verilator:\n{text}"
             );
         }
-        if crate::verilog::require_tool("iverilog") {
+        if ferroce_testkit::require_tool("iverilog") {
             let (m, p) = write_verilog("iverilog");
             let out = p.with_extension("vvp");
             let (ok, text) = run(Command::new("iverilog")

@@ -103,6 +103,6 @@ mod tests {
     fn icrc_checker_synthesises() {
         let mut uut = IcrcChecker::<64, 8>::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("icrc_checker", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("icrc_checker", &generate_verilog(&uut));
     }
 }

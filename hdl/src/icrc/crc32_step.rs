@@ -268,6 +268,6 @@ mod tests {
     fn crc32_step_synthesises() {
         let mut uut = Crc32Step::<64, 8>::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("crc32_step", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("crc32_step", &generate_verilog(&uut));
     }
 }

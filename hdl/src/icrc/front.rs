@@ -431,10 +431,7 @@ mod tests {
         for mode in [false, true] {
             let mut uut = IcrcFront::<64, 8>::new(mode);
             uut.connect_all();
-            crate::verilog::yosys_check_if_present(
-                &format!("icrc_front_{mode}"),
-                &generate_verilog(&uut),
-            );
+            ferroce_testkit::yosys_check(&format!("icrc_front_{mode}"), &generate_verilog(&uut));
         }
     }
 }

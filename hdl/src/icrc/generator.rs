@@ -148,6 +148,6 @@ mod tests {
     fn icrc_generator_synthesises() {
         let mut uut = IcrcGenerator::<64, 8>::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("icrc_generator", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("icrc_generator", &generate_verilog(&uut));
     }
 }

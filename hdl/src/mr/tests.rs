@@ -262,5 +262,5 @@ fn mr_table_synthesises() {
     use rust_hdl::prelude::*;
     let mut uut = MrTable1k::default();
     uut.connect_all();
-    crate::verilog::yosys_check_if_present("mr_table", &generate_verilog(&uut));
+    ferroce_testkit::yosys_check("mr_table", &generate_verilog(&uut));
 }

@@ -409,8 +409,8 @@ impl Logic for NicTop {
         self.cqw.cev_kind.next = self.csr.cev_kind.val();
         self.cqw.cev_cqn.next = self.csr.cev_cqn.val().get_bits::<8>(0);
         self.cqw.cev_value.next = self.csr.cev_value.val();
-        // QUERY's runtime state: a QP's SQ indices from the requester (no RQ engine yet: the RQ
-        // indices read 0), a CQ's PI/CI/arm state from the CQE writer
+        // QUERY's runtime state: a QP's SQ indices from the requester, its RQ indices from the
+        // responder (below), a CQ's PI/CI/arm state from the CQE writer
         self.req.rtq_valid.next = self.csr.rtq_req.val() & !self.csr.rtq_cq.val();
         self.req.rtq_qpn.next = self.csr.rtq_index.val().get_bits::<NIC_QA>(0);
         self.cqw.rtq_valid.next = self.csr.rtq_req.val() & self.csr.rtq_cq.val();

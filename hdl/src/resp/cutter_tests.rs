@@ -286,7 +286,7 @@ fn cutter_synthesizes() {
 /// Verilator lint with the project's waivers, as `dma::memcpy`'s lint test.
 #[test]
 fn cutter_lints_clean() {
-    if !crate::verilog::require_tool("verilator") {
+    if !ferroce_testkit::require_tool("verilator") {
         return;
     }
     let module = "ferroce_stream_cutter_64";

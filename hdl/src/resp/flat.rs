@@ -249,6 +249,6 @@ mod tests {
     fn rc_write_responder_flat_synthesises() {
         let mut uut = RcWriteResponderFlat64::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("rc_write_responder_flat", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("rc_write_responder_flat", &generate_verilog(&uut));
     }
 }

@@ -24,9 +24,9 @@
 //! # Decisions
 //!
 //! * **Credits**: every ACK carries syndrome 0x1F ("no end-to-end flow control", what rxe
-//!   always sends, docs/PROTOCOL.md §6 / §7.3). Plain RDMA WRITE never needs credits, and this
-//!   block does not own the receive queue; the SEND responder can replace the code with a real
-//!   credit count later (the entry carries the whole syndrome byte).
+//!   always sends, docs/PROTOCOL.md §6 / §7.3). Plain RDMA WRITE never needs credits; SEND and
+//!   WRITE_WITH_IMMEDIATE would, but no credit count is advertised (the ACK queue entry carries
+//!   the whole syndrome byte, so one can be added).
 //! * **ACK generation** (no further coalescing): one ACK for every executed LAST/ONLY packet
 //!   and for every executed packet with AckReq set; one ACK for every duplicate (not
 //!   executed again, PSN = the duplicate's PSN, current MSN); every NAK. An ACK with PSN p
@@ -150,9 +150,9 @@
 //! re-ACKed without being executed again (IBA C9-105); the first one at ePSN continues the
 //! message at the saved cursor, whether it is a MIDDLE/LAST (the cursor is per QP) or the
 //! whole message again from its FIRST (the FIRST is then a duplicate only if it was executed).
-//! A later READ/ATOMIC responder needs its replay ring next to this state (docs/PROTOCOL.md §7.2 /
-//! §7.4), and ePSN must then advance by the READ's packet count: the state RAMs are keyed by QPN so
-//! a shared responder can add fields without changing this block's timing.
+//! READ and atomic requests share this per-QP state (docs/PROTOCOL.md §7.2 / §7.4): a READ
+//! advances ePSN by its response packet count, and the atomic replay cache sits beside it in
+//! RAMs keyed by QPN.
 pub mod ack_queue;
 pub mod counters;
 pub mod cutter;

@@ -139,6 +139,6 @@ mod tests {
     fn rx_counters_synthesises() {
         let mut uut = RxCounters::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("rx_counters", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("rx_counters", &generate_verilog(&uut));
     }
 }

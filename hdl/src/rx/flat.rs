@@ -90,6 +90,6 @@ mod tests {
     fn rx_parser_flat_synthesises() {
         let mut uut = RxParserFlat::<64, 8, 11>::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("rx_parser_flat", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("rx_parser_flat", &generate_verilog(&uut));
     }
 }

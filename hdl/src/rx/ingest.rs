@@ -378,6 +378,6 @@ mod tests {
     fn rx_ingest_synthesises() {
         let mut uut = RxIngest::<64, 8>::new(11);
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("rx_ingest", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("rx_ingest", &generate_verilog(&uut));
     }
 }

@@ -402,6 +402,6 @@ mod tests {
     fn rx_l3_synthesises() {
         let mut uut = RxL3::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("rx_l3", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("rx_l3", &generate_verilog(&uut));
     }
 }

@@ -113,6 +113,6 @@ mod tests {
     fn opclass_synthesises() {
         let mut uut = OpClass::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("rx_opclass", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("rx_opclass", &generate_verilog(&uut));
     }
 }

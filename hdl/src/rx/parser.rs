@@ -332,6 +332,6 @@ mod tests {
     fn rx_parser_synthesises() {
         let mut uut = RxParser::<64, 8, 11>::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("rx_parser", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("rx_parser", &generate_verilog(&uut));
     }
 }

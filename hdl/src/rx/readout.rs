@@ -222,6 +222,6 @@ mod tests {
     fn rx_readout_synthesises() {
         let mut uut = RxReadout::<64, 8>::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("rx_readout", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("rx_readout", &generate_verilog(&uut));
     }
 }

@@ -409,6 +409,6 @@ mod tests {
     fn rx_transport_synthesises() {
         let mut uut = RxTransport::<8>::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("rx_transport", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("rx_transport", &generate_verilog(&uut));
     }
 }

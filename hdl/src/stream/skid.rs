@@ -110,6 +110,6 @@ mod tests {
     fn skid_synthesises() {
         let mut uut = StreamSkid::<64, 8>::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("stream_skid", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("stream_skid", &generate_verilog(&uut));
     }
 }

@@ -757,6 +757,6 @@ mod tests {
     fn tx_frame_core_synthesises() {
         let mut uut = TxFrameCore::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("tx_frame_core", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("tx_frame_core", &generate_verilog(&uut));
     }
 }

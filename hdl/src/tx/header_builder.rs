@@ -84,6 +84,6 @@ mod tests {
     fn tx_header_builder_synthesises() {
         let mut uut = TxHeaderBuilder::default();
         uut.connect_all();
-        crate::verilog::yosys_check_if_present("tx_header_builder", &generate_verilog(&uut));
+        ferroce_testkit::yosys_check("tx_header_builder", &generate_verilog(&uut));
     }
 }

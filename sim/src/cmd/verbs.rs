@@ -77,7 +77,7 @@ pub enum VerbOp {
 }
 
 impl VerbOp {
-    /// Parse one `--ops` name; a name the NIC cannot run yet is an error that says why.
+    /// Parse one `--ops` name; an unknown name is an error that lists the operations.
     pub fn parse(name: &str) -> Result<VerbOp, CliError> {
         match name {
             "write" => Ok(VerbOp::Write),
@@ -380,7 +380,7 @@ fn cli<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> CliError + '_ {
 }
 
 /// One host: its NIC's driver objects (one PD, one CQ for sends and receives, one data buffer
-/// registered with LOCAL_WRITE and REMOTE_WRITE, the QPs).
+/// registered with LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ and REMOTE_ATOMIC, the QPs).
 pub struct Host<H: NicHardware + Send + 'static> {
     pub backend: Arc<SimBackend<PairSide<H>>>,
     pub device: Device,
