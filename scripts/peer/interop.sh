@@ -170,8 +170,10 @@ for c in "${cases[@]}"; do
     frames=$(grep -o '"frames":[0-9]*' "$dir/nic.pcap-summary.json" 2>/dev/null | head -1 | cut -d: -f2)
     resent=$(grep -o '"retransmitted_packets":[0-9]*' "$dir/ferroce.json" | cut -d: -f2)
     lost=$(grep -o '"dropped_loss_\(in\|out\)":[0-9]*' "$dir/ferroce.json" | awk -F: '{ n += $2 } END { print n + 0 }')
-    line=$(printf '%-58s %-4s %6ss frames=%s lost=%s ferroce-resent=%s%s' "$name" "$verdict" \
-        "$secs" "${frames:-?}" "${lost:-?}" "${resent:-?}" "$why")
+    # frames the NIC's receive path dropped as not RoCE (the guest's ND/MLD with IPv6 on)
+    other=$(grep -o '"unsupported":[0-9]*' "$dir/ferroce.json" | head -1 | cut -d: -f2)
+    line=$(printf '%-58s %-4s %6ss frames=%s lost=%s ferroce-resent=%s nic-dropped-not-roce=%s%s' \
+        "$name" "$verdict" "$secs" "${frames:-?}" "${lost:-?}" "${resent:-?}" "${other:-?}" "$why")
     echo "   $line"
     [ "$verdict" = ok ] || { failed=1; echo "   (see $dir: guest.log, ferroce.json, ferroce.err)"; \
         tail -n 15 "$dir/guest.log" | sed 's/^/   guest| /'; }
