@@ -6,8 +6,11 @@
 #   scripts/peer/build-guest.sh [OUTDIR]      (default OUTDIR: <repo>/target/peer/guest)
 #
 # Idempotent: the debootstrap tree and the kernel package are cached in OUTDIR and reused; the
-# initramfs is rebuilt every time (a few seconds). Delete OUTDIR/rootfs to refresh the userland,
-# OUTDIR/kernel to refresh the kernel.
+# initramfs is rebuilt when its inputs (this script, guest/init, guest/peer-bridge, the userland,
+# the kernel package) changed, and reused otherwise. Delete OUTDIR/rootfs to refresh the
+# userland, OUTDIR/kernel to refresh the kernel. Runs of the script on the same OUTDIR take turns
+# (flock on OUTDIR/.build-lock), so a test that calls it while an earlier run (CI starts one in
+# the background) is still building waits for that run and then finds the guest up to date.
 # Environment: PEER_MIRROR (Debian mirror; default: the one the host's apt uses),
 #              PEER_SUITE (default: the host's codename).
 # Needs root (debootstrap, chroot, mknod) and: debootstrap cpio kmod python3 apt-get dpkg-deb.
@@ -25,6 +28,9 @@ die() { echo "build-guest: error: $*" >&2; exit 1; }
 say() { echo "build-guest: $*"; }
 t0=$(date +%s.%N)
 elapsed() { python3 -c "import sys; print(f'{float(sys.argv[2])-float(sys.argv[1]):.1f}s')" "$t0" "$(date +%s.%N)"; }
+command -v flock >/dev/null || die "missing host tool 'flock' (util-linux)"
+exec 9>"$out/.build-lock"
+flock 9
 
 [ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap, chroot and mknod need it)"
 for t in debootstrap cpio depmod modprobe python3 apt-get apt-cache dpkg-deb chroot ldconfig; do
@@ -136,6 +142,15 @@ fi
 cp -f "$vmlinuz" "$out/vmlinuz"
 
 # --- initramfs --------------------------------------------------------------------------------
+inputs=$( { cat "$here/build-guest.sh" "$here/guest/init" "$here/guest/peer-bridge"
+             cat "$rootfs/.peer-complete" "$kdir/.peer-complete"; } | sha256sum | cut -d' ' -f1)
+if [ -f "$out/initramfs.cpio" ] && [ -f "$out/VERSIONS" ] && [ "$(cat "$out/.initramfs-inputs" 2>/dev/null)" = "$inputs" ]; then
+    say "initramfs: up to date ($out/initramfs.cpio)"
+    say "done in $(elapsed)"
+    exit 0
+fi
+rm -f "$out/.initramfs-inputs"
+
 stage=$out/initramfs-root
 rm -rf "$stage"
 mkdir -p "$stage"/{usr/bin,usr/sbin,usr/lib/x86_64-linux-gnu,usr/lib64,etc,proc,sys,dev,tmp,run,peer,root}
@@ -207,7 +222,9 @@ cp -a "$rootfs/etc/services" "$stage/etc/services" 2>/dev/null || true
 ldconfig -r "$stage" 2>/dev/null || true
 
 # Kernel modules with their dependencies.
-mods=(virtio_pci virtio_net virtio_console crc32_generic rdma_rxe ib_uverbs rdma_ucm)
+# vfio, vfio_pci, vfio_iommu_type1: the VFIO test (scripts/vfio/guest-test.sh) binds a PCI device to vfio-pci;
+# loaded by that test only, not by /init.
+mods=(virtio_pci virtio_net virtio_console crc32_generic rdma_rxe ib_uverbs rdma_ucm vfio vfio_pci vfio_iommu_type1)
 mkdir -p "$stage/lib/modules/$kver"
 nmod=0
 for m in "${mods[@]}"; do
@@ -241,6 +258,7 @@ ver() { chroot "$rootfs" dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo 
     echo "suite $suite"
 } >"$out/VERSIONS"
 
+echo "$inputs" >"$out/.initramfs-inputs"
 say "initramfs: $n programs, $nmod modules, $(du -m "$out/initramfs.cpio" | cut -f1) MB uncompressed cpio"
 say "versions: $(tr '\n' ';' <"$out/VERSIONS")"
 say "done in $(elapsed): $out/$( [ -f "$out/vmlinux" ] && echo vmlinux || echo vmlinuz ), $out/initramfs.cpio"

@@ -8,13 +8,16 @@
 #
 # Usage:
 #   scripts/peer/interop.sh [options] CASE...
-#   CASE = TOOL:ROLE:MTU[:SIZE[:ITERS[:LOSS]]]
+#   CASE = TOOL:ROLE:MTU[:SIZE[:ITERS[:LOSS[:NET]]]]
 #     TOOL  rc_pingpong | write_bw | read_bw | send_bw | atomic_fadd | atomic_cas
 #     ROLE  ferroce's role: server (the Linux tool is the client) or client
 #     MTU   RoCE path MTU, 1024 or 4096 (the guest NIC gets MTU 4200 for 4096)
 #     SIZE  message size in bytes (default 1024; atomics are always 8)
 #     ITERS iterations (default 100)
 #     LOSS  fraction of RoCE frames the link drops, each direction (default 0)
+#     NET   ipv4 (default: RoCEv2 over IPv4, IPv6 off on the guest's link) or ipv6 (RoCEv2
+#           over IPv6 between global addresses; the guest keeps IPv6 on, with a permanent
+#           neighbour entry for ferroce, and its ND/MLD frames reach the NIC, which drops them)
 # Options:
 #   --ferroce BIN     the ferroce binary (default <repo>/target/release/ferroce)
 #   --guest DIR       build-guest.sh output (default <repo>/target/peer/guest)
@@ -61,20 +64,25 @@ GUEST_MAC=52:54:00:00:00:01
 NIC_IP=192.0.2.2
 NIC_MAC=02:fe:00:00:00:02
 PORT=18515
+GUEST_IP6=2001:db8::1
+NIC_IP6=2001:db8::2
 
 # The guest's command for one case: the Linux tool, bridged to the control channel.
-guest_cmd() { # tool role(ferroce's) mtu size iters
-    local tool=$1 role=$2 mtu=$3 size=$4 iters=$5 bin args
+guest_cmd() { # tool role(ferroce's) mtu size iters net
+    local tool=$1 role=$2 mtu=$3 size=$4 iters=$5 net=$6 bin args g=1
+    # GID index 1: rxe's IPv4-mapped RoCEv2 GID; for IPv6 the guest's /init finds the index of
+    # the global address's GID (the shell in the guest expands it)
+    [ "$net" = ipv4 ] || g='$PEER_GID6_INDEX'
     case $tool in
         rc_pingpong) bin=ibv_rc_pingpong
-            args="-d rxe0 -g 1 -p $PORT -n $iters -s $size -m $mtu" ;;
-        write_bw) bin=ib_write_bw; args="-d rxe0 -x 1 -p $PORT -n $iters -s $size -m $mtu" ;;
-        read_bw) bin=ib_read_bw; args="-d rxe0 -x 1 -p $PORT -n $iters -s $size -m $mtu" ;;
-        send_bw) bin=ib_send_bw; args="-d rxe0 -x 1 -p $PORT -n $iters -s $size -m $mtu" ;;
+            args="-d rxe0 -g $g -p $PORT -n $iters -s $size -m $mtu" ;;
+        write_bw) bin=ib_write_bw; args="-d rxe0 -x $g -p $PORT -n $iters -s $size -m $mtu" ;;
+        read_bw) bin=ib_read_bw; args="-d rxe0 -x $g -p $PORT -n $iters -s $size -m $mtu" ;;
+        send_bw) bin=ib_send_bw; args="-d rxe0 -x $g -p $PORT -n $iters -s $size -m $mtu" ;;
         atomic_fadd) bin=ib_atomic_bw
-            args="-d rxe0 -x 1 -p $PORT -n $iters -m $mtu -A FETCH_AND_ADD" ;;
+            args="-d rxe0 -x $g -p $PORT -n $iters -m $mtu -A FETCH_AND_ADD" ;;
         atomic_cas) bin=ib_atomic_bw
-            args="-d rxe0 -x 1 -p $PORT -n $iters -m $mtu -A CMP_AND_SWAP" ;;
+            args="-d rxe0 -x $g -p $PORT -n $iters -m $mtu -A CMP_AND_SWAP" ;;
         *) die "unknown tool $tool" ;;
     esac
     if [ "$role" = server ]; then
@@ -96,13 +104,15 @@ tool_ok() { # tool log
 results=()
 failed=0
 for c in "${cases[@]}"; do
-    IFS=: read -r tool role mtu size iters loss <<<"$c"
+    IFS=: read -r tool role mtu size iters loss net <<<"$c"
     [ -n "$tool" ] && [ -n "$role" ] && [ -n "$mtu" ] || die "case '$c': TOOL:ROLE:MTU needed"
     case $role in server|client) ;; *) die "case '$c': role must be server or client" ;; esac
     case $mtu in 1024|4096) ;; *) die "case '$c': MTU must be 1024 or 4096" ;; esac
-    size=${size:-1024}; iters=${iters:-100}; loss=${loss:-0}
+    size=${size:-1024}; iters=${iters:-100}; loss=${loss:-0}; net=${net:-ipv4}
+    case $net in ipv4|ipv6) ;; *) die "case '$c': NET must be ipv4 or ipv6" ;; esac
     case $tool in atomic_*) size=8 ;; esac
     name="${tool}_ferroce-${role}_mtu${mtu}_s${size}_n${iters}_loss${loss}"
+    [ "$net" = ipv4 ] || name+="_$net"
     dir=$out/$name
     rm -rf "$dir"; mkdir -p "$dir"
     eth_mtu=1500; [ "$mtu" = 4096 ] && eth_mtu=4200
@@ -110,19 +120,25 @@ for c in "${cases[@]}"; do
     # never trips it) on a lossless link; 8 (~260 k cycles, 1-3 s) when frames are dropped, so
     # that a lost request of ferroce's is resent within the run's time
     ack=10; [ "$loss" = 0 ] || ack=8
-    cmd=$(guest_cmd "$tool" "$role" "$mtu" "$size" "$iters")
+    cmd=$(guest_cmd "$tool" "$role" "$mtu" "$size" "$iters" "$net")
+    if [ "$net" = ipv4 ]; then
+        guest_net=(--nbr "$NIC_IP,$NIC_MAC" --no-ipv6); nic_ip=$NIC_IP
+    else
+        guest_net=(--nbr "$NIC_IP,$NIC_MAC" --ip6 "$GUEST_IP6/64" --nbr6 "$NIC_IP6,$NIC_MAC")
+        nic_ip=$NIC_IP6
+    fi
     echo "== $name"
     echo "   guest: $cmd"
     start=$(date +%s.%N)
     # the guest listens on both sockets; ferroce connects (retrying until they exist)
     "$here/run-guest.sh" --guest "$guest" --ip "$GUEST_IP/24" --mac "$GUEST_MAC" --mtu "$eth_mtu" \
         --net-sock "$dir/link.sock" --net-mode server --ctl-sock "$dir/ctl.sock" --ctl-mode server \
-        --nbr "$NIC_IP,$NIC_MAC" --no-ipv6 --pcap "$dir/guest.pcap" --timeout "$timeout_s" \
+        "${guest_net[@]}" --pcap "$dir/guest.pcap" --timeout "$timeout_s" \
         --log "$dir/guest.log" --quiet --cmd "$cmd" &
     gpid=$!
     set +e
     "$ferroce" peer --tool "$tool" --role "$role" --link "$dir/link.sock" --ctl "$dir/ctl.sock" \
-        --peer-mac "$GUEST_MAC" --my-ip "$NIC_IP" --my-mac "$NIC_MAC" --size "$size" \
+        --peer-mac "$GUEST_MAC" --my-ip "$nic_ip" --my-mac "$NIC_MAC" --size "$size" \
         --iters "$iters" --mtu "$mtu" --timeout "$((timeout_s - 10))" --pcap "$dir/nic.pcap" \
         --loss "$loss" --seed 4791 --ack-timeout "$ack" >"$dir/ferroce.json" 2>"$dir/ferroce.err"
     frc=$?
@@ -154,8 +170,10 @@ for c in "${cases[@]}"; do
     frames=$(grep -o '"frames":[0-9]*' "$dir/nic.pcap-summary.json" 2>/dev/null | head -1 | cut -d: -f2)
     resent=$(grep -o '"retransmitted_packets":[0-9]*' "$dir/ferroce.json" | cut -d: -f2)
     lost=$(grep -o '"dropped_loss_\(in\|out\)":[0-9]*' "$dir/ferroce.json" | awk -F: '{ n += $2 } END { print n + 0 }')
-    line=$(printf '%-58s %-4s %6ss frames=%s lost=%s ferroce-resent=%s%s' "$name" "$verdict" \
-        "$secs" "${frames:-?}" "${lost:-?}" "${resent:-?}" "$why")
+    # frames the NIC's receive path dropped as not RoCE (the guest's ND/MLD with IPv6 on)
+    other=$(grep -o '"unsupported":[0-9]*' "$dir/ferroce.json" | head -1 | cut -d: -f2)
+    line=$(printf '%-58s %-4s %6ss frames=%s lost=%s ferroce-resent=%s nic-dropped-not-roce=%s%s' \
+        "$name" "$verdict" "$secs" "${frames:-?}" "${lost:-?}" "${resent:-?}" "${other:-?}" "$why")
     echo "   $line"
     [ "$verdict" = ok ] || { failed=1; echo "   (see $dir: guest.log, ferroce.json, ferroce.err)"; \
         tail -n 15 "$dir/guest.log" | sed 's/^/   guest| /'; }

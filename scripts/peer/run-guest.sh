@@ -11,6 +11,9 @@
 #   --mac MAC           eth0 MAC (default 52:54:00:00:00:01)
 #   --mtu N             eth0 MTU (default 1500: rxe active MTU 1024; 4200 or more gives 4096)
 #   --nbr IP,MAC        permanent neighbour entry for a peer that does not answer ARP
+#   --ip6 ADDR/PREFIX   also an IPv6 address on eth0 (rxe gets its RoCEv2 GID; the command
+#                       finds the GID's index in $PEER_GID6_INDEX)
+#   --nbr6 IP6,MAC      permanent IPv6 neighbour entry for a peer that does not speak ND
 #   --net-sock PATH     unix socket of the RoCE link (-netdev stream); required
 #   --net-mode M        server: QEMU listens on PATH (a stale PATH is removed first);
 #                       client: QEMU connects to PATH, which must be listening (QEMU 7.2 does not
@@ -30,6 +33,8 @@
 #   --mem MB            guest memory (default 384)
 #   --no-ipv6           disable IPv6 on eth0: only ARP (if any) and RoCE frames on the link
 #   --append STRING     extra kernel command line (e.g. "loglevel=7" to see the kernel's messages)
+#   --file PATH         also put PATH into the guest as /peer/<its name> (repeatable)
+#   --qemu-arg ARG      one more QEMU argument, e.g. --qemu-arg -device --qemu-arg edu (repeatable)
 # Exit status: the command's exit code; 124 if the host timeout hit; 125 if no PEER-RESULT line
 # was seen; 2 for usage errors.
 # The kernel command line and command delivery are described in scripts/peer/guest/init.
@@ -44,6 +49,7 @@ ip=""; mac=52:54:00:00:00:01; mtu=1500; nbr=""
 net_sock=""; net_mode=server; net_wait=30
 ctl_sock=""; ctl_mode=server
 pcap=""; cmd=""; script=""; timeout_s=180; guest_timeout=""; log=""; quiet=0; nice_n=0; mem=384; extra_append=""
+files=(); qemu_extra=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --guest) guest=$2; shift 2 ;;
@@ -51,6 +57,8 @@ while [ $# -gt 0 ]; do
         --mac) mac=$2; shift 2 ;;
         --mtu) mtu=$2; shift 2 ;;
         --nbr) nbr=$2; shift 2 ;;
+        --ip6) extra_append+=" peer_ip6=$2"; shift 2 ;;
+        --nbr6) extra_append+=" peer_nbr6=$2"; shift 2 ;;
         --net-sock) net_sock=$2; shift 2 ;;
         --net-mode) net_mode=$2; shift 2 ;;
         --net-wait) net_wait=$2; shift 2 ;;
@@ -67,6 +75,8 @@ while [ $# -gt 0 ]; do
         --mem) mem=$2; shift 2 ;;
         --append) extra_append=$2; shift 2 ;;
         --no-ipv6) extra_append+=" peer_ipv6=0"; shift ;;
+        --file) files+=("$2"); shift 2 ;;
+        --qemu-arg) qemu_extra+=("$2"); shift 2 ;;
         -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option '$1' (see --help)" ;;
     esac
@@ -92,7 +102,11 @@ trap 'rm -rf "$work"' EXIT
 # unpacks concatenated archives in order).
 mkdir -p "$work/extra/peer"
 if [ -n "$script" ]; then cp "$script" "$work/extra/peer/cmd"; else printf '%s\n' "$cmd" >"$work/extra/peer/cmd"; fi
-(cd "$work/extra" && printf 'peer\npeer/cmd\n' | cpio -o -H newc --quiet -R 0:0) >"$work/extra.cpio"
+for f in ${files[@]+"${files[@]}"}; do
+    [ -f "$f" ] || die "--file $f: no such file"
+    cp "$f" "$work/extra/peer/"
+done
+(cd "$work/extra" && find peer | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$work/extra.cpio"
 cat "$guest/initramfs.cpio" "$work/extra.cpio" >"$work/initrd.cpio"
 
 append="console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off peer_ip=$ip peer_mtu=$mtu peer_timeout=$guest_timeout"
@@ -115,6 +129,7 @@ qemu=(qemu-system-x86_64 -nodefaults -display none -no-reboot -accel tcg,tb-size
     -netdev "stream,id=n0,server=$netsrv,addr.type=unix,addr.path=$net_sock"
     -device "virtio-net-pci,netdev=n0,mac=$mac,romfile=")
 [ -z "$pcap" ] || qemu+=(-object "filter-dump,id=f0,netdev=n0,file=$pcap")
+qemu+=(${qemu_extra[@]+"${qemu_extra[@]}"})
 if [ -n "$ctl_sock" ]; then
     if [ "$ctl_mode" = server ]; then
         rm -f "$ctl_sock"

@@ -1,5 +1,5 @@
-//! `ferroce peer` from the command line: argument errors (before any model is built), and two
-//! `ferroce peer` processes back to back, one as each tool's server and one as its client,
+//! `ferroce peer` from the command line: argument errors (before any model is built), and (not
+//! in the default set, `-- --ignored`) two `ferroce peer` processes back to back, one as each tool's server and one as its client,
 //! over Unix sockets (the link framed as QEMU's `-netdev stream` frames it, the control
 //! channel carrying the tools' exchange). The back-to-back runs need no QEMU: they check that
 //! the two sides of each flow agree with each other and that the NICs complete the traffic;
@@ -135,8 +135,11 @@ fn back_to_back(tool: &str, size: &str, iters: &str) -> (serde_json::Value, serd
 }
 
 /// The ping-pong back to back (about 15 s: two NIC models load, a few thousand cycles of
-/// traffic, three seconds of lingering for the last ACK).
+/// traffic, three seconds of lingering for the last ACK). Not in the default set: the live runs
+/// against Linux (`sim/tests/peer_rxe.rs`) cover both roles of the ping-pong against the real
+/// tool (`cargo test --release --test cli_peer -- --ignored`).
 #[test]
+#[ignore]
 fn back_to_back_pingpong() {
     if !ferroce_testkit::require_tool("verilator") {
         return;

@@ -7,7 +7,7 @@
 //! ([`crate::peer::session`]), and one JSON object summarises the run: frames and bytes on the
 //! link, the control messages, the work done, the peer's addresses and report, and the NIC's
 //! counters. Exit status 0 only if the session completed.
-use std::net::Ipv4Addr;
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -63,7 +63,8 @@ pub struct PeerArgs {
     /// The guest NIC's MAC (aa:bb:cc:dd:ee:ff).
     #[arg(long)]
     pub peer_mac: String,
-    /// ferroce's IPv4 address (its RoCEv2 GID 0).
+    /// ferroce's IP address: IPv4 (GID 0 is the IPv4-mapped RoCEv2 GID) or IPv6 (GID 0 is
+    /// the address, RoCEv2 over IPv6). The tool must use a GID of the same family.
     #[arg(long)]
     pub my_ip: String,
     /// ferroce's MAC.
@@ -155,13 +156,22 @@ pub fn plan(args: &PeerArgs) -> Result<Plan, CliError> {
     if my_mac == peer_mac {
         return Err(CliError("--my-mac and --peer-mac are the same".into()));
     }
-    let my_ip: Ipv4Addr = args.my_ip.trim().parse().map_err(|_| {
+    let my_ip: IpAddr = args.my_ip.trim().parse().map_err(|_| {
         CliError(format!(
-            "--my-ip '{}' is not an IPv4 address (ferroce's GID 0 is IPv4-mapped RoCEv2)",
+            "--my-ip '{}' is not an IPv4 or IPv6 address (it becomes ferroce's RoCEv2 GID 0)",
             args.my_ip
         ))
     })?;
-    if my_ip.is_unspecified() || my_ip.is_multicast() || my_ip.is_broadcast() {
+    let not_unicast = match my_ip {
+        IpAddr::V4(ip) => ip.is_unspecified() || ip.is_multicast() || ip.is_broadcast(),
+        IpAddr::V6(ip) => {
+            ip.is_unspecified()
+                || ip.is_multicast()
+                || ip.is_loopback()
+                || ip.to_ipv4_mapped().is_some()
+        }
+    };
+    if not_unicast {
         return Err(CliError(format!(
             "--my-ip {my_ip} is not a unicast address"
         )));
@@ -592,8 +602,13 @@ mod tests {
         a.my_mac = a.peer_mac.clone();
         assert!(err(&a).contains("same"));
         let mut a = args();
-        a.my_ip = "fe80::1".into();
+        a.my_ip = "10.0.0".into();
         assert!(err(&a).contains("--my-ip"));
+        for bad in ["ff02::1", "::", "::ffff:10.0.0.1", "224.0.0.1"] {
+            let mut a = args();
+            a.my_ip = bad.into();
+            assert!(err(&a).contains("not a unicast address"), "{bad}");
+        }
         let mut a = args();
         a.mtu = 1500;
         assert!(err(&a).contains("--mtu 1500"));

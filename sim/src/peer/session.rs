@@ -26,7 +26,7 @@ use ferroce_proto::host::config::{Gid, GidEntry};
 use ferroce_proto::host::qp::{AccessFlags, AddressVector, Pmtu};
 use ferroce_proto::host::regs;
 use ferroce_proto::host::wqe::Sge;
-use std::net::Ipv4Addr;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use thiserror::Error;
@@ -151,7 +151,8 @@ pub struct SessionConfig {
     pub size: usize,
     pub iters: u64,
     pub pmtu: Pmtu,
-    pub my_ip: Ipv4Addr,
+    /// GID 0: IPv4 (IPv4-mapped RoCEv2 GID) or IPv6 (RoCEv2 over IPv6).
+    pub my_ip: IpAddr,
     pub my_mac: [u8; 6],
     pub peer_mac: [u8; 6],
     pub transport: Transport,
@@ -240,7 +241,7 @@ impl<H: NicHardware + Send + 'static> Host<H> {
         let device = Device::open(dynb).map_err(drv("opening the NIC"))?;
         device.set_mac(cfg.my_mac);
         device
-            .set_gid(0, &GidEntry::ipv4(cfg.my_ip))
+            .set_gid(0, &my_gid_entry(cfg))
             .map_err(drv("setting GID 0"))?;
         device
             .set_control(regs::cfg_control::RX_ENABLE | regs::cfg_control::TX_ENABLE)
@@ -397,8 +398,33 @@ pub fn run<H: NicHardware + Send + 'static>(
     }
 }
 
+fn my_gid_entry(cfg: &SessionConfig) -> GidEntry {
+    match cfg.my_ip {
+        IpAddr::V4(ip) => GidEntry::ipv4(ip),
+        IpAddr::V6(ip) => GidEntry::ipv6(ip),
+    }
+}
+
 fn my_gid(cfg: &SessionConfig) -> Gid {
-    Gid::from_ipv4(cfg.my_ip)
+    my_gid_entry(cfg).gid
+}
+
+/// The tool's GID must be of ferroce's family (IPv4-mapped or IPv6): the hardware sends one
+/// RoCEv2 encapsulation per source GID, and perftest refuses a mixed pair too.
+fn check_peer_gid(cfg: &SessionConfig, peer: &Gid, flag: &str) -> Result<()> {
+    if gids_compatible(&my_gid(cfg), peer) {
+        return Ok(());
+    }
+    let family = if cfg.my_ip.is_ipv4() {
+        "IPv4 RoCEv2 GID"
+    } else {
+        "IPv6 RoCEv2 GID of a global address"
+    };
+    Err(SessionError::Peer(format!(
+        "its GID {} is not of the family of ferroce's {} (run the tool with {flag} and the index of the guest's {family})",
+        gid_text(peer),
+        gid_text(&my_gid(cfg))
+    )))
 }
 
 /// RTR towards the peer (and RTS if `rts`) with this session's transport settings.
@@ -590,12 +616,7 @@ fn connect_pingpong<H: NicHardware + Send + 'static>(
     cfg: &SessionConfig,
     peer: &PingpongDest,
 ) -> Result<()> {
-    if peer.gid.to_ipv4().is_none() {
-        return Err(SessionError::Peer(format!(
-            "its GID {} is not an IPv4-mapped RoCEv2 address (run the tool with -g and the index of the guest's IPv4 RoCEv2 GID)",
-            gid_text(&peer.gid)
-        )));
-    }
+    check_peer_gid(cfg, &peer.gid, "-g")?;
     // the tool asks for one outstanding read/atomic each way; a ping-pong uses none
     connect_qp(
         host,
@@ -755,13 +776,7 @@ fn perftest<H: NicHardware + Send + 'static>(
         return Err(SessionError::Peer("its address record has no GID".into()));
     };
     report.peer_gid = Some(gid_text(&peer_gid));
-    if !gids_compatible(&my_gid(cfg), &peer_gid) || peer_gid.to_ipv4().is_none() {
-        return Err(SessionError::Peer(format!(
-            "its GID {} is not IPv4-mapped like ferroce's {} (give the tool -x with the index of the guest's IPv4 RoCEv2 GID)",
-            gid_text(&peer_gid),
-            gid_text(&my_gid(cfg))
-        )));
-    }
+    check_peer_gid(cfg, &peer_gid, "-x")?;
     report.stage = "connecting the QP".into();
     // the peer's out_reads is its own responder limit: ours as requester cannot exceed it
     // nor our own

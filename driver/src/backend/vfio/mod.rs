@@ -1,5 +1,15 @@
 //! The VFIO backend: a ferroce NIC on the PCI bus, driven from user space.
 //!
+//! Two layers:
+//! * [`VfioDevice`] (generic, any PCI device bound to `vfio-pci`): container, group and
+//!   device open, BAR0 mmap ([`Bar`], the two audited register functions), DMA buffers by
+//!   IOVA (owning [`DmaBuffer`]s, unmapped on drop), MSI-X routing, and [`IommuFaultLog`],
+//!   which reports the IOMMU faults the kernel logged for the device as
+//!   [`VfioError::DmaFault`]. Tested on a real kernel against QEMU's `edu` device
+//!   (`scripts/vfio/guest-test.sh`, the `ferroce-vfio-edu` program).
+//! * [`VfioBackend`] (ferroce): a [`VfioDevice`] whose BAR0 holds the ferroce host interface,
+//!   with MSI-X eventfds for the CQs; the driver's [`Backend`].
+//!
 //! * **Open** ([`VfioBackend::open`]): check that `/dev/vfio/vfio` exists, that the PCI
 //!   device exists, is bound to `vfio-pci` and has an IOMMU group, then open the container
 //!   (type1v2 IOMMU), group and device through `vfio-ioctls`, mmap BAR0, enable memory
@@ -15,6 +25,8 @@
 //! The system calls sit behind the internal `sys` traits, so this logic is tested with a fake
 //! system-call layer (real anonymous memory standing in for the BAR and the DMA pages).
 
+mod device;
+mod fault;
 mod iova;
 mod sys;
 #[cfg(test)]
@@ -22,22 +34,18 @@ mod tests;
 
 use core::fmt;
 use core::str::FromStr;
-use core::sync::atomic::{compiler_fence, Ordering};
 use core::time::Duration;
-use std::mem::ManuallyDrop;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use ferroce_proto::host::regs;
-use memmap2::{MmapOptions, MmapRaw};
+use memmap2::MmapRaw;
 use vmm_sys_util::eventfd::{EventFd, EFD_NONBLOCK};
 
-use self::iova::IovaAllocator;
-use self::sys::{DeviceSys, RealSys, VfioSys, BAR0_REGION, REGION_FLAG_MMAP};
-use super::{align_up, check_alloc_args, Backend, DmaBuffer, DmaMemory};
-use crate::error::{Error, Result};
-use crate::util::lock;
+pub use self::device::{VfioDevice, VfioDeviceOptions};
+pub use self::fault::{DmaAccess, IommuFault, IommuFaultLog};
+use self::sys::{RealSys, VfioSys};
+use super::{Backend, DmaBuffer};
+use crate::error::Result;
 
 /// A PCI address `domain:bus:device.function`, e.g. `0000:01:00.0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -104,9 +112,7 @@ pub enum VfioError {
     NoGroupFile { pci: PciAddress, group: u32 },
     #[error("ferroce: VFIO {op} failed: {message}")]
     Ioctl { op: &'static str, message: String },
-    #[error(
-        "ferroce: BAR0 of {pci} has {size:#x} bytes; the ferroce host interface needs {needed:#x}"
-    )]
+    #[error("ferroce: BAR0 of {pci} has {size:#x} bytes; the driver needs {needed:#x}")]
     BarTooSmall {
         pci: PciAddress,
         size: u64,
@@ -122,6 +128,17 @@ pub enum VfioError {
     NoVector { vector: u16, count: usize },
     #[error("ferroce: IOVA space exhausted allocating {len} bytes")]
     IovaExhausted { len: usize },
+    /// The IOMMU stopped a DMA of the device to an address outside its mappings (as the
+    /// kernel's IOMMU driver reported it; `page` is the faulting IOVA's page).
+    #[error("ferroce: IOMMU fault: {pci} {access} at IOVA page {page:#x} outside its DMA mappings ({reason})")]
+    DmaFault {
+        pci: PciAddress,
+        access: DmaAccess,
+        page: u64,
+        reason: String,
+    },
+    #[error("ferroce: cannot read the kernel log for IOMMU faults: {0}")]
+    KernelLog(String),
 }
 
 /// Knobs of [`VfioBackend::open_with`].
@@ -145,22 +162,27 @@ impl Default for VfioOptions {
     }
 }
 
-/// PCI configuration space: the command register and its bits (Linux `pci_regs.h`).
-const PCI_COMMAND: u64 = 0x04;
-const PCI_COMMAND_MEMORY: u16 = 1 << 1;
-const PCI_COMMAND_MASTER: u16 = 1 << 2;
-
-/// The mmap'd BAR0. [`Bar::read32`] and [`Bar::write32`] are the only MMIO of the backend.
+/// The mmap'd BAR0. [`Bar::read32`] and [`Bar::write32`] are the only MMIO of the VFIO layer.
 pub struct Bar {
     map: MmapRaw,
 }
 
 impl Bar {
+    /// Size of the mapping in bytes.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.len() == 0
+    }
+
     fn in_bounds(&self, offset: u32) -> bool {
         offset.is_multiple_of(4) && (offset as usize) + 4 <= self.map.len()
     }
 
-    /// Volatile aligned 32-bit load (one AXI4-Lite read). Out-of-range offsets read 0.
+    /// Volatile aligned 32-bit load (one MMIO read; on ferroce one AXI4-Lite read).
+    /// Out-of-range offsets read 0.
     pub fn read32(&self, offset: u32) -> u32 {
         if !self.in_bounds(offset) {
             return 0;
@@ -176,7 +198,8 @@ impl Bar {
         }
     }
 
-    /// Volatile aligned 32-bit store (one AXI4-Lite write). Out-of-range offsets are dropped.
+    /// Volatile aligned 32-bit store (one MMIO write; on ferroce one AXI4-Lite write).
+    /// Out-of-range offsets are dropped.
     pub fn write32(&self, offset: u32, value: u32) {
         if !self.in_bounds(offset) {
             return;
@@ -192,14 +215,12 @@ impl Bar {
     }
 }
 
-/// A ferroce NIC opened through VFIO.
+/// A ferroce NIC opened through VFIO: the generic [`VfioDevice`] plus what ferroce needs on
+/// top (a BAR0 that holds the host interface, MSI-X vectors for the CQs).
 pub struct VfioBackend {
-    pci: PciAddress,
-    bar: Bar,
-    dev: Arc<dyn DeviceSys>,
-    iova: Arc<Mutex<IovaAllocator>>,
+    // Field order is drop order: the eventfds stay open until MSI-X is off (see Drop).
+    dev: VfioDevice,
     irqs: Vec<EventFd>,
-    page_size: usize,
     start: Instant,
 }
 
@@ -221,35 +242,15 @@ impl VfioBackend {
         pci: PciAddress,
         options: VfioOptions,
     ) -> core::result::Result<VfioBackend, VfioError> {
-        let sysfs = preflight(sys, pci)?;
-        let dev = sys.open_device(&sysfs)?;
-
-        let bar0 = dev.region(BAR0_REGION).ok_or(VfioError::BarTooSmall {
+        let dev = VfioDevice::open_sys(
+            sys,
             pci,
-            size: 0,
-            needed: regs::BAR0_SIZE as u64,
-        })?;
-        if bar0.size < regs::BAR0_SIZE as u64 {
-            return Err(VfioError::BarTooSmall {
-                pci,
-                size: bar0.size,
-                needed: regs::BAR0_SIZE as u64,
-            });
-        }
-        if bar0.flags & REGION_FLAG_MMAP == 0 {
-            return Err(VfioError::BarNotMappable(pci));
-        }
-        let map = dev
-            .map_region(BAR0_REGION, regs::BAR0_SIZE as usize)
-            .map_err(|e| VfioError::Mmap(format!("BAR0 of {pci}: {e}")))?;
-
-        // Let the device decode its BAR and master the bus (DMA); vfio-pci leaves bus
-        // mastering to the user.
-        let mut cmd = [0u8; 2];
-        dev.config_read(PCI_COMMAND, &mut cmd);
-        let cmd = u16::from_le_bytes(cmd) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
-        dev.config_write(PCI_COMMAND, &cmd.to_le_bytes());
-
+            VfioDeviceOptions {
+                iova_start: options.iova_start,
+                iova_end: options.iova_end,
+                bar0_min: regs::BAR0_SIZE as u64,
+            },
+        )?;
         let count = dev.msix_count().min(options.max_vectors as u32) as usize;
         let irqs = (0..count)
             .map(|_| EventFd::new(EFD_NONBLOCK).map_err(|e| VfioError::EventFd(e.to_string())))
@@ -257,118 +258,40 @@ impl VfioBackend {
         if !irqs.is_empty() {
             dev.enable_msix(&irqs.iter().collect::<Vec<_>>())?;
         }
-
         Ok(VfioBackend {
-            pci,
-            bar: Bar { map },
             dev,
-            iova: Arc::new(Mutex::new(IovaAllocator::new(
-                options.iova_start,
-                options.iova_end,
-            ))),
             irqs,
-            page_size: page_size(),
             start: Instant::now(),
         })
     }
 
     /// The device's PCI address.
     pub fn pci_address(&self) -> PciAddress {
-        self.pci
+        self.dev.pci_address()
     }
 
     /// Number of interrupt vectors enabled.
     pub fn vectors(&self) -> usize {
         self.irqs.len()
     }
-}
 
-/// The checks before any VFIO call, each with a message that says what is wrong.
-fn preflight(sys: &dyn VfioSys, pci: PciAddress) -> core::result::Result<PathBuf, VfioError> {
-    if !sys.exists(Path::new("/dev/vfio/vfio")) {
-        return Err(VfioError::NoVfio);
-    }
-    let sysfs = PathBuf::from(format!("/sys/bus/pci/devices/{pci}"));
-    if !sys.exists(&sysfs) {
-        return Err(VfioError::NoDevice(pci));
-    }
-    let link_name = |p: PathBuf| p.file_name().and_then(|n| n.to_str()).map(str::to_string);
-    let driver = sys
-        .read_link(&sysfs.join("driver"))
-        .ok()
-        .and_then(link_name);
-    if driver.as_deref() != Some("vfio-pci") {
-        return Err(VfioError::NotVfioPci {
-            pci,
-            driver: driver.unwrap_or_else(|| "no driver".to_string()),
-        });
-    }
-    let group = sys
-        .read_link(&sysfs.join("iommu_group"))
-        .ok()
-        .and_then(link_name)
-        .and_then(|g| g.parse::<u32>().ok())
-        .ok_or(VfioError::NoIommuGroup(pci))?;
-    if !sys.exists(&PathBuf::from(format!("/dev/vfio/{group}"))) {
-        return Err(VfioError::NoGroupFile { pci, group });
-    }
-    Ok(sysfs)
-}
-
-fn page_size() -> usize {
-    // SAFETY: sysconf has no memory-safety preconditions.
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if p > 0 {
-        p as usize
-    } else {
-        4096
+    /// The generic VFIO device underneath.
+    pub fn device(&self) -> &VfioDevice {
+        &self.dev
     }
 }
 
 impl Backend for VfioBackend {
     fn read32(&self, offset: u32) -> u32 {
-        self.bar.read32(offset)
+        self.dev.bar0().read32(offset)
     }
 
     fn write32(&self, offset: u32, value: u32) {
-        self.bar.write32(offset, value)
+        self.dev.bar0().write32(offset, value)
     }
 
     fn alloc_dma(&self, len: usize, align: usize) -> Result<DmaBuffer> {
-        check_alloc_args(len, align)?;
-        let page = self.page_size as u64;
-        let map_len = align_up(len as u64, page).ok_or(Error::DmaAlloc {
-            len,
-            reason: "size overflows".into(),
-        })? as usize;
-        let host: MmapRaw = MmapOptions::new()
-            .len(map_len)
-            .map_anon()
-            .map_err(|e| Error::DmaAlloc {
-                len,
-                reason: format!("anonymous mmap: {e}"),
-            })?
-            .into();
-        let iova = lock(&self.iova)
-            .alloc(map_len as u64, (align as u64).max(page))
-            .ok_or(VfioError::IovaExhausted { len })?;
-        // SAFETY: `host` stays mapped until the VfioDma drop has unmapped the IOVA range (it
-        // leaks the mapping if the unmap fails), and is only accessed through raw pointers.
-        if let Err(e) = unsafe { self.dev.dma_map(iova, map_len, host.as_mut_ptr()) } {
-            lock(&self.iova).release(iova, map_len as u64);
-            return Err(e.into());
-        }
-        Ok(DmaBuffer::new(
-            iova,
-            len,
-            Box::new(VfioDma {
-                host: ManuallyDrop::new(host),
-                iova,
-                map_len,
-                dev: self.dev.clone(),
-                iova_alloc: self.iova.clone(),
-            }),
-        ))
+        self.dev.alloc_dma(len, align)
     }
 
     fn wait_interrupt(&self, vector: u16, timeout: Duration) -> Result<bool> {
@@ -389,8 +312,8 @@ impl Drop for VfioBackend {
         if !self.irqs.is_empty() {
             let _ = self.dev.disable_msix();
         }
-        // The BAR mapping goes with `self.bar`; the device and container close when the last
-        // DMA buffer (which holds `dev`) is gone.
+        // The BAR mapping goes with `self.dev`; the device and container close when the last
+        // DMA buffer (which holds the device) is gone.
     }
 }
 
@@ -426,85 +349,6 @@ fn wait_eventfd(fd: &EventFd, timeout: Duration) -> core::result::Result<bool, V
         }
         if left.is_zero() {
             return Ok(false);
-        }
-    }
-}
-
-/// One DMA buffer: anonymous memory mapped into the IOMMU.
-struct VfioDma {
-    /// Freed only after the IOMMU mapping is gone (see Drop).
-    host: ManuallyDrop<MmapRaw>,
-    iova: u64,
-    map_len: usize,
-    dev: Arc<dyn DeviceSys>,
-    iova_alloc: Arc<Mutex<IovaAllocator>>,
-}
-
-impl DmaMemory for VfioDma {
-    fn read(&self, offset: usize, buf: &mut [u8]) {
-        // The device writes this memory behind the compiler's back: never form a reference
-        // to it, and read it with volatile loads so a polling loop re-reads every time.
-        // SAFETY: `DmaBuffer` checked `offset + buf.len() <= len <= map_len`.
-        unsafe { volatile_copy_from(self.host.as_ptr().add(offset), buf) };
-        compiler_fence(Ordering::Acquire);
-    }
-
-    fn write(&self, offset: usize, data: &[u8]) {
-        compiler_fence(Ordering::Release);
-        // SAFETY: bounds as in `read`.
-        unsafe { volatile_copy_to(self.host.as_mut_ptr().add(offset), data) };
-    }
-}
-
-impl Drop for VfioDma {
-    fn drop(&mut self) {
-        if self.dev.dma_unmap(self.iova, self.map_len).is_ok() {
-            lock(&self.iova_alloc).release(self.iova, self.map_len as u64);
-            // SAFETY: the device can no longer reach the memory, and `host` is not used after.
-            unsafe { ManuallyDrop::drop(&mut self.host) };
-        }
-        // Otherwise the device may still write the pages: keep them (and the IOVA) forever.
-    }
-}
-
-/// Copy `dst.len()` bytes from device-shared memory with volatile loads (8 bytes at a time
-/// where aligned).
-///
-/// # Safety
-/// `src .. src + dst.len()` must be valid for reads.
-unsafe fn volatile_copy_from(src: *const u8, dst: &mut [u8]) {
-    let mut i = 0;
-    while i < dst.len() {
-        // SAFETY (all three arms): `src + i .. src + i + n` is inside the range the caller
-        // guarantees, and the u64 load is 8-byte aligned.
-        let p = unsafe { src.add(i) };
-        if (p as usize).is_multiple_of(8) && dst.len() - i >= 8 {
-            let v = unsafe { p.cast::<u64>().read_volatile() };
-            dst[i..i + 8].copy_from_slice(&v.to_ne_bytes());
-            i += 8;
-        } else {
-            dst[i] = unsafe { p.read_volatile() };
-            i += 1;
-        }
-    }
-}
-
-/// Copy `src` into device-shared memory with volatile stores.
-///
-/// # Safety
-/// `dst .. dst + src.len()` must be valid for writes.
-unsafe fn volatile_copy_to(dst: *mut u8, src: &[u8]) {
-    let mut i = 0;
-    while i < src.len() {
-        // SAFETY: as in `volatile_copy_from`.
-        let p = unsafe { dst.add(i) };
-        if (p as usize).is_multiple_of(8) && src.len() - i >= 8 {
-            let v = u64::from_ne_bytes(src[i..i + 8].try_into().expect("8 bytes"));
-            unsafe { p.cast::<u64>().write_volatile(v) };
-            i += 8;
-        } else {
-            unsafe { p.write_volatile(src[i]) };
-            i += 1;
         }
     }
 }

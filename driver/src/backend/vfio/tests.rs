@@ -12,6 +12,7 @@ use std::time::Duration;
 use memmap2::{MmapOptions, MmapRaw};
 use vmm_sys_util::eventfd::EventFd;
 
+use super::device::page_size;
 use super::sys::{DeviceSys, RegionInfo, VfioSys, BAR0_REGION, REGION_FLAG_MMAP};
 use super::*;
 use crate::backend::fake::FakeIdentity;
@@ -493,15 +494,22 @@ fn device_over_vfio_backend() {
     let dev = Device::open(b.clone()).unwrap();
     assert_eq!(dev.info().num_qps, FakeIdentity::default().num_qps);
     assert_eq!(
-        b.bar.read32(regs::IRQ_ENABLE),
+        b.device().bar0().read32(regs::IRQ_ENABLE),
         regs::irq_status::ASYNC | regs::irq_status::FATAL
     );
     let cq = dev.create_cq(8, 1).unwrap();
     assert_eq!(
-        b.bar.read32(regs::CQ_BASE_LO) as u64,
+        b.device().bar0().read32(regs::CQ_BASE_LO) as u64,
         cq.ring_iova() & 0xFFFF_FFFF
     );
-    assert_eq!(b.bar.read32(regs::CQ_BASE_HI) as u64, cq.ring_iova() >> 32);
+    assert_eq!(
+        b.device().bar0().read32(regs::CQ_BASE_HI) as u64,
+        cq.ring_iova() >> 32
+    );
     assert!(s.dev.mapped.lock().unwrap().contains_key(&cq.ring_iova()));
-    assert_eq!(b.bar.read32(regs::BAR0_SIZE), 0, "out of range reads 0");
+    assert_eq!(
+        b.device().bar0().read32(regs::BAR0_SIZE),
+        0,
+        "out of range reads 0"
+    );
 }
