@@ -204,6 +204,10 @@ enum Command {
     /// socket, the control socket carries the tool's TCP exchange (docs/INTEROP.md). Prints
     /// one JSON summary; exits 0 only if the test completed.
     Peer(cmd::peer::PeerArgs),
+    /// Synthesise the whole NIC (Yosys; for ECP5 also nextpnr place and route) and report its
+    /// resources per block, Fmax and critical path as Markdown, CSV and JSON in --out
+    /// (docs/RESOURCES.md); --check is the quick structural check CI runs.
+    Synth(cmd::synth::SynthArgs),
     /// Write the Verilog of every top-level hardware block (one `<module>.v` per block).
     Verilog {
         /// Output directory (created if needed).
@@ -288,6 +292,7 @@ fn main() -> ExitCode {
             &engine,
         ),
         Command::Peer(args) => cmd::peer::run(&args),
+        Command::Synth(args) => cmd::synth::run(&args),
         Command::Verilog { out } => cmd::verilog::run(&out),
     };
     match result {

@@ -6,6 +6,7 @@ pub mod pcap_info;
 pub mod peer;
 pub mod respond;
 pub mod rx_replay;
+pub mod synth;
 pub mod tx_replay;
 pub mod verbs;
 pub mod verilog;
