@@ -1,6 +1,7 @@
 //! ferroce-sim: the simulator (HDL stepping, host memory, fabric) and the CLI's commands.
 pub mod cmd;
 pub mod engines;
+pub mod fabric_net;
 pub mod host;
 pub mod link_faults;
 pub mod nic_pair;

@@ -21,30 +21,63 @@ struct Cli {
     command: Command,
 }
 
+/// `ferroce demo`'s options.
+#[derive(clap::Args)]
+struct DemoCli {
+    /// RC QP pairs from A to B.
+    #[arg(long, default_value_t = 8)]
+    qps: usize,
+    /// Messages in total (WRITE, READ, SEND in turn, round robin over the QPs).
+    #[arg(long, default_value_t = 96)]
+    messages: usize,
+    /// Bytes per message (K and M suffixes: 16K).
+    #[arg(long, default_value = "16K")]
+    size: String,
+    /// Path MTU in bytes (256, 512, 1024, 2048, 4096).
+    #[arg(long, default_value_t = 1024)]
+    pmtu: usize,
+    /// Random seed (data, initial PSNs, the switches' ECMP hash and ECN draws).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Hardware model of both NICs: verilator (fast) or rust-hdl (slow).
+    #[arg(long, default_value = "verilator")]
+    engine: String,
+    /// Write a.pcap (A's link), rates.svg and summary.json here.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print the summary as one JSON object (no progress lines).
+    #[arg(long)]
+    json: bool,
+    /// Host link rate, Gb/s.
+    #[arg(long, default_value_t = 10)]
+    host_gbps: u64,
+    /// Leaf-spine link rate, Gb/s.
+    #[arg(long, default_value_t = 10)]
+    fabric_gbps: u64,
+    /// Propagation delay of every link, ns.
+    #[arg(long, default_value_t = 500)]
+    delay_ns: u64,
+    /// Offered load of the background source through Spine-1, Gb/s (0: none).
+    #[arg(long, default_value_t = 10.0)]
+    background_gbps: f64,
+    /// When the background starts and stops, microseconds of simulated time.
+    #[arg(long, default_value_t = 20)]
+    background_start_us: u64,
+    #[arg(long, default_value_t = 600)]
+    background_stop_us: u64,
+    /// RoCE version (v2; v1 is not built yet and says so).
+    #[arg(long, default_value = "v2")]
+    roce: String,
+}
+
 #[derive(Subcommand)]
 enum Command {
-    /// The main scenario: RDMA WRITE and SEND messages from host A to host B through the HDL
-    /// transmit and receive front ends, with bit errors on the link.
-    Demo {
-        /// Number of messages (half over IPv4, half over IPv6).
-        #[arg(long, default_value_t = 6)]
-        messages: usize,
-        /// Bytes per message.
-        #[arg(long, default_value_t = 5000)]
-        size: usize,
-        /// Path MTU in bytes (256, 512, 1024, 2048, 4096).
-        #[arg(long, default_value_t = 1024)]
-        pmtu: usize,
-        /// Frames that get one bit flipped on the link.
-        #[arg(long, default_value_t = 2)]
-        corrupt: usize,
-        /// Random seed (message bytes, which frames are corrupted).
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Write the frames as they crossed the link.
-        #[arg(long)]
-        pcap: Option<PathBuf>,
-    },
+    /// The main scenario: servers A (10.0.1.10, Leaf-1) and B (10.0.2.10, Leaf-2), two whole
+    /// ferroce NICs on a simulated spine-leaf fabric (2 spines, ECMP on the 5-tuple, PFC on
+    /// priority 3 between switches, ECN marking above 200 KB), A running RDMA WRITE, READ and
+    /// SEND to B while a plain traffic source congests Spine-1. The NIC has no CNP, DCQCN or
+    /// PFC yet: the summary says so.
+    Demo(DemoCli),
     /// Describe every frame of a capture (pcap or pcapng) as JSON Lines, then a summary object.
     PcapInfo {
         /// The capture file to read.
@@ -219,20 +252,22 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Demo {
-            messages,
-            size,
-            pmtu,
-            corrupt,
-            seed,
-            pcap,
-        } => cmd::demo::run(&cmd::demo::DemoArgs {
-            messages,
-            size,
-            pmtu,
-            corrupt,
-            seed,
-            pcap: pcap.as_deref(),
+        Command::Demo(d) => cmd::demo::run(&cmd::demo::DemoArgs {
+            qps: d.qps,
+            messages: d.messages,
+            size: d.size,
+            pmtu: d.pmtu,
+            seed: d.seed,
+            engine: d.engine,
+            out: d.out,
+            json: d.json,
+            host_gbps: d.host_gbps,
+            fabric_gbps: d.fabric_gbps,
+            delay_ns: d.delay_ns,
+            background_gbps: d.background_gbps,
+            background_start_us: d.background_start_us,
+            background_stop_us: d.background_stop_us,
+            roce: d.roce,
         }),
         Command::PcapInfo { file } => cmd::pcap_info::run(&file),
         Command::RxReplay { file, mac } => cmd::rx_replay::run(&file, mac.as_deref()),

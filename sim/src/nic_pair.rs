@@ -32,6 +32,17 @@ pub struct LinkFrame {
     pub bytes: Vec<u8>,
 }
 
+/// What joins the two NICs instead of the built-in link: a network model (e.g. the fabric,
+/// [`crate::fabric_net`]) seen from the two NICs' MACs, in cycles of the pair's clock.
+pub trait PairMedium: Send {
+    /// Whether side `side`'s link takes transmit beats in cycle `cycle` (its pacing).
+    fn tx_ready(&mut self, side: usize, cycle: u64) -> bool;
+    /// A frame whose last beat left side `from` in cycle `cycle`.
+    fn send(&mut self, from: usize, cycle: u64, frame: Vec<u8>);
+    /// The frames that have reached side `to` by cycle `cycle`, in order.
+    fn deliver(&mut self, to: usize, cycle: u64) -> Vec<Vec<u8>>;
+}
+
 /// Two NICs and the link between them; `H` is the hardware model of both (rust-hdl by
 /// default, or [`crate::nic_verilated::VerilatedNic`]).
 pub struct NicPair<H: NicHardware = Bench<NicTop>> {
@@ -44,6 +55,8 @@ pub struct NicPair<H: NicHardware = Bench<NicTop>> {
     lost: [u64; 2],
     /// The two directions of the link (index: the sending side).
     links: [FaultyLink; 2],
+    /// A network in place of the link ([`NicPair::set_medium`]).
+    medium: Option<Box<dyn PairMedium>>,
 }
 
 impl<H: NicHardware> NicPair<H> {
@@ -62,7 +75,15 @@ impl<H: NicHardware> NicPair<H> {
             lose: Default::default(),
             lost: [0; 2],
             links: [FaultyLink::perfect(), FaultyLink::perfect()],
+            medium: None,
         }
+    }
+
+    /// Join the NICs through `medium` instead of the link from now on: it paces each NIC's
+    /// transmit side and carries every frame (the link's faults and [`NicPair::lose_frames`]
+    /// no longer apply; the capture stays what each side sent).
+    pub fn set_medium(&mut self, medium: Box<dyn PairMedium>) {
+        self.medium = Some(medium);
     }
 
     /// One cycle of both NICs, then the link.
@@ -72,9 +93,37 @@ impl<H: NicHardware> NicPair<H> {
     /// frame due at or before `cycle` (on a perfect link: sent at `cycle - 1`) enters the
     /// other NIC now.
     pub fn cycle(&mut self) {
+        if let Some(m) = self.medium.as_mut() {
+            let now = self.nics[0].cycles();
+            for side in 0..2 {
+                let ready = m.tx_ready(side, now);
+                self.nics[side].set_tx_ready(ready);
+            }
+        }
         self.nics[0].cycle();
         self.nics[1].cycle();
         let cycle = self.nics[0].cycles();
+        if let Some(m) = self.medium.as_mut() {
+            for from in 0..2 {
+                for f in self.nics[from].take_frames() {
+                    self.sent[from] += 1;
+                    if self.capture {
+                        self.frames.push(LinkFrame {
+                            from,
+                            cycle,
+                            bytes: f.clone(),
+                        });
+                    }
+                    m.send(from, cycle.saturating_sub(1), f);
+                }
+            }
+            for to in 0..2 {
+                for f in m.deliver(to, cycle) {
+                    self.nics[to].receive(&f);
+                }
+            }
+            return;
+        }
         for from in 0..2 {
             for f in self.nics[from].take_frames() {
                 let ordinal = self.sent[from];

@@ -261,6 +261,8 @@ pub struct NicSystem<S: NicHardware = Bench<NicTop>> {
     /// Interrupt vectors that fired and were not consumed yet (as an MSI-X controller would
     /// latch them).
     irq_pending: u32,
+    /// The link side of the MAC accepts beats (a paced link lowers it: [`NicSystem::set_tx_ready`]).
+    link_ready: bool,
 }
 
 /// The NIC's AXI4-Lite slave as the master's port.
@@ -321,6 +323,7 @@ impl<S: NicHardware> NicSystem<S> {
             rng: Rng::new(1),
             clock_hz: DEFAULT_CLOCK_HZ,
             irq_pending: 0,
+            link_ready: true,
         }
     }
 
@@ -390,9 +393,15 @@ impl<S: NicHardware> NicSystem<S> {
         self.bench.counters().resp
     }
 
+    /// Whether the link takes the MAC's transmit beats from the next cycle on (a link slower
+    /// than the datapath holds the NIC back through its stream's ready).
+    pub fn set_tx_ready(&mut self, ready: bool) {
+        self.link_ready = ready;
+    }
+
     /// One system cycle.
     pub fn cycle(&mut self) {
-        let tx_ready = !self.rng.percent(self.tx_collect.stall_percent);
+        let tx_ready = !self.rng.percent(self.tx_collect.stall_percent) && self.link_ready;
         // borrows of disjoint fields: no copy of the beat on this per-cycle path
         let rx = self.rx_feed.next_beat(&mut self.rng);
         self.bench

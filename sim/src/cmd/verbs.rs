@@ -373,6 +373,54 @@ pub struct VerbsReport {
     /// The QPs' local ACK timeout code (as given, or chosen by [`auto_timeout`]).
     pub timeout: u8,
     pub errors: Vec<String>,
+    /// Every message completed at its sender, in completion order.
+    pub records: Vec<MessageRecord>,
+    /// The QPNs of each host's QPs (index: QP pair).
+    pub qpns: [Vec<u32>; 2],
+}
+
+/// One message as its sender's completion saw it.
+#[derive(Clone, Debug)]
+pub struct MessageRecord {
+    pub index: u64,
+    pub op: VerbOp,
+    /// The sending host (0: A) and the QP pair.
+    pub side: usize,
+    pub qp: usize,
+    pub bytes: usize,
+    /// Cycles at which it was posted and its completion was polled.
+    pub posted: u64,
+    pub completed: u64,
+    /// Its completion and its bytes checked out.
+    pub ok: bool,
+}
+
+/// What a run does beyond [`VerbsArgs`]: the hosts' addresses, a network in place of the
+/// back-to-back link, one-way traffic, a progress callback.
+pub struct RunHooks {
+    pub addrs: [([u8; 6], [u8; 4]); 2],
+    /// Attached after the QPs are connected ([`NicPair::set_medium`]).
+    pub medium: Option<Box<dyn crate::nic_pair::PairMedium>>,
+    /// Host A posts every message (the default alternates A and B).
+    pub one_way: bool,
+    /// Each QP's UDP source port from its flow label ([`connect_qps`]).
+    pub flow_sports: bool,
+    /// Called about every `progress_every` cycles with the cycles so far and the report.
+    pub progress: Option<Box<dyn FnMut(u64, &VerbsReport) + Send>>,
+    pub progress_every: u64,
+}
+
+impl Default for RunHooks {
+    fn default() -> Self {
+        RunHooks {
+            addrs: [(MACS[0], IPS[0]), (MACS[1], IPS[1])],
+            medium: None,
+            one_way: false,
+            flow_sports: false,
+            progress: None,
+            progress_every: u64::MAX,
+        }
+    }
 }
 
 fn cli<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> CliError + '_ {
@@ -391,11 +439,16 @@ pub struct Host<H: NicHardware + Send + 'static> {
     /// Offset in `mr` of the atomic area: the fetch-add counter at +0, QP q's compare-swap
     /// word at +64 + 8q (zero at the start; only atomics touch them).
     pub atomic_area: usize,
+    /// The host's MAC and IPv4 address (GID 0).
+    pub mac: [u8; 6],
+    pub ip: [u8; 4],
 }
 
 /// A message posted and not completed yet (at the sender, or at the receiver).
 struct InFlight {
     index: u64,
+    /// Cycle at which it was posted.
+    posted: u64,
     wr_id: u64,
     op: VerbOp,
     imm: u32,
@@ -416,6 +469,7 @@ fn open_host<H: NicHardware + Send + 'static>(
     memory: crate::host::SharedMemory,
     slot: usize,
     qps: usize,
+    (mac, ip): ([u8; 6], [u8; 4]),
 ) -> Result<Host<H>, CliError> {
     let backend = Arc::new(SimBackend::new(
         PairSide {
@@ -427,9 +481,9 @@ fn open_host<H: NicHardware + Send + 'static>(
     let dynb: Arc<dyn Backend> = backend.clone();
     let host = ["A", "B"][side];
     let device = Device::open(dynb).map_err(cli(&format!("host {host}: opening the NIC")))?;
-    device.set_mac(MACS[side]);
+    device.set_mac(mac);
     device
-        .set_gid(0, &GidEntry::ipv4(IPS[side].into()))
+        .set_gid(0, &GidEntry::ipv4(ip.into()))
         .map_err(cli("GID 0"))?;
     device
         .set_control(regs::cfg_control::RX_ENABLE | regs::cfg_control::TX_ENABLE)
@@ -482,6 +536,8 @@ fn open_host<H: NicHardware + Send + 'static>(
         mr,
         qps: list,
         atomic_area,
+        mac,
+        ip,
     })
 }
 
@@ -503,6 +559,20 @@ pub fn connect_with<H: NicHardware + Send + 'static>(
     rng: &mut Rng,
     rts: &RtsAttr,
 ) -> Result<(), CliError> {
+    connect_qps(hosts, pmtu, rng, rts, false)
+}
+
+/// [`connect_with`]; with `flow_sports` each QP's address vector carries the UDP source port
+/// of its flow label, `udp_source_port(lqpn, rqpn, calc_flow_label(lqpn, rqpn))` (IBTA Vol 1
+/// Annex A17: the source port is the flow's entropy for ECMP), as Linux's verbs library sets
+/// it, instead of 0 (the NIC's CFG_UDP_SPORT policy, one port for every QP).
+pub fn connect_qps<H: NicHardware + Send + 'static>(
+    hosts: &[Host<H>; 2],
+    pmtu: Pmtu,
+    rng: &mut Rng,
+    rts: &RtsAttr,
+    flow_sports: bool,
+) -> Result<(), CliError> {
     let n = hosts[0].qps.len();
     let mut psn = [[0u32; 2]; MAX_QPS];
     for p in psn.iter_mut().take(n) {
@@ -517,10 +587,18 @@ pub fn connect_with<H: NicHardware + Send + 'static>(
                 AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ | AccessFlags::REMOTE_ATOMIC,
             )
             .map_err(cli(&format!("{what}: to INIT")))?;
+            let (lqpn, rqpn) = (qp.qpn(), hosts[peer].qps[i].qpn());
+            let flow = ferroce_proto::flow::calc_flow_label(lqpn, rqpn);
+            let udp_sport = if flow_sports {
+                ferroce_proto::flow::udp_source_port(lqpn, rqpn, flow)
+            } else {
+                0
+            };
             qp.to_rtr(&RtrAttr {
                 av: AddressVector {
-                    dmac: MACS[peer],
-                    dgid: Gid::from_ipv4(IPS[peer].into()),
+                    dmac: hosts[peer].mac,
+                    dgid: Gid::from_ipv4(hosts[peer].ip.into()),
+                    udp_sport,
                     ..AddressVector::default()
                 },
                 path_mtu: pmtu,
@@ -579,13 +657,32 @@ pub fn open_pair<H: NicHardware + Send + 'static>(
     slot: usize,
     capture: bool,
 ) -> Result<(SharedPair<H>, [Host<H>; 2]), CliError> {
+    open_pair_at(
+        hw,
+        shell,
+        qps,
+        slot,
+        capture,
+        [(MACS[0], IPS[0]), (MACS[1], IPS[1])],
+    )
+}
+
+/// [`open_pair`] with these MAC and IPv4 addresses for hosts A and B.
+pub fn open_pair_at<H: NicHardware + Send + 'static>(
+    hw: [H; 2],
+    shell: ShellConfig,
+    qps: usize,
+    slot: usize,
+    capture: bool,
+    addrs: [([u8; 6], [u8; 4]); 2],
+) -> Result<(SharedPair<H>, [Host<H>; 2]), CliError> {
     let memory = [HostMemory::shared(), HostMemory::shared()];
     let pair: SharedPair<H> =
         Arc::new(Mutex::new(NicPair::new(hw, memory.clone(), shell, capture)));
     let [ma, mb] = memory;
     let hosts = [
-        open_host(&pair, 0, ma, slot, qps)?,
-        open_host(&pair, 1, mb, slot, qps)?,
+        open_host(&pair, 0, ma, slot, qps, addrs[0])?,
+        open_host(&pair, 1, mb, slot, qps, addrs[1])?,
     ];
     Ok((pair, hosts))
 }
@@ -625,6 +722,17 @@ pub fn run_scenario_with(
     link: &VerbsLinkArgs,
     engine: Engine,
 ) -> Result<VerbsReport, CliError> {
+    run_scenario_hooked(args, link, engine, RunHooks::default())
+}
+
+/// [`run_scenario_with`] with [`RunHooks`] (addresses, a network between the NICs, one-way
+/// traffic, progress).
+pub fn run_scenario_hooked(
+    args: &VerbsArgs,
+    link: &VerbsLinkArgs,
+    engine: Engine,
+    hooks: RunHooks,
+) -> Result<VerbsReport, CliError> {
     link.validate()?;
     let args = args.clone();
     let link = link.clone();
@@ -636,7 +744,7 @@ pub fn run_scenario_with(
                     Bench::new(NicTop::default(), |u| &mut u.clock),
                     Bench::new(NicTop::default(), |u| &mut u.clock),
                 ];
-                run_on(&args, &link, hw)
+                run_on_with(&args, &link, hw, hooks)
             }
             Engine::Verilator => {
                 let build = |_| {
@@ -645,7 +753,7 @@ pub fn run_scenario_with(
                     })
                 };
                 let hw = [build(0)?, build(1)?];
-                run_on(&args, &link, hw)
+                run_on_with(&args, &link, hw, hooks)
             }
         })
         .map_err(cli("starting the simulation thread"))?
@@ -653,10 +761,12 @@ pub fn run_scenario_with(
         .map_err(|_| CliError("the simulation thread panicked".into()))?
 }
 
-fn run_on<H: NicHardware + Send + 'static>(
+/// Run the scenario on these NIC models with `hooks` (see [`RunHooks`]).
+pub fn run_on_with<H: NicHardware + Send + 'static>(
     args: &VerbsArgs,
     link: &VerbsLinkArgs,
     hw: [H; 2],
+    mut hooks: RunHooks,
 ) -> Result<VerbsReport, CliError> {
     if args.ops.is_empty() {
         return Err(CliError("--ops is empty (e.g. --ops write)".into()));
@@ -698,7 +808,7 @@ fn run_on<H: NicHardware + Send + 'static>(
     } else {
         ShellConfig::ideal()
     };
-    let (pair, hosts) = open_pair(hw, shell, args.qps, slot, args.pcap.is_some())?;
+    let (pair, hosts) = open_pair_at(hw, shell, args.qps, slot, args.pcap.is_some(), hooks.addrs)?;
     let mut rng = Rng::new(args.seed);
     let max_size = *sizes.iter().max().expect("not empty");
     let timeout = link
@@ -710,9 +820,13 @@ fn run_on<H: NicHardware + Send + 'static>(
         rnr_retry: link.rnr_retry,
         ..RtsAttr::default()
     };
-    connect_with(&hosts, pmtu, &mut rng, &rts)?;
+    connect_qps(&hosts, pmtu, &mut rng, &rts, hooks.flow_sports)?;
     // the link's faults (opening and connecting went through registers only, not the link)
     lock(&pair).set_faults(link.faults(args.seed));
+    if let Some(m) = hooks.medium.take() {
+        lock(&pair).set_medium(m);
+    }
+    let mut next_progress = hooks.progress_every;
     let watchdog = watchdog_cycles(link, timeout);
     let mut pcap = match &args.pcap {
         Some(p) => Some(PcapWriter::create(p).map_err(cli(&p.display().to_string()))?),
@@ -723,8 +837,10 @@ fn run_on<H: NicHardware + Send + 'static>(
     let mut report = VerbsReport {
         messages: args.messages as u64,
         timeout,
+        qpns: [0, 1].map(|h| hosts[h].qps.iter().map(|q| q.qpn()).collect()),
         ..VerbsReport::default()
     };
+    let one_way = hooks.one_way;
     // in flight per (sender side, QP), and receives expected per (receiver side, QP)
     let mut flight: Vec<Vec<VecDeque<InFlight>>> = (0..2)
         .map(|_| (0..args.qps).map(|_| VecDeque::new()).collect())
@@ -744,13 +860,17 @@ fn run_on<H: NicHardware + Send + 'static>(
     while done < total || recv_pending > 0 {
         // post what fits
         while next < total {
-            let side = (next % 2) as usize;
-            let q = ((next / 2) % args.qps as u64) as usize;
+            // j: the message's number in its direction
+            let (side, j) = if one_way {
+                (0, next)
+            } else {
+                ((next % 2) as usize, next / 2)
+            };
+            let q = (j % args.qps as u64) as usize;
             if flight[side][q].len() >= DEPTH || rflight[1 - side][q].len() >= DEPTH {
                 break;
             }
             // each direction runs through every size, then the next operation
-            let j = next / 2;
             let op = ops[((j / sizes.len() as u64) % ops.len() as u64) as usize];
             // an atomic moves 8 bytes whatever the size list says
             let len = if op.is_atomic() {
@@ -759,7 +879,7 @@ fn run_on<H: NicHardware + Send + 'static>(
                 sizes[(j % sizes.len() as u64) as usize]
             };
             // slot k of QP q: source at (q * DEPTH + k) * slot, destination after all sources
-            let k = ((next / 2 / args.qps as u64) % DEPTH as u64) as usize;
+            let k = ((j / args.qps as u64) % DEPTH as u64) as usize;
             let src = (q * DEPTH + k) * slot;
             let dst = (args.qps * DEPTH + q * DEPTH + k) * slot;
             let data = rng.bytes(len);
@@ -848,6 +968,7 @@ fn run_on<H: NicHardware + Send + 'static>(
                             .map_err(cli(&format!("message {next}: post_recv")))?;
                         rflight[1 - side][q].push_back(InFlight {
                             index: next,
+                            posted: lock(&pair).cycles(),
                             wr_id,
                             op,
                             imm,
@@ -871,6 +992,7 @@ fn run_on<H: NicHardware + Send + 'static>(
                 .map_err(cli(&format!("message {next}: post_send")))?;
             flight[side][q].push_back(InFlight {
                 index: next,
+                posted: lock(&pair).cycles(),
                 wr_id,
                 op,
                 imm,
@@ -883,6 +1005,7 @@ fn run_on<H: NicHardware + Send + 'static>(
         }
         // completions
         let mut progressed = false;
+        let polled = lock(&pair).cycles();
         for side in 0..2 {
             let wcs = hosts[side].cq.poll(64).map_err(cli("polling the CQ"))?;
             for wc in wcs {
@@ -994,6 +1117,18 @@ fn run_on<H: NicHardware + Send + 'static>(
                         bad.push(format!("data differs at byte {at} of {}", m.data.len()));
                     }
                 }
+                if !recv {
+                    report.records.push(MessageRecord {
+                        index: m.index,
+                        op: m.op,
+                        side,
+                        qp: q,
+                        bytes: m.data.len(),
+                        posted: m.posted,
+                        completed: polled,
+                        ok: bad.is_empty(),
+                    });
+                }
                 if bad.is_empty() {
                     if check_data {
                         report.verified += 1;
@@ -1030,6 +1165,12 @@ fn run_on<H: NicHardware + Send + 'static>(
             }
             p.cycles()
         };
+        if now >= next_progress {
+            if let Some(f) = hooks.progress.as_mut() {
+                f(now - start, &report);
+            }
+            next_progress = now + hooks.progress_every;
+        }
         if progressed {
             last_progress = now;
         } else if now - last_progress > watchdog {
