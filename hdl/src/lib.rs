@@ -8,6 +8,7 @@
 //!   tool-test policy ([`verilog::require_tool`]).
 //! * [`cosim`]: generic lock-step co-simulation against Verilator ([`cosim::CoSim`]) and the
 //!   Verilator model as a fast engine ([`cosim::VerilatedBlock`]).
+pub mod cc;
 pub mod cosim;
 pub mod cq;
 pub mod csr;

@@ -204,6 +204,20 @@ enum Command {
     /// socket, the control socket carries the tool's TCP exchange (docs/INTEROP.md). Prints
     /// one JSON summary; exits 0 only if the test completed.
     Peer(cmd::peer::PeerArgs),
+    /// A trace of CNP arrivals, bytes sent and samples (JSON Lines, times in us) through the
+    /// hardware DCQCN reaction point, cycle by cycle: one JSON line per sample (rc, rt, alpha,
+    /// stages). docs/CONGESTION.md.
+    DcqcnTrace {
+        /// The trace: {"t": T, "ev": "cnp" | "bytes" (with "n") | "sample"} per line.
+        #[arg(long = "in")]
+        input: PathBuf,
+        /// Parameters: a JSON object with mlx5 names and line_rate_mbps (default 100000).
+        #[arg(long)]
+        params: Option<PathBuf>,
+        /// Hardware model: verilator (the emitted Verilog, fast) or rust-hdl (slow).
+        #[arg(long, default_value = "verilator")]
+        engine: String,
+    },
     /// Write the Verilog of every top-level hardware block (one `<module>.v` per block).
     Verilog {
         /// Output directory (created if needed).
@@ -289,6 +303,11 @@ fn main() -> ExitCode {
         ),
         Command::Peer(args) => cmd::peer::run(&args),
         Command::Verilog { out } => cmd::verilog::run(&out),
+        Command::DcqcnTrace {
+            input,
+            params,
+            engine,
+        } => cmd::dcqcn_trace::run(&input, params.as_deref(), &engine),
     };
     match result {
         Ok(code) => code,
