@@ -241,6 +241,20 @@ enum Command {
     /// resources per block, Fmax and critical path as Markdown, CSV and JSON in --out
     /// (docs/RESOURCES.md); --check is the quick structural check CI runs.
     Synth(cmd::synth::SynthArgs),
+    /// A trace of CNP arrivals, bytes sent and samples (JSON Lines, times in us) through the
+    /// hardware DCQCN reaction point, cycle by cycle: one JSON line per sample (rc, rt, alpha,
+    /// stages). docs/CONGESTION.md.
+    DcqcnTrace {
+        /// The trace: {"t": T, "ev": "cnp" | "bytes" (with "n") | "sample"} per line.
+        #[arg(long = "in")]
+        input: PathBuf,
+        /// Parameters: a JSON object with mlx5 names and line_rate_mbps (default 100000).
+        #[arg(long)]
+        params: Option<PathBuf>,
+        /// Hardware model: verilator (the emitted Verilog, fast) or rust-hdl (slow).
+        #[arg(long, default_value = "verilator")]
+        engine: String,
+    },
     /// Write the Verilog of every top-level hardware block (one `<module>.v` per block).
     Verilog {
         /// Output directory (created if needed).
@@ -329,6 +343,11 @@ fn main() -> ExitCode {
         Command::Peer(args) => cmd::peer::run(&args),
         Command::Synth(args) => cmd::synth::run(&args),
         Command::Verilog { out } => cmd::verilog::run(&out),
+        Command::DcqcnTrace {
+            input,
+            params,
+            engine,
+        } => cmd::dcqcn_trace::run(&input, params.as_deref(), &engine),
     };
     match result {
         Ok(code) => code,

@@ -235,7 +235,7 @@ register_map! {
 
     // ---- congestion control parameters (0x200), mlx5 names and defaults ----
     CC_RP_TIME_RESET = 0x200, RW = 300, "DCQCN RP rate-increase timer period in us (rpg_time_reset, 300).";
-    CC_RP_BYTE_RESET = 0x204, RW = 32767, "DCQCN RP byte counter for a rate-increase event, in 64-byte units (rpg_byte_reset, 32767).";
+    CC_RP_BYTE_RESET = 0x204, RW = 32767, "DCQCN RP bytes sent per rate-increase event, in 64-byte units, 0..32767; 0 = byte counter off (rpg_byte_reset, 32767).";
     CC_RP_THRESHOLD = 0x208, RW = 1, "DCQCN RP increase events before leaving fast recovery (rpg_threshold, F, 1).";
     CC_RP_AI_RATE = 0x20C, RW = 5, "DCQCN RP additive increase in Mb/s (rpg_ai_rate, 5).";
     CC_RP_HAI_RATE = 0x210, RW = 50, "DCQCN RP hyper increase in Mb/s (rpg_hai_rate, 50).";
@@ -248,7 +248,7 @@ register_map! {
     CC_RP_REDUCE_PERIOD = 0x22C, RW = 4, "DCQCN at most one rate decrease per period in us (rate_reduce_monitor_period, 4).";
     CC_RP_INITIAL_ALPHA = 0x230, RW = 1023, "DCQCN alpha on the first CNP, 0..1023 (initial_alpha_value, 1023).";
     CC_RP_FLAGS = 0x234, RW = 2, "0 clamp_tgt_rate; 1 clamp_tgt_rate_after_time_inc (default 2 = bit 1 set).";
-    CC_RP_FIRST_CNP_RATE = 0x238, RW, "DCQCN rate in Mb/s set on the first CNP; 0 = keep current (rate_to_set_on_first_cnp).";
+    CC_RP_FIRST_CNP_RATE = 0x238, RW, "DCQCN Rc and Rt in Mb/s set on the first CNP, at most the cap; 0 = the cap: line rate, or CC_RP_MAX_RATE if lower (rate_to_set_on_first_cnp, 0).";
     CC_NP_CNP_INTERVAL = 0x23C, RW = 4, "DCQCN NP minimum time between CNPs per QP in us (min_time_between_cnps, 4).";
 
     // ---- interrupts and asynchronous events (0x300) ----

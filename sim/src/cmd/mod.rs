@@ -1,6 +1,7 @@
 //! The implementation of each `ferroce` command. Each `run` returns the process exit code or a
 //! [`CliError`] that `main` prints as `ferroce: <message>`.
 pub mod bench;
+pub mod dcqcn_trace;
 pub mod demo;
 pub mod pcap_info;
 pub mod peer;

@@ -1,0 +1,808 @@
+//! [`ReactionPoint`]: the DCQCN reaction point, a pool of per-QP rate limiters.
+//!
+//! The algorithm is DCQCN as ConnectX (mlx5) runs it: current rate Rc and target rate Rt in Mb/s,
+//! alpha in Q10 (1024 = 1.0), a timer stage and a byte stage, and three timers on a 1 us tick
+//! (alpha update every `dce_tcp_rtt`, at most one rate decrease every
+//! `rate_reduce_monitor_period`, a rate increase every `rpg_time_reset`). docs/CONGESTION.md states
+//! the arithmetic and the order of events within one microsecond line by line; in short:
+//!
+//! * CNP for a QP without a limiter: allocate one; Rc = Rt = `rate_to_set_on_first_cnp` (0 = the
+//!   cap; at most the cap), alpha = `initial_alpha_value`, arm the three timers one period ahead.
+//!   This CNP cuts nothing. A CNP for a limited QP marks "CNP arrived" for alpha and decrease.
+//! * Bytes sent: counted in units of 64 x `rpg_byte_reset` bytes (0 = off); each whole unit is a
+//!   rate increase and a byte-stage step; the remainder is kept.
+//! * Increase: Rt += `rpg_hai_rate` if min(stages) > `rpg_threshold`, else `rpg_ai_rate` if
+//!   max(stages) >= `rpg_threshold`, else nothing (fast recovery); Rt = min(Rt, cap);
+//!   Rc = (Rc + Rt) / 2.
+//! * At each tick, per limiter, the timers due in this order: increase (then t_stage + 1);
+//!   decrease (if a CNP arrived: clamp Rt = Rc if `clamp_tgt_rate`, or bc_stage > 0, or
+//!   `clamp_tgt_rate_after_time_inc` and t_stage > 0; Rc -= min(Rc x alpha >> `rpg_gd`,
+//!   Rc x (100 - `rpg_min_dec_fac`) / 100); Rc = max(Rc, `rpg_min_rate`); clear the stages and the
+//!   byte count; restart the increase timer); alpha (alpha = g x alpha / 1024, plus 1024 - g if a
+//!   CNP arrived, at most 1023).
+//!
+//! # Pool
+//! [`LIMITERS`] limiters serve up to 2^[`QPN_W`] QPs: a limiter is allocated at a QP's first CNP
+//! (as ConnectX does) and released when the QP has recovered (at an increase-timer expiry with no
+//! CNP pending, Rt = cap and Rc >= cap - 1, if `release_on_recovery`), or when software clears the
+//! QP's enable. Why 16: every microsecond the sweep visits each limiter, 6 cycles for an active
+//! one and 1 for a free one, so 16 busy limiters take 97 cycles of the 125 a microsecond has at
+//! 125 MHz, leaving the rest for CNP and bytes events (which wait while the sweep runs). A CNP
+//! that finds the pool empty leaves the QP unlimited and counts in `cnp_no_limiter`; one for a
+//! disabled QP counts in `cnp_disabled`; a tick that arrives while the previous one is still
+//! pending counts in `tick_overruns`. Nothing is dropped silently.
+//!
+//! # Division
+//! Rc x (100 - f) / 100 is exact without a divider: for x < 2^30, x / 100 = (x x M) >> 32 with
+//! M = ceil(2^32 / 100) = 42949673 (100 M - 2^32 = 4, so the error x x 4 / 2^32 stays below 1/100
+//! and never crosses an integer; `reciprocal_is_exact` in `hdl/tests/reaction_point.rs` checks every x the block can make,
+//! x <= 100 x (2^20 - 1)). The kernel has 16 x 16 multipliers only, so the 27 x 26-bit product is
+//! taken in four 16-bit pieces, keeping only the bits above 2^16 of the low sum.
+//!
+//! # Ports
+//! * `tick`: the 1 us pulse; ends the current microsecond (the timers due in it fire).
+//! * `cnp_*`, `bytes_*`, `qp_en_*`: valid/ready requests (a CNP arrived for `cnp_qpn`; the QP
+//!   sent `bytes_n` bytes; set the QP's enable). A request waits while the sweep runs.
+//! * `rate_qpn` -> two cycles later `rate_limited` and the limiter's `rate_rc` (the shaper's rate),
+//!   `rate_rt`, `rate_alpha`, `rate_t_stage`, `rate_bc_stage`; an unlimited QP reads Rc = Rt = cap,
+//!   alpha 1023, stages 0.
+//! * parameters: one input per mlx5 parameter (`p_*`), `enable` (global) and
+//!   `release_on_recovery`.
+//! * `idle`: no request or tick in progress; `limiters_in_use` and the counters above.
+use rust_hdl::prelude::*;
+
+/// QPN bits of the QPs the block serves (the default build's 256 QPs).
+pub const QPN_W: usize = 8;
+/// Limiter index bits.
+pub const LIM_W: usize = 4;
+/// Limiters in the pool (see the module doc).
+pub const LIMITERS: usize = 1 << LIM_W;
+/// Rate bits: Mb/s up to 1,048,575 (100 Gb/s is 100,000).
+pub const RATE_W: usize = 20;
+/// Timer bits: periods up to 1,048,575 us.
+pub const TIMER_W: usize = 20;
+/// Stage bits: the stages saturate at 65,535 (compared only with `rpg_threshold` <= 65,534).
+pub const STAGE_W: usize = 16;
+/// Byte-count bits: the remainder is below 64 x 32767 < 2^21.
+pub const BC_W: usize = 21;
+/// Bits of one bytes-sent event (16 MiB - 1; a packet is far less).
+pub const BYTES_W: usize = 24;
+/// M = ceil(2^32 / 100), split in 16-bit halves (see the module doc).
+pub const RECIP_100: u64 = 42_949_673;
+
+/// The state of one rate limiter (one RAM word).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
+pub struct RpLimiter {
+    /// Allocated to `qpn`.
+    pub active: Bit,
+    pub qpn: Bits<QPN_W>,
+    /// Current rate Rc, Mb/s.
+    pub rc: Bits<RATE_W>,
+    /// Target rate Rt, Mb/s.
+    pub rt: Bits<RATE_W>,
+    /// alpha, Q10.
+    pub alpha: Bits<10>,
+    pub t_stage: Bits<STAGE_W>,
+    pub bc_stage: Bits<STAGE_W>,
+    /// Bytes counted towards the next byte-stage step.
+    pub byte_count: Bits<BC_W>,
+    /// A CNP arrived since the last alpha update.
+    pub alpha_cnp: Bit,
+    /// A CNP arrived since the last rate decrease.
+    pub dec_cnp: Bit,
+    /// Ticks until each timer is due (0 = due at the end of this microsecond).
+    pub inc_left: Bits<TIMER_W>,
+    pub dec_left: Bits<TIMER_W>,
+    pub alpha_left: Bits<TIMER_W>,
+}
+
+/// A QP's entry in the QPN -> limiter map.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
+pub struct RpMapEntry {
+    pub limited: Bit,
+    pub limiter: Bits<LIM_W>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum RpState {
+    /// After reset: clear the map, the enables and the limiters, fill the free list.
+    Init,
+    /// Take the pending tick (a sweep), else a QP-enable write, else a CNP, else bytes.
+    Idle,
+    /// Sweep: the limiter `idx` is read; skip it if free, else load it.
+    SweepLoad,
+    /// Sweep: the increase timer (if due).
+    SweepInc,
+    /// Sweep: decrease timer, first half: clamp Rt, the two products of the cut.
+    SweepDecMul,
+    /// Sweep: decrease timer, second half: the cut (reciprocal division), floor, restart.
+    SweepDecCut,
+    /// Sweep: the alpha timer, the timers' countdown, the release check.
+    SweepAlpha,
+    /// Sweep: write the limiter back (and release it); next limiter or done.
+    SweepWrite,
+    /// CNP: the QP's map entry and enable are read; update, allocate or count.
+    CnpMap,
+    /// CNP for a limited QP: set both "CNP arrived" flags.
+    CnpLoad,
+    /// Bytes: the QP's map entry is read.
+    BytesMap,
+    /// Bytes: the limiter is read; add the bytes to its count.
+    BytesLoad,
+    /// Bytes: one increase per whole unit, one per cycle; then write back.
+    BytesLoop,
+    /// QP enable cleared: release the QP's limiter if it has one.
+    CfgMap,
+}
+
+#[derive(LogicBlock)]
+pub struct ReactionPoint {
+    pub clock: Signal<In, Clock>,
+    pub tick: Signal<In, Bit>,
+    // ---- events
+    pub cnp_valid: Signal<In, Bit>,
+    pub cnp_qpn: Signal<In, Bits<QPN_W>>,
+    pub cnp_ready: Signal<Out, Bit>,
+    pub bytes_valid: Signal<In, Bit>,
+    pub bytes_qpn: Signal<In, Bits<QPN_W>>,
+    pub bytes_n: Signal<In, Bits<BYTES_W>>,
+    pub bytes_ready: Signal<Out, Bit>,
+    pub qp_en_valid: Signal<In, Bit>,
+    pub qp_en_qpn: Signal<In, Bits<QPN_W>>,
+    pub qp_en_value: Signal<In, Bit>,
+    pub qp_en_ready: Signal<Out, Bit>,
+    // ---- rate read port (2 cycles)
+    pub rate_qpn: Signal<In, Bits<QPN_W>>,
+    pub rate_limited: Signal<Out, Bit>,
+    pub rate_rc: Signal<Out, Bits<RATE_W>>,
+    pub rate_rt: Signal<Out, Bits<RATE_W>>,
+    pub rate_alpha: Signal<Out, Bits<10>>,
+    pub rate_t_stage: Signal<Out, Bits<STAGE_W>>,
+    pub rate_bc_stage: Signal<Out, Bits<STAGE_W>>,
+    // ---- parameters (mlx5 names)
+    pub enable: Signal<In, Bit>,
+    pub release_on_recovery: Signal<In, Bit>,
+    pub line_rate: Signal<In, Bits<RATE_W>>,
+    pub p_time_reset: Signal<In, Bits<TIMER_W>>,
+    pub p_byte_reset: Signal<In, Bits<15>>,
+    pub p_threshold: Signal<In, Bits<STAGE_W>>,
+    pub p_max_rate: Signal<In, Bits<RATE_W>>,
+    pub p_ai_rate: Signal<In, Bits<RATE_W>>,
+    pub p_hai_rate: Signal<In, Bits<RATE_W>>,
+    pub p_gd: Signal<In, Bits<5>>,
+    pub p_min_dec_fac: Signal<In, Bits<7>>,
+    pub p_min_rate: Signal<In, Bits<RATE_W>>,
+    pub p_first_cnp_rate: Signal<In, Bits<RATE_W>>,
+    pub p_alpha_g: Signal<In, Bits<11>>,
+    pub p_alpha_period: Signal<In, Bits<TIMER_W>>,
+    pub p_reduce_period: Signal<In, Bits<TIMER_W>>,
+    pub p_initial_alpha: Signal<In, Bits<10>>,
+    pub p_clamp_tgt_rate: Signal<In, Bit>,
+    pub p_clamp_after_time_inc: Signal<In, Bit>,
+    // ---- status
+    pub idle: Signal<Out, Bit>,
+    pub limiters_in_use: Signal<Out, Bits<{ LIM_W + 1 }>>,
+    pub cnp_no_limiter: Signal<Out, Bits<32>>,
+    pub cnp_disabled: Signal<Out, Bits<32>>,
+    pub tick_overruns: Signal<Out, Bits<32>>,
+    // ---- state
+    state: DFF<RpState>,
+    init_i: DFF<Bits<QPN_W>>,
+    tick_pending: DFF<Bit>,
+    idx: DFF<Bits<LIM_W>>,
+    ev_qpn: DFF<Bits<QPN_W>>,
+    acc: DFF<Bits<25>>,
+    work: DFF<RpLimiter>,
+    inc_fired: DFF<Bit>,
+    cut_done: DFF<Bit>,
+    prod_k: DFF<Bits<32>>,
+    cut_a: DFF<Bits<32>>,
+    in_use: DFF<Bits<{ LIM_W + 1 }>>,
+    n_no_limiter: DFF<Bits<32>>,
+    n_disabled: DFF<Bits<32>>,
+    n_overruns: DFF<Bits<32>>,
+    rd_limited: DFF<Bit>,
+    /// limiters: `lim_f` read by the state machine, `lim_r` (a copy) by the rate port
+    lim_f: RAM<RpLimiter, LIM_W>,
+    lim_r: RAM<RpLimiter, LIM_W>,
+    /// QPN -> limiter: `map_f` for the state machine, `map_r` (a copy) for the rate port
+    map_f: RAM<RpMapEntry, QPN_W>,
+    map_r: RAM<RpMapEntry, QPN_W>,
+    /// per-QP enable
+    qp_en: RAM<Bit, QPN_W>,
+    free: SynchronousFIFO<Bits<LIM_W>, 5, 6, 1>,
+    c_m0: Constant<Bits<16>>,
+    c_m1: Constant<Bits<16>>,
+    c_map_zero: Constant<RpMapEntry>,
+    c_lim_zero: Constant<RpLimiter>,
+    // ---- combinational helpers
+    cap: Signal<Local, Bits<RATE_W>>,
+    first_rate: Signal<Local, Bits<RATE_W>>,
+    unit: Signal<Local, Bits<BC_W>>,
+    st_lo: Signal<Local, Bits<STAGE_W>>,
+    st_hi: Signal<Local, Bits<STAGE_W>>,
+    inc_amt: Signal<Local, Bits<RATE_W>>,
+    rt_sum: Signal<Local, Bits<21>>,
+    rt_inc: Signal<Local, Bits<RATE_W>>,
+    rc_inc: Signal<Local, Bits<RATE_W>>,
+    rc_sum: Signal<Local, Bits<21>>,
+    rc_lo: Signal<Local, Bits<16>>,
+    rc_hi: Signal<Local, Bits<16>>,
+    alpha16: Signal<Local, Bits<16>>,
+    k16: Signal<Local, Bits<16>>,
+    pa_lo: Signal<Local, Bits<32>>,
+    pa_hi: Signal<Local, Bits<32>>,
+    pk_lo: Signal<Local, Bits<32>>,
+    pk_hi: Signal<Local, Bits<32>>,
+    x0: Signal<Local, Bits<16>>,
+    x1: Signal<Local, Bits<16>>,
+    q0: Signal<Local, Bits<32>>,
+    q1: Signal<Local, Bits<32>>,
+    q2: Signal<Local, Bits<32>>,
+    q3: Signal<Local, Bits<32>>,
+    q_mid: Signal<Local, Bits<32>>,
+    quo: Signal<Local, Bits<32>>,
+    cut: Signal<Local, Bits<32>>,
+    rc_cut: Signal<Local, Bits<32>>,
+    g16: Signal<Local, Bits<16>>,
+    ga: Signal<Local, Bits<32>>,
+    a_dec: Signal<Local, Bits<12>>,
+    a_cnp: Signal<Local, Bits<12>>,
+    inc_p1: Signal<Local, Bits<TIMER_W>>,
+    dec_p1: Signal<Local, Bits<TIMER_W>>,
+    alpha_p1: Signal<Local, Bits<TIMER_W>>,
+    fresh: Signal<Local, RpLimiter>,
+    cnp_set: Signal<Local, RpLimiter>,
+    map_new: Signal<Local, RpMapEntry>,
+    lim_view: Signal<Local, RpLimiter>,
+    go_cfg: Signal<Local, Bit>,
+    go_cnp: Signal<Local, Bit>,
+    go_bytes: Signal<Local, Bit>,
+}
+
+impl Default for ReactionPoint {
+    fn default() -> Self {
+        ReactionPoint {
+            clock: Default::default(),
+            tick: Default::default(),
+            cnp_valid: Default::default(),
+            cnp_qpn: Default::default(),
+            cnp_ready: Default::default(),
+            bytes_valid: Default::default(),
+            bytes_qpn: Default::default(),
+            bytes_n: Default::default(),
+            bytes_ready: Default::default(),
+            qp_en_valid: Default::default(),
+            qp_en_qpn: Default::default(),
+            qp_en_value: Default::default(),
+            qp_en_ready: Default::default(),
+            rate_qpn: Default::default(),
+            rate_limited: Default::default(),
+            rate_rc: Default::default(),
+            rate_rt: Default::default(),
+            rate_alpha: Default::default(),
+            rate_t_stage: Default::default(),
+            rate_bc_stage: Default::default(),
+            enable: Default::default(),
+            release_on_recovery: Default::default(),
+            line_rate: Default::default(),
+            p_time_reset: Default::default(),
+            p_byte_reset: Default::default(),
+            p_threshold: Default::default(),
+            p_max_rate: Default::default(),
+            p_ai_rate: Default::default(),
+            p_hai_rate: Default::default(),
+            p_gd: Default::default(),
+            p_min_dec_fac: Default::default(),
+            p_min_rate: Default::default(),
+            p_first_cnp_rate: Default::default(),
+            p_alpha_g: Default::default(),
+            p_alpha_period: Default::default(),
+            p_reduce_period: Default::default(),
+            p_initial_alpha: Default::default(),
+            p_clamp_tgt_rate: Default::default(),
+            p_clamp_after_time_inc: Default::default(),
+            idle: Default::default(),
+            limiters_in_use: Default::default(),
+            cnp_no_limiter: Default::default(),
+            cnp_disabled: Default::default(),
+            tick_overruns: Default::default(),
+            state: Default::default(),
+            init_i: Default::default(),
+            tick_pending: Default::default(),
+            idx: Default::default(),
+            ev_qpn: Default::default(),
+            acc: Default::default(),
+            work: Default::default(),
+            inc_fired: Default::default(),
+            cut_done: Default::default(),
+            prod_k: Default::default(),
+            cut_a: Default::default(),
+            in_use: Default::default(),
+            n_no_limiter: Default::default(),
+            n_disabled: Default::default(),
+            n_overruns: Default::default(),
+            rd_limited: Default::default(),
+            lim_f: Default::default(),
+            lim_r: Default::default(),
+            map_f: Default::default(),
+            map_r: Default::default(),
+            qp_en: Default::default(),
+            free: Default::default(),
+            c_m0: Constant::new((RECIP_100 & 0xFFFF).into()),
+            c_m1: Constant::new((RECIP_100 >> 16).into()),
+            c_map_zero: Constant::new(RpMapEntry::default()),
+            c_lim_zero: Constant::new(RpLimiter::default()),
+            cap: Default::default(),
+            first_rate: Default::default(),
+            unit: Default::default(),
+            st_lo: Default::default(),
+            st_hi: Default::default(),
+            inc_amt: Default::default(),
+            rt_sum: Default::default(),
+            rt_inc: Default::default(),
+            rc_inc: Default::default(),
+            rc_sum: Default::default(),
+            rc_lo: Default::default(),
+            rc_hi: Default::default(),
+            alpha16: Default::default(),
+            k16: Default::default(),
+            pa_lo: Default::default(),
+            pa_hi: Default::default(),
+            pk_lo: Default::default(),
+            pk_hi: Default::default(),
+            x0: Default::default(),
+            x1: Default::default(),
+            q0: Default::default(),
+            q1: Default::default(),
+            q2: Default::default(),
+            q3: Default::default(),
+            q_mid: Default::default(),
+            quo: Default::default(),
+            cut: Default::default(),
+            rc_cut: Default::default(),
+            g16: Default::default(),
+            ga: Default::default(),
+            a_dec: Default::default(),
+            a_cnp: Default::default(),
+            inc_p1: Default::default(),
+            dec_p1: Default::default(),
+            alpha_p1: Default::default(),
+            fresh: Default::default(),
+            cnp_set: Default::default(),
+            map_new: Default::default(),
+            lim_view: Default::default(),
+            go_cfg: Default::default(),
+            go_cnp: Default::default(),
+            go_bytes: Default::default(),
+        }
+    }
+}
+
+impl Logic for ReactionPoint {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            state,
+            init_i,
+            tick_pending,
+            idx,
+            ev_qpn,
+            acc,
+            work,
+            inc_fired,
+            cut_done,
+            prod_k,
+            cut_a,
+            in_use,
+            n_no_limiter,
+            n_disabled,
+            n_overruns,
+            rd_limited
+        );
+        clock!(self, clock, free);
+        self.lim_f.read_clock.next = self.clock.val();
+        self.lim_f.write_clock.next = self.clock.val();
+        self.lim_r.read_clock.next = self.clock.val();
+        self.lim_r.write_clock.next = self.clock.val();
+        self.map_f.read_clock.next = self.clock.val();
+        self.map_f.write_clock.next = self.clock.val();
+        self.map_r.read_clock.next = self.clock.val();
+        self.map_r.write_clock.next = self.clock.val();
+        self.qp_en.read_clock.next = self.clock.val();
+        self.qp_en.write_clock.next = self.clock.val();
+
+        // ---- defaults
+        self.cnp_ready.next = false;
+        self.bytes_ready.next = false;
+        self.qp_en_ready.next = false;
+        self.go_cfg.next = false;
+        self.go_cnp.next = false;
+        self.go_bytes.next = false;
+        self.lim_f.read_address.next = self.idx.q.val();
+        self.lim_f.write_address.next = self.idx.q.val();
+        self.lim_f.write_data.next = self.work.q.val();
+        self.lim_f.write_enable.next = false;
+        self.map_f.read_address.next = self.ev_qpn.q.val();
+        self.map_f.write_address.next = self.ev_qpn.q.val();
+        self.map_f.write_data.next = self.c_map_zero.val();
+        self.map_f.write_enable.next = false;
+        self.qp_en.read_address.next = self.ev_qpn.q.val();
+        self.qp_en.write_address.next = self.ev_qpn.q.val();
+        self.qp_en.write_data.next = false;
+        self.qp_en.write_enable.next = false;
+        self.free.data_in.next = self.idx.q.val();
+        self.free.write.next = false;
+        self.free.read.next = false;
+
+        // ---- the tick: pending until a sweep takes it; one arriving while pending is an overrun
+        if self.tick.val() {
+            self.tick_pending.d.next = true;
+            if self.tick_pending.q.val() {
+                self.n_overruns.d.next = self.n_overruns.q.val() + 1;
+            }
+        }
+
+        // ---- rates: cap = min(max_rate or line, line); first rate = min(first or cap, cap)
+        self.cap.next = self.line_rate.val();
+        if (self.p_max_rate.val() != 0) & (self.p_max_rate.val() < self.line_rate.val()) {
+            self.cap.next = self.p_max_rate.val();
+        }
+        self.first_rate.next = self.cap.val();
+        if (self.p_first_cnp_rate.val() != 0) & (self.p_first_cnp_rate.val() < self.cap.val()) {
+            self.first_rate.next = self.p_first_cnp_rate.val();
+        }
+        self.unit.next = bit_cast::<BC_W, 15>(self.p_byte_reset.val()) << 6;
+        // periods minus one (a period of 0 counts as 1)
+        self.inc_p1.next = 0.into();
+        if self.p_time_reset.val() != 0 {
+            self.inc_p1.next = self.p_time_reset.val() - 1;
+        }
+        self.dec_p1.next = 0.into();
+        if self.p_reduce_period.val() != 0 {
+            self.dec_p1.next = self.p_reduce_period.val() - 1;
+        }
+        self.alpha_p1.next = 0.into();
+        if self.p_alpha_period.val() != 0 {
+            self.alpha_p1.next = self.p_alpha_period.val() - 1;
+        }
+
+        // ---- the increase of the limiter in `work`
+        self.st_lo.next = self.work.q.val().t_stage;
+        self.st_hi.next = self.work.q.val().bc_stage;
+        if self.work.q.val().bc_stage < self.work.q.val().t_stage {
+            self.st_lo.next = self.work.q.val().bc_stage;
+            self.st_hi.next = self.work.q.val().t_stage;
+        }
+        self.inc_amt.next = 0.into();
+        if self.st_lo.val() > self.p_threshold.val() {
+            self.inc_amt.next = self.p_hai_rate.val();
+        } else if self.st_hi.val() >= self.p_threshold.val() {
+            self.inc_amt.next = self.p_ai_rate.val();
+        }
+        self.rt_sum.next = bit_cast::<21, RATE_W>(self.work.q.val().rt)
+            + bit_cast::<21, RATE_W>(self.inc_amt.val());
+        self.rt_inc.next = bit_cast::<RATE_W, 21>(self.rt_sum.val());
+        if self.rt_sum.val() > bit_cast::<21, RATE_W>(self.cap.val()) {
+            self.rt_inc.next = self.cap.val();
+        }
+        self.rc_sum.next = (bit_cast::<21, RATE_W>(self.work.q.val().rc)
+            + bit_cast::<21, RATE_W>(self.rt_inc.val()))
+            >> 1;
+        self.rc_inc.next = bit_cast::<RATE_W, 21>(self.rc_sum.val());
+
+        // ---- the decrease: Rc x alpha >> gd and Rc x (100 - f), in 16 x 16 pieces
+        self.rc_lo.next = bit_cast::<16, RATE_W>(self.work.q.val().rc & 0xFFFF);
+        self.rc_hi.next = bit_cast::<16, RATE_W>(self.work.q.val().rc >> 16);
+        self.alpha16.next = bit_cast::<16, 10>(self.work.q.val().alpha);
+        self.k16.next = 0.into();
+        if self.p_min_dec_fac.val() < 100 {
+            self.k16.next = 100 - bit_cast::<16, 7>(self.p_min_dec_fac.val());
+        }
+        self.pa_lo.next = self.rc_lo.val() * self.alpha16.val();
+        self.pa_hi.next = self.rc_hi.val() * self.alpha16.val();
+        self.pk_lo.next = self.rc_lo.val() * self.k16.val();
+        self.pk_hi.next = self.rc_hi.val() * self.k16.val();
+        // floor(x / 100) = floor(x x M / 2^32), x = prod_k = x1 x 2^16 + x0, M = m1 x 2^16 + m0
+        self.x0.next = bit_cast::<16, 32>(self.prod_k.q.val() & 0xFFFF);
+        self.x1.next = bit_cast::<16, 32>(self.prod_k.q.val() >> 16);
+        self.q0.next = self.x0.val() * self.c_m0.val();
+        self.q1.next = self.x1.val() * self.c_m0.val();
+        self.q2.next = self.x0.val() * self.c_m1.val();
+        self.q3.next = self.x1.val() * self.c_m1.val();
+        self.q_mid.next = self.q1.val() + self.q2.val() + (self.q0.val() >> 16);
+        self.quo.next = self.q3.val() + (self.q_mid.val() >> 16);
+        self.cut.next = self.quo.val();
+        if self.cut_a.q.val() < self.quo.val() {
+            self.cut.next = self.cut_a.q.val();
+        }
+        self.rc_cut.next = bit_cast::<32, RATE_W>(self.work.q.val().rc) - self.cut.val();
+        if self.rc_cut.val() < bit_cast::<32, RATE_W>(self.p_min_rate.val()) {
+            self.rc_cut.next = bit_cast::<32, RATE_W>(self.p_min_rate.val());
+        }
+
+        // ---- alpha: g x alpha / 1024, plus 1024 - g if a CNP arrived, at most 1023
+        self.g16.next = bit_cast::<16, 11>(self.p_alpha_g.val());
+        self.ga.next = self.g16.val() * self.alpha16.val();
+        self.a_dec.next = bit_cast::<12, 32>(self.ga.val() >> 10);
+        self.a_cnp.next = self.a_dec.val() + 1024 - bit_cast::<12, 11>(self.p_alpha_g.val());
+        if self.a_cnp.val() > 1023 {
+            self.a_cnp.next = 1023.into();
+        }
+
+        // ---- records a request writes
+        self.fresh.next = self.c_lim_zero.val();
+        self.fresh.next.active = true;
+        self.fresh.next.qpn = self.ev_qpn.q.val();
+        self.fresh.next.rc = self.first_rate.val();
+        self.fresh.next.rt = self.first_rate.val();
+        self.fresh.next.alpha = self.p_initial_alpha.val();
+        self.fresh.next.inc_left = self.p_time_reset.val();
+        self.fresh.next.dec_left = self.p_reduce_period.val();
+        self.fresh.next.alpha_left = self.p_alpha_period.val();
+        self.cnp_set.next = self.lim_f.read_data.val();
+        self.cnp_set.next.alpha_cnp = true;
+        self.cnp_set.next.dec_cnp = true;
+        self.map_new.next = self.c_map_zero.val();
+        self.map_new.next.limited = true;
+        self.map_new.next.limiter = self.free.data_out.val();
+
+        match self.state.q.val() {
+            RpState::Init => {
+                self.map_f.write_address.next = self.init_i.q.val();
+                self.map_f.write_enable.next = true;
+                self.qp_en.write_address.next = self.init_i.q.val();
+                self.qp_en.write_enable.next = true;
+                self.lim_f.write_address.next = bit_cast::<LIM_W, QPN_W>(self.init_i.q.val());
+                self.lim_f.write_data.next = self.c_lim_zero.val();
+                if self.init_i.q.val() < 16 {
+                    self.lim_f.write_enable.next = true;
+                    self.free.data_in.next = bit_cast::<LIM_W, QPN_W>(self.init_i.q.val());
+                    self.free.write.next = true;
+                }
+                self.init_i.d.next = self.init_i.q.val() + 1;
+                if self.init_i.q.val() == 255 {
+                    self.state.d.next = RpState::Idle;
+                }
+            }
+            RpState::Idle => {
+                if self.tick_pending.q.val() {
+                    self.tick_pending.d.next = self.tick.val();
+                    self.idx.d.next = 0.into();
+                    self.lim_f.read_address.next = 0.into();
+                    self.state.d.next = RpState::SweepLoad;
+                } else if self.qp_en_valid.val() {
+                    self.go_cfg.next = true;
+                } else if self.cnp_valid.val() {
+                    self.go_cnp.next = true;
+                } else if self.bytes_valid.val() {
+                    self.go_bytes.next = true;
+                }
+                if self.go_cfg.val() {
+                    self.qp_en_ready.next = true;
+                    self.qp_en.write_address.next = self.qp_en_qpn.val();
+                    self.qp_en.write_data.next = self.qp_en_value.val();
+                    self.qp_en.write_enable.next = true;
+                    self.map_f.read_address.next = self.qp_en_qpn.val();
+                    self.ev_qpn.d.next = self.qp_en_qpn.val();
+                    if !self.qp_en_value.val() {
+                        self.state.d.next = RpState::CfgMap;
+                    }
+                }
+                if self.go_cnp.val() {
+                    self.cnp_ready.next = true;
+                    self.map_f.read_address.next = self.cnp_qpn.val();
+                    self.qp_en.read_address.next = self.cnp_qpn.val();
+                    self.ev_qpn.d.next = self.cnp_qpn.val();
+                    self.state.d.next = RpState::CnpMap;
+                }
+                if self.go_bytes.val() {
+                    self.bytes_ready.next = true;
+                    self.map_f.read_address.next = self.bytes_qpn.val();
+                    self.ev_qpn.d.next = self.bytes_qpn.val();
+                    self.acc.d.next = bit_cast::<25, BYTES_W>(self.bytes_n.val());
+                    self.state.d.next = RpState::BytesMap;
+                }
+            }
+            RpState::SweepLoad => {
+                self.work.d.next = self.lim_f.read_data.val();
+                self.inc_fired.d.next = false;
+                self.cut_done.d.next = false;
+                if self.lim_f.read_data.val().active {
+                    self.state.d.next = RpState::SweepInc;
+                } else if self.idx.q.val() == 15 {
+                    self.state.d.next = RpState::Idle;
+                } else {
+                    self.idx.d.next = self.idx.q.val() + 1;
+                    self.lim_f.read_address.next = self.idx.q.val() + 1;
+                }
+            }
+            RpState::SweepInc => {
+                if self.work.q.val().inc_left == 0 {
+                    self.inc_fired.d.next = true;
+                    self.work.d.next.rt = self.rt_inc.val();
+                    self.work.d.next.rc = self.rc_inc.val();
+                    if self.work.q.val().t_stage != 0xFFFF {
+                        self.work.d.next.t_stage = self.work.q.val().t_stage + 1;
+                    }
+                }
+                self.state.d.next = RpState::SweepDecMul;
+            }
+            RpState::SweepDecMul => {
+                self.cut_a.d.next =
+                    (self.pa_lo.val() + (self.pa_hi.val() << 16)) >> self.p_gd.val();
+                self.prod_k.d.next = self.pk_lo.val() + (self.pk_hi.val() << 16);
+                if (self.work.q.val().dec_left == 0)
+                    & self.work.q.val().dec_cnp
+                    & (self.p_clamp_tgt_rate.val()
+                        | (self.work.q.val().bc_stage != 0)
+                        | (self.p_clamp_after_time_inc.val() & (self.work.q.val().t_stage != 0)))
+                {
+                    self.work.d.next.rt = self.work.q.val().rc;
+                }
+                self.state.d.next = RpState::SweepDecCut;
+            }
+            RpState::SweepDecCut => {
+                if (self.work.q.val().dec_left == 0) & self.work.q.val().dec_cnp {
+                    self.cut_done.d.next = true;
+                    self.work.d.next.rc = bit_cast::<RATE_W, 32>(self.rc_cut.val());
+                    self.work.d.next.dec_cnp = false;
+                    self.work.d.next.t_stage = 0.into();
+                    self.work.d.next.bc_stage = 0.into();
+                    self.work.d.next.byte_count = 0.into();
+                }
+                self.state.d.next = RpState::SweepAlpha;
+            }
+            RpState::SweepAlpha => {
+                if self.work.q.val().alpha_left == 0 {
+                    self.work.d.next.alpha = bit_cast::<10, 12>(self.a_dec.val());
+                    if self.work.q.val().alpha_cnp {
+                        self.work.d.next.alpha = bit_cast::<10, 12>(self.a_cnp.val());
+                    }
+                    self.work.d.next.alpha_cnp = false;
+                    self.work.d.next.alpha_left = self.alpha_p1.val();
+                } else {
+                    self.work.d.next.alpha_left = self.work.q.val().alpha_left - 1;
+                }
+                if self.inc_fired.q.val() | self.cut_done.q.val() {
+                    self.work.d.next.inc_left = self.inc_p1.val();
+                } else {
+                    self.work.d.next.inc_left = self.work.q.val().inc_left - 1;
+                }
+                if self.work.q.val().dec_left == 0 {
+                    self.work.d.next.dec_left = self.dec_p1.val();
+                } else {
+                    self.work.d.next.dec_left = self.work.q.val().dec_left - 1;
+                }
+                // recovered: released at an increase expiry with no CNP pending
+                if self.release_on_recovery.val()
+                    & self.inc_fired.q.val()
+                    & !self.work.q.val().dec_cnp
+                    & (self.work.q.val().rt == self.cap.val())
+                    & ((bit_cast::<21, RATE_W>(self.work.q.val().rc) + 1)
+                        >= bit_cast::<21, RATE_W>(self.cap.val()))
+                {
+                    self.work.d.next.active = false;
+                }
+                self.state.d.next = RpState::SweepWrite;
+            }
+            RpState::SweepWrite => {
+                self.lim_f.write_enable.next = true;
+                if !self.work.q.val().active {
+                    self.map_f.write_address.next = self.work.q.val().qpn;
+                    self.map_f.write_enable.next = true;
+                    self.free.write.next = true;
+                    self.in_use.d.next = self.in_use.q.val() - 1;
+                }
+                if self.idx.q.val() == 15 {
+                    self.state.d.next = RpState::Idle;
+                } else {
+                    self.idx.d.next = self.idx.q.val() + 1;
+                    self.lim_f.read_address.next = self.idx.q.val() + 1;
+                    self.state.d.next = RpState::SweepLoad;
+                }
+            }
+            RpState::CnpMap => {
+                self.state.d.next = RpState::Idle;
+                if self.map_f.read_data.val().limited {
+                    self.idx.d.next = self.map_f.read_data.val().limiter;
+                    self.lim_f.read_address.next = self.map_f.read_data.val().limiter;
+                    self.state.d.next = RpState::CnpLoad;
+                } else if !(self.enable.val() & self.qp_en.read_data.val()) {
+                    self.n_disabled.d.next = self.n_disabled.q.val() + 1;
+                } else if self.free.empty.val() {
+                    self.n_no_limiter.d.next = self.n_no_limiter.q.val() + 1;
+                } else {
+                    // allocate: the first CNP
+                    self.free.read.next = true;
+                    self.map_f.write_data.next = self.map_new.val();
+                    self.map_f.write_enable.next = true;
+                    self.lim_f.write_address.next = self.free.data_out.val();
+                    self.lim_f.write_data.next = self.fresh.val();
+                    self.lim_f.write_enable.next = true;
+                    self.in_use.d.next = self.in_use.q.val() + 1;
+                }
+            }
+            RpState::CnpLoad => {
+                self.lim_f.write_data.next = self.cnp_set.val();
+                self.lim_f.write_enable.next = true;
+                self.state.d.next = RpState::Idle;
+            }
+            RpState::BytesMap => {
+                self.state.d.next = RpState::Idle;
+                if self.map_f.read_data.val().limited & (self.p_byte_reset.val() != 0) {
+                    self.idx.d.next = self.map_f.read_data.val().limiter;
+                    self.lim_f.read_address.next = self.map_f.read_data.val().limiter;
+                    self.state.d.next = RpState::BytesLoad;
+                }
+            }
+            RpState::BytesLoad => {
+                self.work.d.next = self.lim_f.read_data.val();
+                self.acc.d.next =
+                    self.acc.q.val() + bit_cast::<25, BC_W>(self.lim_f.read_data.val().byte_count);
+                self.state.d.next = RpState::BytesLoop;
+            }
+            RpState::BytesLoop => {
+                if self.acc.q.val() >= bit_cast::<25, BC_W>(self.unit.val()) {
+                    self.work.d.next.rt = self.rt_inc.val();
+                    self.work.d.next.rc = self.rc_inc.val();
+                    if self.work.q.val().bc_stage != 0xFFFF {
+                        self.work.d.next.bc_stage = self.work.q.val().bc_stage + 1;
+                    }
+                    self.acc.d.next = self.acc.q.val() - bit_cast::<25, BC_W>(self.unit.val());
+                } else {
+                    self.lim_f.write_data.next = self.work.q.val();
+                    self.lim_f.write_data.next.byte_count = bit_cast::<BC_W, 25>(self.acc.q.val());
+                    self.lim_f.write_enable.next = true;
+                    self.state.d.next = RpState::Idle;
+                }
+            }
+            RpState::CfgMap => {
+                self.state.d.next = RpState::Idle;
+                if self.map_f.read_data.val().limited {
+                    self.map_f.write_enable.next = true;
+                    self.lim_f.write_address.next = self.map_f.read_data.val().limiter;
+                    self.lim_f.write_data.next = self.c_lim_zero.val();
+                    self.lim_f.write_enable.next = true;
+                    self.free.data_in.next = self.map_f.read_data.val().limiter;
+                    self.free.write.next = true;
+                    self.in_use.d.next = self.in_use.q.val() - 1;
+                }
+            }
+        }
+
+        // ---- the rate port's copies take every write of the state machine
+        self.lim_r.write_address.next = self.lim_f.write_address.val();
+        self.lim_r.write_data.next = self.lim_f.write_data.val();
+        self.lim_r.write_enable.next = self.lim_f.write_enable.val();
+        self.map_r.write_address.next = self.map_f.write_address.val();
+        self.map_r.write_data.next = self.map_f.write_data.val();
+        self.map_r.write_enable.next = self.map_f.write_enable.val();
+        // rate port: QPN -> map (1 cycle) -> limiter (1 cycle)
+        self.map_r.read_address.next = self.rate_qpn.val();
+        self.lim_r.read_address.next = self.map_r.read_data.val().limiter;
+        self.rd_limited.d.next = self.map_r.read_data.val().limited;
+        self.lim_view.next = self.lim_r.read_data.val();
+        self.rate_limited.next = self.rd_limited.q.val() & self.enable.val();
+        self.rate_rc.next = self.lim_view.val().rc;
+        self.rate_rt.next = self.lim_view.val().rt;
+        self.rate_alpha.next = self.lim_view.val().alpha;
+        self.rate_t_stage.next = self.lim_view.val().t_stage;
+        self.rate_bc_stage.next = self.lim_view.val().bc_stage;
+        if !self.rd_limited.q.val() {
+            self.rate_rc.next = self.cap.val();
+            self.rate_rt.next = self.cap.val();
+            self.rate_alpha.next = 1023.into();
+            self.rate_t_stage.next = 0.into();
+            self.rate_bc_stage.next = 0.into();
+        }
+
+        self.idle.next = (self.state.q.val() == RpState::Idle) & !self.tick_pending.q.val();
+        self.limiters_in_use.next = self.in_use.q.val();
+        self.cnp_no_limiter.next = self.n_no_limiter.q.val();
+        self.cnp_disabled.next = self.n_disabled.q.val();
+        self.tick_overruns.next = self.n_overruns.q.val();
+    }
+}
