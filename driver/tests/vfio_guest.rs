@@ -9,7 +9,7 @@
 //! Needs root, QEMU, debootstrap, cpio and kmod (`scripts/peer/install-host-deps.sh`) and
 //! Debian's package mirror to build the guest once (`scripts/peer/build-guest.sh`, cached in
 //! `target/peer/guest`). Without them the test is skipped outside CI and fails in CI.
-use ferroce_hdl::verilog::require_tool;
+use ferroce_testkit::require_tool;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -35,12 +35,12 @@ fn vfio_layer_drives_edu_dma_behind_a_virtual_iommu() {
             return;
         }
     }
-    if !is_root() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run as root: debootstrap builds the guest"
-        );
-        eprintln!("note: not root; skipping the VFIO guest test (debootstrap needs root)");
+    if !is_root()
+        && !ferroce_testkit::unmet(
+            "the VFIO guest test must run as root (debootstrap builds the guest): \
+             run `sudo -E bash scripts/test.sh`",
+        )
+    {
         return;
     }
     let repo = repo();

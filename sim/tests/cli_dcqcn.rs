@@ -21,7 +21,7 @@ fn oracle() -> PathBuf {
 }
 
 fn verilator() -> bool {
-    ferroce_hdl::verilog::require_tool("verilator")
+    ferroce_testkit::require_tool("verilator")
 }
 
 fn tmp(name: &str, text: &str) -> PathBuf {

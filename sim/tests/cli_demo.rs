@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ferroce_hdl::verilog::require_tool;
+use ferroce_testkit::require_tool;
 use serde_json::Value;
 
 fn ferroce(args: &[&str]) -> std::process::Output {

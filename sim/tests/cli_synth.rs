@@ -5,7 +5,8 @@
 //! The full synthesis and place and route of the NIC take many minutes: they are the documented
 //! `ferroce synth` command (docs/RESOURCES.md), not a test.
 
-use ferroce_hdl::verilog::{block_verilog, require_tool};
+use ferroce_hdl::verilog::block_verilog;
+use ferroce_testkit::require_tool;
 use ferroce_sim::cmd::synth::{
     direct_children, parse_stat, structural_check, synth_script, Target,
 };
