@@ -5,7 +5,7 @@
 //! that violates the MR) arrive on the MAC. Any difference in any output fails the test; the
 //! system-level results are checked too, so the run is known to have exercised the design.
 //!
-//! Needs Verilator (fails under CI when missing, like every outside-tool test).
+//! Needs Verilator (fails when missing, like every outside-tool test: `ferroce_testkit`).
 mod roce_frames;
 
 use ferroce_hdl::cosim::CoSim;

@@ -9,7 +9,8 @@
 //!
 //! Needs root (debootstrap), QEMU, debootstrap, cpio and kmod (`scripts/peer/install-host-deps.sh`)
 //! and Debian's package mirror to build the guest once (`scripts/peer/build-guest.sh`, cached in
-//! `target/peer/guest`). Without them the test is skipped outside CI and fails in CI.
+//! `target/peer/guest`). Without the tools or root the test fails (`ferroce_testkit`; skipped
+//! and says so under `FERROCE_SKIP_MISSING_TOOLS=1`).
 use ferroce_testkit::require_tool;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -166,7 +166,8 @@ mod policy {
     fn run_child(skip: Option<&str>, log: Option<&std::path::Path>) -> std::process::Output {
         let mut cmd = Command::new(std::env::current_exe().unwrap());
         cmd.args(["--ignored", "--exact", "policy::child_needs_a_missing_tool"]);
-        cmd.env_remove(super::SKIP_VAR)
+        cmd.env("FERROCE_TESTKIT_CHILD", "1")
+            .env_remove(super::SKIP_VAR)
             .env_remove(super::SKIP_LOG_VAR);
         if let Some(v) = skip {
             cmd.env(super::SKIP_VAR, v);

@@ -77,9 +77,9 @@ mod tests {
     use super::*;
 
     /// Synthesis check (rust-hdl style): the emitted Verilog passes Yosys `read; hierarchy
-    /// -check; proc` (latches, undriven wires, implicit declarations); skipped if yosys is
-    /// absent unless CI is set. The full tool checks (Icarus, Verilator lint, synth_ecp5 /
-    /// synth_xilinx) run from `tests/tx_verilog.rs`.
+    /// -check; proc` (latches, undriven wires, implicit declarations); fails if yosys is
+    /// missing (`ferroce_testkit`'s policy). The full tool checks (Icarus, Verilator lint,
+    /// synth_ecp5 / synth_xilinx) run from `tests/tx_verilog.rs`.
     #[test]
     fn tx_header_builder_synthesises() {
         let mut uut = TxHeaderBuilder::default();
