@@ -90,6 +90,9 @@ pub enum Error {
     /// The device lacks the capability (or this driver the feature) the request needs.
     #[error("ferroce: unsupported: {0}")]
     Unsupported(&'static str),
+    /// A feature enable was refused: the device's `ID_CAPS` lacks its bit (`regs::caps`).
+    #[error("ferroce: the device does not implement {feature} (ID_CAPS bit {cap:#x} clear)")]
+    MissingCapability { feature: &'static str, cap: u32 },
     /// No free QPN, CQN, MR index or PD number.
     #[error("ferroce: out of {0}")]
     OutOfResources(&'static str),

@@ -288,7 +288,8 @@ impl Device {
     }
 
     /// Write `CFG_CONTROL` (`ferroce_proto::host::regs::cfg_control` bits: RX/TX enable and
-    /// features). Feature bits the device lacks the capability for are refused.
+    /// features). A feature bit whose `ID_CAPS` bit is clear is refused with
+    /// [`Error::MissingCapability`] naming the feature.
     pub fn set_control(&self, control: u32) -> Result<()> {
         use regs::cfg_control as c;
         let needs = [
@@ -304,7 +305,7 @@ impl Device {
         ];
         for (bit, cap, name) in needs {
             if control & bit != 0 && !self.inner.info.has(cap) {
-                return Err(Error::Unsupported(name));
+                return Err(Error::MissingCapability { feature: name, cap });
             }
         }
         self.inner.regs.write(regs::CFG_CONTROL, control);

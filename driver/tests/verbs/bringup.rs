@@ -125,7 +125,10 @@ fn global_configuration_writes() {
     assert_eq!(nic.reg(regs::CFG_CONTROL), 3);
     assert!(matches!(
         dev.set_control(cfg_control::DCQCN_RP_ENABLE),
-        Err(Error::Unsupported(_))
+        Err(Error::MissingCapability {
+            feature: "DCQCN reaction point",
+            cap: caps::DCQCN_RP
+        })
     ));
     dev.set_traffic(&TrafficConfig::default()).unwrap();
     assert!(matches!(

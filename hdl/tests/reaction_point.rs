@@ -1,0 +1,159 @@
+//! The DCQCN reaction point's block bench and co-simulation: the emitted Verilog (Verilator) and
+//! the rust-hdl model in lock step, every output port compared at every settle and both clock
+//! phases (`ferroce_hdl::cosim::CoSim`), under random CNPs, bytes and ticks on more QPs than the
+//! pool has limiters, with release on recovery; the pool's accounting is checked on the way.
+//! (The rates themselves are checked against the reference model by the simulator's
+//! `cli_dcqcn` test.)
+//!
+//! Also: the reciprocal division is exact over the block's whole input range, and Yosys
+//! `synth_ecp5` of the block.
+//!
+//! Needs verilator, make, g++ and yosys (policy of `ferroce_hdl::verilog::require_tool`).
+use ferroce_hdl::cc::drive::{HdlPins, Pin, RpDriver, RpParams, RpPins};
+use ferroce_hdl::cc::reaction_point::{RATE_W, RECIP_100};
+use ferroce_hdl::cc::{ReactionPoint, LIMITERS};
+use ferroce_hdl::cosim::CoSim;
+use ferroce_hdl::testbench::Rng;
+use ferroce_hdl::verilog::require_tool;
+
+/// floor(x / 100) = (x * M) >> 32 for every product Rc x (100 - f) the block can form, and the
+/// four-piece 16 x 16 evaluation the kernel uses gives the same quotient.
+#[test]
+fn reciprocal_is_exact() {
+    let (m0, m1) = (RECIP_100 & 0xFFFF, RECIP_100 >> 16);
+    let max = 100 * ((1u64 << RATE_W) - 1);
+    for x in 0..=max {
+        let q = (x * RECIP_100) >> 32;
+        assert_eq!(q, x / 100, "x = {x}");
+        let (x0, x1) = (x & 0xFFFF, x >> 16);
+        let mid = x1 * m0 + x0 * m1 + ((x0 * m0) >> 16);
+        assert!(mid < 1 << 32);
+        assert_eq!(x1 * m1 + (mid >> 16), q, "pieces, x = {x}");
+    }
+}
+
+#[test]
+fn cosim_reaction_point_random_pool() {
+    if !(require_tool("verilator") && require_tool("g++") && require_tool("make")) {
+        return;
+    }
+    let t0 = std::time::Instant::now();
+    let cs = CoSim::new(ReactionPoint::default(), |u| &mut u.clock);
+    let p = RpParams {
+        rpg_time_reset: 12,
+        rpg_byte_reset: 4,
+        rate_reduce_monitor_period: 3,
+        dce_tcp_rtt: 2,
+        rpg_ai_rate: 3000,
+        rpg_hai_rate: 20000,
+        rpg_gd: 9,
+        line_rate_mbps: 100_000,
+        rate_to_set_on_first_cnp: 60_000,
+        ..RpParams::default()
+    };
+    let mut d = RpDriver::new(HdlPins(cs), &p);
+    d.pins.set(Pin::ReleaseOnRecovery, 1);
+    let qps: Vec<u32> = (2..2 + LIMITERS as u32 + 6).collect();
+    for &q in &qps[..qps.len() - 1] {
+        d.set_qp_enable(q, true);
+    }
+    let disabled = *qps.last().unwrap();
+    let mut rng = Rng::new(7);
+    let (mut cnps, mut max_in_use) = (0u64, 0u64);
+    for us in 0..700 {
+        let congested = us < 350;
+        for _ in 0..rng.range(0, 4) {
+            let q = qps[rng.range(0, qps.len() - 1)];
+            if congested && rng.percent(60) {
+                d.cnp(q);
+                cnps += 1;
+            } else {
+                d.bytes(q, rng.range(64, 1500) as u64);
+            }
+        }
+        d.tick();
+        d.pins.settle();
+        let in_use = d.pins.get(Pin::LimitersInUse);
+        assert!(in_use <= LIMITERS as u64);
+        max_in_use = max_in_use.max(in_use);
+        let q = qps[rng.range(0, qps.len() - 1)];
+        let v = d.read(q);
+        assert!(v.rc <= v.rt && v.rt <= 100_000, "QP {q} at {us} us: {v:?}");
+    }
+    d.pins.settle();
+    let no_limiter = d.pins.get(Pin::CnpNoLimiter);
+    let disabled_cnps = d.pins.get(Pin::CnpDisabled);
+    assert_eq!(max_in_use, LIMITERS as u64, "the pool filled up");
+    assert!(no_limiter > 0, "CNPs beyond the pool are counted");
+    assert!(
+        disabled_cnps > 0,
+        "CNPs for the disabled QP {disabled} are counted"
+    );
+    assert_eq!(d.pins.get(Pin::TickOverruns), 0);
+    // congestion over for 350 us at 12 us per increase: every limiter recovered and released
+    assert_eq!(
+        d.pins.get(Pin::LimitersInUse),
+        0,
+        "all released after recovery"
+    );
+    assert!(!d.read(qps[0]).limited);
+    eprintln!(
+        "{cnps} CNPs, {no_limiter} without a limiter, {disabled_cnps} for a disabled QP; {} cycles co-simulated in {:.1} s, 0 mismatches",
+        d.cycles,
+        t0.elapsed().as_secs_f64()
+    );
+}
+
+/// Yosys `synth_ecp5` of the block: no latch, `check -assert` clean; prints the resources
+/// (docs/CONGESTION.md quotes them).
+#[test]
+fn yosys_synth_ecp5_reaction_point() {
+    if !require_tool("yosys") {
+        return;
+    }
+    let m = "ferroce_reaction_point";
+    let v = ferroce_hdl::verilog::block_verilog(&mut ReactionPoint::default(), m);
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cc_synth");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (src, stat) = (
+        dir.join(format!("{m}.v")),
+        dir.join(format!("{m}_ecp5.txt")),
+    );
+    std::fs::write(&src, v).unwrap();
+    let out = std::process::Command::new("yosys")
+        .arg("-q")
+        .arg("-p")
+        .arg(format!(
+            "read_verilog {}; synth_ecp5 -top {m}; check -assert; tee -o {} stat",
+            src.display(),
+            stat.display()
+        ))
+        .output()
+        .unwrap();
+    let log =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "yosys synth_ecp5 failed: {log}");
+    assert!(!log.contains("Latch inferred"), "{log}");
+    let st = std::fs::read_to_string(&stat).unwrap();
+    let count = |c: &str| -> u64 {
+        st.lines()
+            .filter_map(|l| {
+                let mut w = l.split_whitespace();
+                let name = w.next()?;
+                let n = w.next()?.parse::<u64>().ok()?;
+                name.starts_with(c).then_some(n)
+            })
+            .sum()
+    };
+    let cells = [
+        "LUT4",
+        "TRELLIS_FF",
+        "CCU2C",
+        "DP16KD",
+        "TRELLIS_DPR16X4",
+        "MULT18X18D",
+    ];
+    let line: Vec<String> = cells.iter().map(|c| format!("{c}={}", count(c))).collect();
+    eprintln!("synth_ecp5 {m}: {}", line.join(" "));
+    assert!(count("LUT4") > 0);
+}
