@@ -659,7 +659,7 @@ impl Fabric {
         let Node::Host(h) = &mut self.nodes[host] else {
             panic!("not a host")
         };
-        let hdr = packet::parse(&frame).unwrap_or_else(|| empty_header());
+        let hdr = packet::parse(&frame).unwrap_or_else(empty_header);
         let p = h.port.as_mut().expect("host not connected");
         p.qbytes[0] += frame.len() as u64;
         p.queues[0].push_back(Queued {

@@ -190,13 +190,21 @@ fn demo_runs_and_its_summary_agrees_with_its_capture() {
     }
     let oracle =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracles/check_pcap_icrc.py");
-    if require_tool("python3") {
-        assert!(
-            oracle.is_file(),
-            "the ICRC oracle is not beside the workspace: {}",
+    // the shared reference folder sits beside the project in CI; elsewhere it may not
+    let have_oracle = oracle.is_file();
+    assert!(
+        have_oracle || std::env::var_os("CI").is_none(),
+        "CI must have the ICRC oracle at {}",
+        oracle.display()
+    );
+    if !have_oracle {
+        eprintln!(
+            "note: {} not present; skipping the ICRC oracle",
             oracle.display()
         );
-        let o = Command::new("python3")
+    } else if require_tool("/usr/bin/python3") {
+        // Debian's python3 with python3-scapy (scripts/install-tools.sh)
+        let o = Command::new("/usr/bin/python3")
             .arg(&oracle)
             .arg(dir.join("a.pcap"))
             .output()
