@@ -53,7 +53,10 @@ echo "vfio-guest: $dev bound to $(basename "$(readlink "/sys/bus/pci/devices/$de
 /peer/ferroce-vfio-edu --pci "$dev"
 CMD
 
-# The guest's /init wants a network device: an unconnected stream socket serves.
+# The guest's /init wants a network device: an unconnected stream socket serves. Interrupt
+# remapping stays on (vfio_iommu_type1 refuses a container without it); run-guest.sh's
+# no_timer_check keeps Linux from panicking in its boot-time timer check through the remapped
+# IO-APIC when a loaded host makes TCG miss it.
 set +e
 "$repo/scripts/peer/run-guest.sh" --guest "$guest" --ip 192.0.2.1/24 --net-sock "$work/link.sock" \
     --net-mode server --no-ipv6 --append "intel_iommu=on peer_nordma=1" \

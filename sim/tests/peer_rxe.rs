@@ -123,17 +123,4 @@ fn linux_tools_on_soft_roce_against_ferroce() {
             .unwrap_or(0);
         assert!(lost > 0, "a 1 % loss case lost nothing: {l}");
     }
-    // with IPv6 on, the guest's neighbour discovery and MLD frames reached the NIC, which
-    // dropped and counted them (and the case still passed, above)
-    for l in table.iter().filter(|l| l.contains("_ipv6")) {
-        let other: u64 = l
-            .split_whitespace()
-            .find_map(|w| w.strip_prefix("nic-dropped-not-roce="))
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(0);
-        assert!(
-            other > 0,
-            "an IPv6 case's NIC dropped no non-RoCE frame: {l}"
-        );
-    }
 }
