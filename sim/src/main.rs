@@ -95,6 +95,11 @@ enum Command {
         /// Print the summary as one JSON object.
         #[arg(long)]
         json: bool,
+        /// Hardware model: verilator (the emitted Verilog, fast) or rust-hdl (slow).
+        #[arg(long, default_value = "verilator")]
+        engine: String,
+        #[command(flatten)]
+        vcd: cmd::VcdArgs,
     },
     /// Two simulated NICs back to back, driven through the driver's verbs API: run the given
     /// operations and verify every byte and every completion (non-zero exit on any failure).
@@ -131,9 +136,14 @@ enum Command {
         /// Random DMA latency and back-pressure at both hosts (from the seed).
         #[arg(long)]
         dma_jitter: bool,
+        /// Both NICs on IPv6 (GIDs 2001:db8::1 and ::2, IPv6 address vectors): RoCEv2 over IPv6.
+        #[arg(long)]
+        ipv6: bool,
         /// Hardware model: verilator (the emitted Verilog, fast) or rust-hdl (slow).
         #[arg(long, default_value = "verilator")]
         engine: String,
+        #[command(flatten)]
+        vcd: cmd::VcdArgs,
         /// Fraction of frames the link loses (each direction; e.g. 0.01 = 1 %; from the seed).
         #[arg(
             long,
@@ -243,7 +253,9 @@ fn main() -> ExitCode {
             input,
             out,
             json,
-        } => cmd::respond::run(&config, &input, &out, json),
+            engine,
+            vcd,
+        } => cmd::respond::run(&config, &input, &out, json, &engine, vcd.window().as_ref()),
         Command::Verbs {
             ops,
             sizes,
@@ -254,7 +266,9 @@ fn main() -> ExitCode {
             pcap,
             json,
             dma_jitter,
+            ipv6,
             engine,
+            vcd,
             loss,
             dup,
             reorder,
@@ -274,6 +288,7 @@ fn main() -> ExitCode {
                 pcap,
                 json,
                 dma_jitter,
+                ipv6,
             },
             &verbs::VerbsLinkArgs {
                 loss,
@@ -286,6 +301,7 @@ fn main() -> ExitCode {
                 rnr_retry,
             },
             &engine,
+            vcd.window().as_ref(),
         ),
         Command::Peer(args) => cmd::peer::run(&args),
         Command::Verilog { out } => cmd::verilog::run(&out),
