@@ -497,9 +497,10 @@ fn verbs_vcd_window_holds_the_state_machines() {
     }
 }
 
-/// The requester's and the write responder's state registers in the Verilog's hierarchy.
-const REQ_STATE: &str = ".req.state";
-const RESP_STATE: &str = ".resp.state";
+/// The requester's and the write responder's state registers in the Verilog's hierarchy (the
+/// DFF's output `state$q` in the NIC's instances `req` and `resp`).
+const REQ_STATE: &str = ".dut.req.state$q";
+const RESP_STATE: &str = ".dut.resp.state$q";
 
 /// Remote access violations: bad rkey, out of bounds, MR without REMOTE_WRITE, MR of another
 /// PD, deregistered MR. Each on its own QP pair: a NAK remote access error on the wire, a
