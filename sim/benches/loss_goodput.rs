@@ -28,6 +28,7 @@ fn main() {
                 pcap: None,
                 json: false,
                 dma_jitter: false,
+                ipv6: false,
             };
             let link = VerbsLinkArgs {
                 loss,

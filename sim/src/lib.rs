@@ -10,3 +10,4 @@ pub mod nic_verilated;
 pub mod peer;
 pub mod report;
 pub mod respond_config;
+pub mod vcd;

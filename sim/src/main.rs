@@ -128,6 +128,11 @@ enum Command {
         /// Print the summary as one JSON object.
         #[arg(long)]
         json: bool,
+        /// Hardware model: verilator (the emitted Verilog, fast) or rust-hdl (slow).
+        #[arg(long, default_value = "verilator")]
+        engine: String,
+        #[command(flatten)]
+        vcd: cmd::VcdArgs,
     },
     /// Two simulated NICs back to back, driven through the driver's verbs API: run the given
     /// operations and verify every byte and every completion (non-zero exit on any failure).
@@ -164,9 +169,14 @@ enum Command {
         /// Random DMA latency and back-pressure at both hosts (from the seed).
         #[arg(long)]
         dma_jitter: bool,
+        /// Both NICs on IPv6 (GIDs 2001:db8::1 and ::2, IPv6 address vectors): RoCEv2 over IPv6.
+        #[arg(long)]
+        ipv6: bool,
         /// Hardware model: verilator (the emitted Verilog, fast) or rust-hdl (slow).
         #[arg(long, default_value = "verilator")]
         engine: String,
+        #[command(flatten)]
+        vcd: cmd::VcdArgs,
         /// Fraction of frames the link loses (each direction; e.g. 0.01 = 1 %; from the seed).
         #[arg(
             long,
@@ -296,7 +306,9 @@ fn main() -> ExitCode {
             input,
             out,
             json,
-        } => cmd::respond::run(&config, &input, &out, json),
+            engine,
+            vcd,
+        } => cmd::respond::run(&config, &input, &out, json, &engine, vcd.window().as_ref()),
         Command::Verbs {
             ops,
             sizes,
@@ -307,7 +319,9 @@ fn main() -> ExitCode {
             pcap,
             json,
             dma_jitter,
+            ipv6,
             engine,
+            vcd,
             loss,
             dup,
             reorder,
@@ -327,6 +341,7 @@ fn main() -> ExitCode {
                 pcap,
                 json,
                 dma_jitter,
+                ipv6,
             },
             &verbs::VerbsLinkArgs {
                 loss,
@@ -339,6 +354,7 @@ fn main() -> ExitCode {
                 rnr_retry,
             },
             &engine,
+            vcd.window().as_ref(),
         ),
         Command::Peer(args) => cmd::peer::run(&args),
         Command::Synth(args) => cmd::synth::run(&args),

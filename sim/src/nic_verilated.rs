@@ -13,6 +13,7 @@ use crate::host::axil::{AxilIn, AxilOut};
 use crate::host::dma_shell::{DmaPortIds, VerilatedDmaPort};
 use crate::host::{AxiLiteMaster, AxiLitePort, DmaShell};
 use crate::nic_system::{NicCounters, NicHardware, COUNTER_PORTS};
+use crate::vcd::{VcdWindow, PERIOD_PS};
 use ferroce_hdl::cosim::engine::StreamIds;
 use ferroce_hdl::cosim::{Port, VerilatedBlock};
 use ferroce_hdl::nic::NicTop;
@@ -51,6 +52,8 @@ pub struct VerilatedNic {
     irq_pulse: usize,
     counters: [usize; 26],
     cycles: u64,
+    /// The cycles to write to the VCD (a model built with tracing), if any.
+    vcd: Option<VcdWindow>,
 }
 
 // SAFETY: the Verilator model is a plain C++ object with no thread-local state (built without
@@ -62,13 +65,27 @@ impl VerilatedNic {
     /// Build (or take from the cache) and load the model. Needs a big stack on the calling
     /// thread (rust-hdl walks the whole NIC recursively to emit it).
     pub fn new() -> Result<VerilatedNic, String> {
+        Self::with_vcd(None)
+    }
+
+    /// [`VerilatedNic::new`], or with `vcd` the model built with Verilator's tracing (its own
+    /// cached model) writing every signal over the window (see [`crate::vcd`]).
+    pub fn with_vcd(vcd: Option<VcdWindow>) -> Result<VerilatedNic, String> {
         // Every model is of the same `NicTop::default()`: emitting the whole NIC takes seconds
         // of rust-hdl (more than loading the cached model), and a test makes dozens of models,
         // so the Verilog and ports are emitted once per process.
         static SOURCE: OnceLock<(String, Vec<Port>)> = OnceLock::new();
         let (verilog, ports) =
             SOURCE.get_or_init(|| VerilatedBlock::source(&mut NicTop::default()));
-        let model = VerilatedBlock::from_verilog(verilog, VerilatedBlock::TOP, ports.clone())?;
+        let mut model = VerilatedBlock::from_verilog_with(
+            verilog,
+            VerilatedBlock::TOP,
+            ports.clone(),
+            vcd.is_some(),
+        )?;
+        if let Some(w) = &vcd {
+            model.trace_open(&w.path)?;
+        }
         let p = |n: &str| model.port(n);
         let axil = AxilIds {
             awaddr: p("s_axil_awaddr"),
@@ -99,6 +116,7 @@ impl VerilatedNic {
             axil,
             model,
             cycles: 0,
+            vcd,
         };
         Ok(nic)
     }
@@ -179,7 +197,13 @@ impl NicHardware for VerilatedNic {
         (rx_fired, tx, self.model.get(self.irq_pulse) as u32)
     }
     fn tick(&mut self) {
-        self.model.tick();
+        match &self.vcd {
+            Some(w) if w.contains(self.cycles) => {
+                let t = self.cycles * PERIOD_PS;
+                self.model.tick_traced(t, t + PERIOD_PS / 2);
+            }
+            _ => self.model.tick(),
+        }
         self.cycles += 1;
     }
     fn cycles(&self) -> u64 {

@@ -5,8 +5,8 @@
 //! NIC does not know are errors that name the offending entry, never silently ignored, because a
 //! replay against a wrong configuration "works" and proves nothing. Numbers may be JSON numbers
 //! or strings in decimal or `0x` hexadecimal (keys and addresses are usually written in hex).
-use ferroce_proto::host::mr;
 use ferroce_proto::host::qp::AccessFlags;
+use ferroce_proto::host::{mr, ring};
 use serde::Deserialize;
 use std::fmt;
 use std::net::IpAddr;
@@ -15,6 +15,11 @@ use std::net::IpAddr;
 pub const MAX_QPN: u32 = 255;
 /// MR key indices of the default build (`MrTable1k`).
 pub const MR_INDICES: u32 = 1024;
+/// Most entries of a send or receive queue (the hardware's ring geometry:
+/// `QP_RING_CFG.LOG2_*_ENTRIES` up to [`ring::MAX_LOG2_WQ_ENTRIES`]).
+pub const MAX_WQ_ENTRIES: u32 = 1 << ring::MAX_LOG2_WQ_ENTRIES;
+/// Entries of a queue the configuration does not size (the smallest ring the hardware takes).
+pub const MIN_WQ_ENTRIES: u32 = 1 << ring::MIN_LOG2_ENTRIES;
 
 /// A configuration error: which entry and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +78,10 @@ struct RawQp {
     pmtu: Num,
     #[serde(default)]
     access: Vec<String>,
+    #[serde(default)]
+    sq_depth: Option<Num>,
+    #[serde(default)]
+    rq_depth: Option<Num>,
 }
 
 #[derive(Deserialize)]
@@ -125,6 +134,29 @@ pub struct QpConfig {
     /// Path MTU in bytes (256, 512, 1024, 2048 or 4096).
     pub pmtu: u32,
     pub access: AccessFlags,
+    /// log2 of the send queue's entries: `qps[].sq_depth` rounded up to a power of two, else
+    /// the smallest ring.
+    pub sq_log2_entries: u8,
+    /// log2 of the receive queue's entries: `qps[].rq_depth` rounded up to a power of two, else
+    /// the smallest power of two that holds every receive `recv_buffers` posts on the QP.
+    pub rq_log2_entries: u8,
+}
+
+/// log2 of the smallest ring of at least `n` entries (and at least [`MIN_WQ_ENTRIES`]).
+fn ring_log2(n: u32) -> u8 {
+    n.max(MIN_WQ_ENTRIES).next_power_of_two().trailing_zeros() as u8
+}
+
+/// An optional queue depth: 1..=[`MAX_WQ_ENTRIES`].
+fn depth(n: &Option<Num>, what: &str) -> Result<Option<u32>, ConfigError> {
+    let Some(n) = n else { return Ok(None) };
+    let v = n.get(what)?;
+    if v == 0 || v > MAX_WQ_ENTRIES as u64 {
+        return err(format!(
+            "{what}: {v} entries (1 to {MAX_WQ_ENTRIES}, the hardware's largest queue)"
+        ));
+    }
+    Ok(Some(v as u32))
 }
 
 /// A memory region as the remote sees it: `va`, `len`, `rkey`. The simulator backs it with
@@ -222,6 +254,7 @@ impl RespondConfig {
             return err("local.ip and remote.ip must both be IPv4 or both IPv6");
         }
         let mut qps = vec![];
+        let mut rq_depths = vec![];
         for (i, q) in raw.qps.iter().enumerate() {
             let w = |f: &str| format!("qps[{i}].{f}");
             let qpn = bounded(&q.qpn, &w("qpn"), MAX_QPN as u64)? as u32;
@@ -248,6 +281,8 @@ impl RespondConfig {
                     w("access")
                 ));
             }
+            let sq_depth = depth(&q.sq_depth, &w("sq_depth"))?;
+            rq_depths.push(depth(&q.rq_depth, &w("rq_depth"))?);
             qps.push(QpConfig {
                 qpn,
                 dest_qpn: bounded(&q.dest_qpn, &w("dest_qpn"), 0xFF_FFFF)? as u32,
@@ -255,6 +290,9 @@ impl RespondConfig {
                 sq_psn: bounded(&q.sq_psn, &w("sq_psn"), 0xFF_FFFF)? as u32,
                 pmtu,
                 access,
+                sq_log2_entries: ring_log2(sq_depth.unwrap_or(MIN_WQ_ENTRIES)),
+                // set once the receive buffers are known
+                rq_log2_entries: 0,
             });
         }
         let mut mrs: Vec<MrConfig> = vec![];
@@ -304,8 +342,33 @@ impl RespondConfig {
             recv_buffers.push(RecvConfig {
                 qpn,
                 len: bounded(&r.len, &w("len"), 1 << 31)? as u32,
-                count: bounded(&r.count, &w("count"), 4096)? as u32,
+                count: bounded(&r.count, &w("count"), MAX_WQ_ENTRIES as u64)? as u32,
             });
+        }
+        // each receive queue: as asked, or just large enough for what is posted on it
+        for (i, q) in qps.iter_mut().enumerate() {
+            let posted: u64 = recv_buffers
+                .iter()
+                .filter(|r| r.qpn == q.qpn)
+                .map(|r| r.count as u64)
+                .sum();
+            let entries = match rq_depths[i] {
+                Some(d) if posted > d as u64 => {
+                    return err(format!(
+                        "recv_buffers: {posted} receives on QP {} do not fit qps[{i}].rq_depth ({d})",
+                        q.qpn
+                    ))
+                }
+                Some(d) => d,
+                None if posted > MAX_WQ_ENTRIES as u64 => {
+                    return err(format!(
+                        "recv_buffers: {posted} receives on QP {} do not fit the hardware's largest receive queue ({MAX_WQ_ENTRIES} entries)",
+                        q.qpn
+                    ))
+                }
+                None => posted as u32,
+            };
+            q.rq_log2_entries = ring_log2(entries);
         }
         Ok(RespondConfig {
             local,
@@ -377,6 +440,56 @@ mod tests {
             "unknown field",
         );
         bad("\"rq_psn\": 100", "\"rq_psn\": 16777216", "rq_psn");
+    }
+
+    #[test]
+    fn queues_are_sized_for_the_receives() {
+        let c = RespondConfig::from_json(GOOD).unwrap();
+        // 8 receives: an 8-entry receive queue; the send queue the smallest ring
+        assert_eq!((c.qps[0].rq_log2_entries, c.qps[0].sq_log2_entries), (3, 1));
+        let many = GOOD.replace("\"count\": 8", "\"count\": 216");
+        assert_eq!(
+            RespondConfig::from_json(&many).unwrap().qps[0].rq_log2_entries,
+            8
+        );
+        // two entries on one QP add up
+        let two = GOOD.replace(
+            "\"recv_buffers\": [",
+            "\"recv_buffers\": [{\"qpn\": 17, \"len\": 64, \"count\": 9},",
+        );
+        assert_eq!(
+            RespondConfig::from_json(&two).unwrap().qps[0].rq_log2_entries,
+            5
+        );
+        // an explicit depth, rounded up to a power of two
+        let deep = GOOD.replace(
+            "\"pmtu\": 1024,",
+            "\"pmtu\": 1024, \"rq_depth\": 1000, \"sq_depth\": 3,",
+        );
+        let q = &RespondConfig::from_json(&deep).unwrap().qps[0];
+        assert_eq!((q.rq_log2_entries, q.sq_log2_entries), (10, 2));
+        bad(
+            "\"pmtu\": 1024,",
+            "\"pmtu\": 1024, \"rq_depth\": 4,",
+            "do not fit qps[0].rq_depth",
+        );
+        bad(
+            "\"pmtu\": 1024,",
+            "\"pmtu\": 1024, \"rq_depth\": 40000,",
+            "qps[0].rq_depth: 40000 entries",
+        );
+        bad(
+            "\"pmtu\": 1024,",
+            "\"pmtu\": 1024, \"sq_depth\": 0,",
+            "qps[0].sq_depth",
+        );
+        bad("\"count\": 8", "\"count\": 40000", "recv_buffers[0].count");
+        let two_big = GOOD.replace(
+            "\"recv_buffers\": [",
+            "\"recv_buffers\": [{\"qpn\": 17, \"len\": 64, \"count\": 32767},",
+        );
+        let e = RespondConfig::from_json(&two_big).unwrap_err();
+        assert!(e.0.contains("largest receive queue (32768 entries)"), "{e}");
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use ferroce_driver::{AccessFlags, ArmMode, QpState, Remote, SendWr, WcOpcode, WcStatus};
 use ferroce_hdl::testbench::Rng;
 use ferroce_proto::pcap;
-use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode};
+use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode, RoceNet};
 use ferroce_sim::cmd::verbs::{connect, open_pair, run_scenario, Engine, VerbsArgs};
 use ferroce_sim::host::ShellConfig;
 use ferroce_sim::nic_pair::lock;
@@ -38,6 +38,7 @@ fn args(sizes: &[&str], qps: usize, messages: usize, pmtu: usize, seed: u64) -> 
         pcap: None,
         json: false,
         dma_jitter: false,
+        ipv6: false,
     }
 }
 
@@ -259,6 +260,247 @@ fn cli_summary_and_errors() {
         assert!(err.contains(why), "{bad:?}: {err}");
     }
 }
+
+/// `--ipv6`: both NICs with IPv6 GIDs and address vectors. Every operation, three sizes each
+/// way (42 messages: 7 operations x 3 sizes x 2 directions), two QP pairs: every message verified, and every frame on the link is RoCEv2 over IPv6 between
+/// the two hosts' addresses (source and destination by direction), with a good ICRC.
+#[test]
+fn ipv6_between_two_nics() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let d = dir("ipv6");
+    let pcap_path = d.join("link.pcap");
+    let out = Command::new(env!("CARGO_BIN_EXE_ferroce"))
+        .args([
+            "verbs",
+            "--ipv6",
+            "--ops",
+            "write,send,send_imm,write_imm,read,atomic_fadd,atomic_cas",
+            "--sizes",
+            "0,1,1500",
+            "--qps",
+            "2",
+            "--messages",
+            "42",
+            "--seed",
+            "5",
+            "--pmtu",
+            "1024",
+            "--json",
+            "--pcap",
+        ])
+        .arg(&pcap_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ipv6"], true);
+    assert_eq!(v["messages"], 42);
+    assert_eq!(v["verified"], 42);
+    assert_eq!(v["failed"], 0);
+    let ips: [std::net::Ipv6Addr; 2] = [
+        "2001:db8::1".parse().unwrap(),
+        "2001:db8::2".parse().unwrap(),
+    ];
+    let cap = pcap::read_file(&pcap_path).unwrap();
+    let mut opcodes = std::collections::BTreeSet::new();
+    for rec in &cap.records {
+        let f = FrameRepr::parse(&rec.data).expect("well-formed frame");
+        assert_eq!(f.eth.ethertype, 0x86DD, "not IPv6: {f:?}");
+        let FrameBody::Roce(r) = &f.body else {
+            panic!("not RoCE")
+        };
+        assert!(r.icrc_ok());
+        let RoceNet::Ipv6 { ip, udp } = &r.net else {
+            panic!("not RoCEv2 over IPv6: {r:?}")
+        };
+        assert_eq!(udp.dst_port, 4791);
+        let side = (f.eth.src == ferroce_sim::cmd::verbs::MACS[1]) as usize;
+        assert_eq!(std::net::Ipv6Addr::from(ip.src), ips[side]);
+        assert_eq!(std::net::Ipv6Addr::from(ip.dst), ips[1 - side]);
+        opcodes.insert(r.bth.opcode.0);
+    }
+    for o in [
+        Opcode::RC_RDMA_WRITE_ONLY,
+        Opcode::RC_SEND_ONLY,
+        Opcode::RC_RDMA_READ_REQUEST,
+        Opcode::RC_FETCH_ADD,
+        Opcode::RC_COMPARE_SWAP,
+        Opcode::RC_ATOMIC_ACKNOWLEDGE,
+        Opcode::RC_ACKNOWLEDGE,
+    ] {
+        assert!(opcodes.contains(&o.0), "no {o:?} on the link: {opcodes:?}");
+    }
+}
+
+/// A small VCD reader (independent of the writers): every variable's hierarchical name
+/// (scopes joined by `.`), and each timestamp with the values that changed at it.
+struct Vcd {
+    names: std::collections::HashMap<String, Vec<String>>,
+    times: Vec<u64>,
+    changes: Vec<(u64, String, String)>,
+}
+
+fn read_vcd(path: &std::path::Path) -> Vcd {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut tokens = text.split_whitespace().peekable();
+    let (mut scope, mut names) = (Vec::<String>::new(), std::collections::HashMap::new());
+    let (mut times, mut changes) = (vec![], vec![]);
+    let mut in_defs = true;
+    let mut now = None;
+    while let Some(t) = tokens.next() {
+        if in_defs {
+            match t {
+                "$scope" => {
+                    tokens.next();
+                    scope.push(tokens.next().unwrap().to_string());
+                }
+                "$upscope" => {
+                    scope.pop().expect("balanced scopes");
+                }
+                "$var" => {
+                    let (_kind, _width) = (tokens.next(), tokens.next());
+                    let id = tokens.next().unwrap().to_string();
+                    let name = tokens.next().unwrap();
+                    let full = format!("{}.{name}", scope.join("."));
+                    names.entry(id).or_insert_with(Vec::new).push(full);
+                }
+                "$enddefinitions" => in_defs = false,
+                _ => {}
+            }
+            continue;
+        }
+        if let Some(ts) = t.strip_prefix('#') {
+            let ts: u64 = ts.parse().expect("timestamp");
+            assert!(times.last().is_none_or(|&l| ts > l), "time goes forward");
+            times.push(ts);
+            now = Some(ts);
+        } else if t.starts_with('$') {
+            // $dumpvars, $end, ...
+        } else if let Some(rest) = t.strip_prefix(['b', 'B', 'r', 'R', 's', 'S']) {
+            let id = tokens.next().expect("vector change names its variable");
+            changes.push((
+                now.expect("a change after a timestamp"),
+                id.to_string(),
+                rest.to_string(),
+            ));
+        } else {
+            let (v, id) = t.split_at(1);
+            assert!("01xzXZ".contains(v), "bad scalar change {t}");
+            changes.push((
+                now.expect("a change after a timestamp"),
+                id.to_string(),
+                v.to_string(),
+            ));
+        }
+    }
+    assert!(scope.is_empty() && !in_defs, "incomplete VCD header");
+    for (_, id, _) in &changes {
+        assert!(names.contains_key(id), "change of undeclared variable {id}");
+    }
+    Vcd {
+        names,
+        times,
+        changes,
+    }
+}
+
+/// `verbs --vcd`: the file is a VCD a reader accepts, with the NIC's hierarchical signal names,
+/// covering exactly the window asked for (first and last timestamps: the window's first rising
+/// edge and last falling edge, 4 ns a cycle), in which the requester's and the responder's state
+/// registers change (the window is put around the first message, found from a run with
+/// `--pcap`: same seed, same cycles). NIC B's waveforms go to `FILE.b.vcd`.
+#[test]
+fn verbs_vcd_window_holds_the_state_machines() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let d = dir("vcd");
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ferroce"))
+            .args([
+                "verbs",
+                "--ops",
+                "write,send",
+                "--sizes",
+                "64,600",
+                "--messages",
+                "4",
+                "--pmtu",
+                "256",
+                "--json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["verified"], 4, "{v}");
+    };
+    let pcap_path = d.join("link.pcap");
+    run(&["--pcap", pcap_path.to_str().unwrap()]);
+    let cap = pcap::read_file(&pcap_path).unwrap();
+    let first_cycle = cap.records[0].ts_ns / 4;
+    let (from, cycles) = (first_cycle - 100, 400u64);
+    let vcd_path = d.join("nic.vcd");
+    let _ = std::fs::remove_file(d.join("nic.b.vcd"));
+    run(&[
+        "--vcd",
+        vcd_path.to_str().unwrap(),
+        "--vcd-from",
+        &from.to_string(),
+        "--vcd-cycles",
+        &cycles.to_string(),
+    ]);
+    for (path, roles) in [(vcd_path.clone(), "A"), (d.join("nic.b.vcd"), "B")] {
+        let vcd = read_vcd(&path);
+        assert_eq!(
+            vcd.times.first(),
+            Some(&(from * 4000)),
+            "{roles}: first timestamp"
+        );
+        assert_eq!(
+            vcd.times.last(),
+            Some(&((from + cycles - 1) * 4000 + 2000)),
+            "{roles}: last timestamp"
+        );
+        assert_eq!(
+            vcd.times.len() as u64,
+            2 * cycles,
+            "{roles}: two dumps a cycle"
+        );
+        let changed = |suffix: &str| -> usize {
+            let ids: Vec<&String> = vcd
+                .names
+                .iter()
+                .filter(|(_, n)| n.iter().any(|n| n.ends_with(suffix)))
+                .map(|(id, _)| id)
+                .collect();
+            assert!(!ids.is_empty(), "{roles}: no signal named *{suffix}");
+            let first = vcd.times[0];
+            vcd.changes
+                .iter()
+                .filter(|(t, id, _)| *t > first && ids.contains(&id))
+                .count()
+        };
+        assert!(changed(REQ_STATE) > 0, "{roles}: requester state constant");
+        assert!(changed(RESP_STATE) > 0, "{roles}: responder state constant");
+    }
+}
+
+/// The requester's and the write responder's state registers in the Verilog's hierarchy (the
+/// DFF's output `state$q` in the NIC's instances `req` and `resp`).
+const REQ_STATE: &str = ".dut.req.state$q";
+const RESP_STATE: &str = ".dut.resp.state$q";
 
 /// Remote access violations: bad rkey, out of bounds, MR without REMOTE_WRITE, MR of another
 /// PD, deregistered MR. Each on its own QP pair: a NAK remote access error on the wire, a

@@ -105,6 +105,7 @@ fn atomics_from_many_qps_are_serial_and_exact() {
         pcap: None,
         json: false,
         dma_jitter: true,
+        ipv6: false,
     };
     let r = run_scenario(&args, Engine::Verilator).unwrap();
     assert!(

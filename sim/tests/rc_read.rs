@@ -30,6 +30,7 @@ fn args(ops: &[&str], sizes: &[&str], qps: usize, messages: usize, pmtu: usize) 
         pcap: None,
         json: false,
         dma_jitter: true,
+        ipv6: false,
     }
 }
 

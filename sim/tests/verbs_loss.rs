@@ -59,6 +59,7 @@ fn survives(k: usize) {
         pcap: None,
         json: false,
         dma_jitter: false,
+        ipv6: false,
     };
     let link = VerbsLinkArgs {
         loss,

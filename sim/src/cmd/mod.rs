@@ -31,3 +31,29 @@ impl From<std::io::Error> for CliError {
         CliError(e.to_string())
     }
 }
+
+/// The waveform options of every command that runs the NIC (see [`crate::vcd`]).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct VcdArgs {
+    /// Write the NIC's signals (hierarchical names) as a VCD file (GTKWave, Surfer); with two
+    /// NICs, the second one's go to FILE with `.b` before its extension.
+    #[arg(long, value_name = "FILE")]
+    pub vcd: Option<std::path::PathBuf>,
+    /// First NIC clock cycle written (counted from reset).
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "vcd")]
+    pub vcd_from: u64,
+    /// Cycles written.
+    #[arg(long, value_name = "M", default_value_t = 10_000, requires = "vcd")]
+    pub vcd_cycles: u64,
+}
+
+impl VcdArgs {
+    /// The window asked for, if `--vcd` was given.
+    pub fn window(&self) -> Option<crate::vcd::VcdWindow> {
+        self.vcd.as_ref().map(|p| crate::vcd::VcdWindow {
+            path: p.clone(),
+            from: self.vcd_from,
+            cycles: self.vcd_cycles,
+        })
+    }
+}

@@ -31,6 +31,7 @@ use crate::peer::session::{self, Host, SessionConfig, SessionReport, Tool, Trans
 use crate::peer::socket;
 use crate::peer::system::LinkLoss;
 use crate::peer::system::{lock, PeerSystem, SharedPeer};
+use crate::vcd::{VcdBench, VcdWindow};
 
 /// Local ACK timeout code of the ferroce QP by default: 4.096 us x 2^10 = 4.2 ms of NIC time,
 /// 1 048 576 cycles, about 10 s of wall time at the Verilator model's ~100 000 cycles/s. The
@@ -107,6 +108,8 @@ pub struct PeerArgs {
     /// Seed of the loss pattern (deterministic in the frames' order).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
+    #[command(flatten)]
+    pub vcd: super::VcdArgs,
 }
 
 /// The arguments, checked.
@@ -121,6 +124,8 @@ pub struct Plan {
     pub engine: Engine,
     pub timeout: Duration,
     pub loss: LinkLoss,
+    /// Waveforms of the NIC over a window of cycles.
+    pub vcd: Option<VcdWindow>,
 }
 
 fn parse_mac(option: &str, s: &str) -> Result<[u8; 6], CliError> {
@@ -270,6 +275,7 @@ pub fn plan(args: &PeerArgs) -> Result<Plan, CliError> {
         engine,
         timeout,
         loss,
+        vcd: args.vcd.window(),
     })
 }
 
@@ -288,6 +294,9 @@ fn random_psn() -> u32 {
 
 pub fn run(args: &PeerArgs) -> Result<ExitCode, CliError> {
     let mut plan = plan(args)?;
+    if let Some(w) = &plan.vcd {
+        w.check().map_err(CliError)?;
+    }
     // the capture is opened before the model is built: a bad path fails fast
     let pcap = match &plan.pcap {
         Some(p) => Some(
@@ -300,15 +309,20 @@ pub fn run(args: &PeerArgs) -> Result<ExitCode, CliError> {
         // emitting the NIC for Verilator recurses deeply
         .stack_size(256 << 20)
         .spawn(move || -> Result<Value, CliError> {
-            match plan.engine {
-                Engine::Verilator => {
-                    let hw = VerilatedNic::new().map_err(|e| {
+            match (plan.engine, plan.vcd.clone()) {
+                (Engine::Verilator, vcd) => {
+                    let hw = VerilatedNic::with_vcd(vcd).map_err(|e| {
                         CliError(format!("building the Verilator model of the NIC: {e}"))
                     })?;
                     Ok(run_on(&plan, hw, pcap))
                 }
-                Engine::RustHdl => {
+                (Engine::RustHdl, None) => {
                     let hw = Bench::new(NicTop::default(), |u| &mut u.clock);
+                    Ok(run_on(&plan, hw, pcap))
+                }
+                (Engine::RustHdl, Some(w)) => {
+                    let hw = VcdBench::new(Bench::new(NicTop::default(), |u| &mut u.clock), w)
+                        .map_err(CliError)?;
                     Ok(run_on(&plan, hw, pcap))
                 }
             }
@@ -566,6 +580,7 @@ mod tests {
             rnr_retry: 7,
             loss: 0.0,
             seed: 1,
+            vcd: Default::default(),
         }
     }
 

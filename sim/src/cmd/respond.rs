@@ -29,10 +29,15 @@ use ferroce_proto::host::wqe::{RecvWqe, Sge};
 use ferroce_proto::pcap::{self, PcapWriter};
 use serde_json::{json, Value};
 
+use super::verbs::Engine;
 use super::CliError;
 use crate::host::{HostMemory, ShellConfig, SimBackend};
-use crate::nic_system::NicSystem;
+use crate::nic_system::{NicHardware, NicSystem};
+use crate::nic_verilated::VerilatedNic;
 use crate::respond_config::{MrConfig, RespondConfig};
+use crate::vcd::{VcdBench, VcdWindow};
+use ferroce_hdl::nic::NicTop;
+use ferroce_hdl::testbench::Bench;
 
 /// The one protection domain every MR and QP of a respond configuration shares.
 pub const RESPOND_PD: u32 = 1;
@@ -65,10 +70,10 @@ fn remote_view(mrs: &[(MrConfig, u64)], iova: u64) -> Value {
     Value::Null
 }
 
-/// A configured NIC ready to receive: the backend (owning the NIC), the device, and each MR
-/// with the IOVA backing it.
-pub struct RespondNic {
-    pub backend: Arc<SimBackend<NicSystem>>,
+/// A configured NIC ready to receive: the backend (owning the NIC, hardware model `H`), the
+/// device, and each MR with the IOVA backing it.
+pub struct RespondNic<H: NicHardware + Send + 'static> {
+    pub backend: Arc<SimBackend<NicSystem<H>>>,
     pub device: Device,
     pub mrs: Vec<(MrConfig, u64)>,
     /// Buffers that back MRs, rings and CQs: kept alive while the NIC may use them.
@@ -76,10 +81,14 @@ pub struct RespondNic {
     _cq: ferroce_driver::CompletionQueue,
 }
 
-/// Build the NIC and program it from `config` through its registers.
-pub fn configure(config: &RespondConfig) -> Result<RespondNic, CliError> {
+/// Build the NIC around hardware model `hw` and program it from `config` through its
+/// registers.
+pub fn configure<H: NicHardware + Send + 'static>(
+    hw: H,
+    config: &RespondConfig,
+) -> Result<RespondNic<H>, CliError> {
     let memory = HostMemory::shared();
-    let sys = NicSystem::new(memory.clone(), ShellConfig::ideal());
+    let sys = NicSystem::with_stepper(hw, memory.clone(), ShellConfig::ideal());
     let backend = Arc::new(SimBackend::new(sys, memory));
     let dynb: Arc<dyn Backend> = backend.clone();
     let device = Device::open_with(dynb, DeviceOptions::default())
@@ -118,7 +127,16 @@ pub fn configure(config: &RespondConfig) -> Result<RespondNic, CliError> {
         mrs.push((m.clone(), buf.iova()));
         buffers.push(buf);
     }
-    let cq = device.create_cq(64, 0).map_err(cli("creating the CQ"))?;
+    // one CQ for every queue: room for a completion of every WQE the queues can hold
+    let cq_entries: u32 = config
+        .qps
+        .iter()
+        .map(|q| (1u32 << q.sq_log2_entries) + (1u32 << q.rq_log2_entries))
+        .sum::<u32>()
+        .max(64);
+    let cq = device
+        .create_cq(cq_entries, 0)
+        .map_err(cli(&format!("creating the CQ ({cq_entries} entries)")))?;
     let remote_gid = match config.remote.ip {
         std::net::IpAddr::V4(a) => Gid::from_ipv4(a),
         std::net::IpAddr::V6(a) => Gid(a.octets()),
@@ -130,6 +148,8 @@ pub fn configure(config: &RespondConfig) -> Result<RespondNic, CliError> {
             pd: RESPOND_PD,
             send_cqn: cq.cqn() as u16,
             recv_cqn: cq.cqn() as u16,
+            sq_log2_entries: q.sq_log2_entries,
+            rq_log2_entries: q.rq_log2_entries,
             ..QpCreate::default()
         };
         let sq = Arc::new(
@@ -148,7 +168,13 @@ pub fn configure(config: &RespondConfig) -> Result<RespondNic, CliError> {
             ..create
         };
         buffers.push(sq);
-        rings.push((q.qpn, rq.clone(), create.rq_ring().map_err(cli(&what))?));
+        // (QPN, RQ ring memory, ring geometry, receives posted so far)
+        rings.push((
+            q.qpn,
+            rq.clone(),
+            create.rq_ring().map_err(cli(&what))?,
+            0u32,
+        ));
         buffers.push(rq);
         let attr = QpAttr {
             access: q.access,
@@ -184,14 +210,15 @@ pub fn configure(config: &RespondConfig) -> Result<RespondNic, CliError> {
     // written into the QP's RQ ring, then its RQ doorbell, as the driver's post_recv does
     for (i, rb) in config.recv_buffers.iter().enumerate() {
         let what = format!("recv_buffers[{i}] (QPN {})", rb.qpn);
-        let (_, ring_buf, ring) = rings
-            .iter()
-            .find(|(qpn, _, _)| *qpn == rb.qpn)
+        let (_, ring_buf, ring, posted) = rings
+            .iter_mut()
+            .find(|(qpn, _, _, _)| *qpn == rb.qpn)
             .expect("RespondConfig checks that the QP exists");
-        if rb.count > ring.entries() {
+        if *posted + rb.count > ring.entries() {
+            // RespondConfig sizes the queue for every receive: a safety net
             return Err(CliError(format!(
                 "{what}: {} receives do not fit the receive queue ({} entries)",
-                rb.count,
+                *posted + rb.count,
                 ring.entries()
             )));
         }
@@ -233,15 +260,17 @@ pub fn configure(config: &RespondConfig) -> Result<RespondNic, CliError> {
                 length: rb.len,
                 lkey,
             };
+            let index = *posted + k;
             slot.fill(0);
-            RecvWqe::new(owner_for(k, ring.log2_entries), k as u64, vec![sge])
+            RecvWqe::new(owner_for(index, ring.log2_entries), index as u64, vec![sge])
                 .emit(&mut slot)
                 .map_err(|e| CliError(format!("{what}: {e}")))?;
             ring_buf
-                .write(k as usize * ring.stride(), &slot)
+                .write(ring.slot_offset(index), &slot)
                 .map_err(cli(&what))?;
         }
-        let db = regs::rq_doorbell_write(rb.qpn, rb.count);
+        *posted += rb.count;
+        let db = regs::rq_doorbell_write(rb.qpn, *posted);
         r.write(db.offset, db.value);
         buffers.push(buf);
     }
@@ -259,16 +288,59 @@ pub fn run(
     input: &Path,
     output: &Path,
     json_out: bool,
+    engine: &str,
+    vcd: Option<&VcdWindow>,
 ) -> Result<ExitCode, CliError> {
+    let engine = Engine::parse(engine)?;
+    if let Some(w) = vcd {
+        w.check().map_err(CliError)?;
+    }
+    let vcd = vcd.cloned();
     let text = std::fs::read_to_string(config).map_err(cli(&config.display().to_string()))?;
     let config_v = RespondConfig::from_json(&text)
         .map_err(|e| CliError(format!("{}: {e}", config.display())))?;
     let capture = pcap::read_file(input)
         .and_then(|c| c.ensure_ethernet())
         .map_err(|e| CliError(e.to_string()))?;
-    let nic = configure(&config_v)?;
-    let mut writer =
+    let writer =
         PcapWriter::create(output).map_err(|e| CliError(format!("{}: {e}", output.display())))?;
+    let output = output.to_path_buf();
+    std::thread::Builder::new()
+        // emitting the NIC for Verilator recurses deeply
+        .stack_size(256 << 20)
+        .spawn(move || match (engine, vcd) {
+            (Engine::Verilator, vcd) => {
+                let hw = VerilatedNic::with_vcd(vcd).map_err(|e| {
+                    CliError(format!("building the Verilator model of the NIC: {e}"))
+                })?;
+                replay(hw, &config_v, &capture, writer, &output, json_out)
+            }
+            (Engine::RustHdl, None) => {
+                let hw = Bench::new(NicTop::default(), |u| &mut u.clock);
+                replay(hw, &config_v, &capture, writer, &output, json_out)
+            }
+            (Engine::RustHdl, Some(w)) => {
+                let hw = VcdBench::new(Bench::new(NicTop::default(), |u| &mut u.clock), w)
+                    .map_err(CliError)?;
+                replay(hw, &config_v, &capture, writer, &output, json_out)
+            }
+        })
+        .map_err(cli("starting the simulation thread"))?
+        .join()
+        .map_err(|_| CliError("the simulation thread panicked".into()))?
+}
+
+/// Configure the NIC (hardware model `hw`), replay the capture, write what it sent, print the
+/// summary.
+fn replay<H: NicHardware + Send + 'static>(
+    hw: H,
+    config_v: &RespondConfig,
+    capture: &pcap::Capture,
+    mut writer: PcapWriter<std::io::BufWriter<std::fs::File>>,
+    output: &Path,
+    json_out: bool,
+) -> Result<ExitCode, CliError> {
+    let nic = configure(hw, config_v)?;
     let (frames_out, rx, resp, cycles, writes) = {
         let mut sys = nic.backend.target();
         let dma_before = sys.dma_writes_len();

@@ -61,6 +61,7 @@ use crate::link_faults::{LinkFaults, LinkStats, REORDER_HOLD_LIMIT};
 use crate::nic_pair::{lock, NicPair, PairSide, SharedPair, PAIR_CLOCK_HZ};
 use crate::nic_system::NicHardware;
 use crate::nic_verilated::VerilatedNic;
+use crate::vcd::{VcdBench, VcdWindow};
 use ferroce_hdl::nic::NicTop;
 use ferroce_hdl::testbench::Bench;
 
@@ -153,6 +154,8 @@ pub struct VerbsArgs {
     pub json: bool,
     /// Random DMA latency and back-pressure (the shell's stressed timing, from the seed).
     pub dma_jitter: bool,
+    /// Both NICs on IPv6 ([`IPS6`]: GID 0 and every address vector), RoCEv2 over IPv6.
+    pub ipv6: bool,
 }
 
 impl Default for VerbsArgs {
@@ -170,6 +173,7 @@ impl Default for VerbsArgs {
             pcap: None,
             json: false,
             dma_jitter: false,
+            ipv6: false,
         }
     }
 }
@@ -439,9 +443,11 @@ pub struct Host<H: NicHardware + Send + 'static> {
     /// Offset in `mr` of the atomic area: the fetch-add counter at +0, QP q's compare-swap
     /// word at +64 + 8q (zero at the start; only atomics touch them).
     pub atomic_area: usize,
-    /// The host's MAC and IPv4 address (GID 0).
+    /// The host's MAC and IPv4 address (its GID 0 unless the pair runs over IPv6).
     pub mac: [u8; 6],
     pub ip: [u8; 4],
+    /// The host's GID 0 (its IPv4-mapped or IPv6 address): the peer's address vectors use it.
+    pub gid: Gid,
 }
 
 /// A message posted and not completed yet (at the sender, or at the receiver).
@@ -462,6 +468,11 @@ struct InFlight {
 /// The two hosts' MAC and IPv4 addresses.
 pub const MACS: [[u8; 6]; 2] = [[0x02, 0xfe, 0, 0, 0, 0x0a], [0x02, 0xfe, 0, 0, 0, 0x0b]];
 pub const IPS: [[u8; 4]; 2] = [[10, 0, 0, 1], [10, 0, 0, 2]];
+/// Their IPv6 addresses with `--ipv6` (2001:db8::1 and ::2, the documentation prefix of RFC 3849).
+pub const IPS6: [[u8; 16]; 2] = [
+    [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
+    [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2],
+];
 
 fn open_host<H: NicHardware + Send + 'static>(
     pair: &SharedPair<H>,
@@ -470,6 +481,7 @@ fn open_host<H: NicHardware + Send + 'static>(
     slot: usize,
     qps: usize,
     (mac, ip): ([u8; 6], [u8; 4]),
+    ipv6: bool,
 ) -> Result<Host<H>, CliError> {
     let backend = Arc::new(SimBackend::new(
         PairSide {
@@ -482,11 +494,18 @@ fn open_host<H: NicHardware + Send + 'static>(
     let host = ["A", "B"][side];
     let device = Device::open(dynb).map_err(cli(&format!("host {host}: opening the NIC")))?;
     device.set_mac(mac);
+    let (entry, gid, family) = if ipv6 {
+        (
+            GidEntry::ipv6(IPS6[side].into()),
+            Gid(IPS6[side]),
+            regs::cfg_control::IPV6_ENABLE,
+        )
+    } else {
+        (GidEntry::ipv4(ip.into()), Gid::from_ipv4(ip.into()), 0)
+    };
+    device.set_gid(0, &entry).map_err(cli("GID 0"))?;
     device
-        .set_gid(0, &GidEntry::ipv4(ip.into()))
-        .map_err(cli("GID 0"))?;
-    device
-        .set_control(regs::cfg_control::RX_ENABLE | regs::cfg_control::TX_ENABLE)
+        .set_control(regs::cfg_control::RX_ENABLE | regs::cfg_control::TX_ENABLE | family)
         .map_err(cli("CFG_CONTROL"))?;
     let pd = device.alloc_pd().map_err(cli("allocating a PD"))?;
     let cq = device
@@ -538,6 +557,7 @@ fn open_host<H: NicHardware + Send + 'static>(
         atomic_area,
         mac,
         ip,
+        gid,
     })
 }
 
@@ -597,7 +617,7 @@ pub fn connect_qps<H: NicHardware + Send + 'static>(
             qp.to_rtr(&RtrAttr {
                 av: AddressVector {
                     dmac: hosts[peer].mac,
-                    dgid: Gid::from_ipv4(hosts[peer].ip.into()),
+                    dgid: hosts[peer].gid,
                     udp_sport,
                     ..AddressVector::default()
                 },
@@ -649,13 +669,25 @@ fn sg_list(
 
 /// Two hosts with their NICs (`hw`) back to back: each opened through the driver with `qps`
 /// QPs (not connected yet: see [`connect`]) and a data buffer of `2 * qps * DEPTH` slots of
-/// `slot` bytes.
+/// `slot` bytes. Over IPv4 ([`IPS`]).
 pub fn open_pair<H: NicHardware + Send + 'static>(
     hw: [H; 2],
     shell: ShellConfig,
     qps: usize,
     slot: usize,
     capture: bool,
+) -> Result<(SharedPair<H>, [Host<H>; 2]), CliError> {
+    open_pair_on(hw, shell, qps, slot, capture, false)
+}
+
+/// [`open_pair`] over IPv6 ([`IPS6`]) when `ipv6`, else IPv4.
+pub fn open_pair_on<H: NicHardware + Send + 'static>(
+    hw: [H; 2],
+    shell: ShellConfig,
+    qps: usize,
+    slot: usize,
+    capture: bool,
+    ipv6: bool,
 ) -> Result<(SharedPair<H>, [Host<H>; 2]), CliError> {
     open_pair_at(
         hw,
@@ -664,10 +696,12 @@ pub fn open_pair<H: NicHardware + Send + 'static>(
         slot,
         capture,
         [(MACS[0], IPS[0]), (MACS[1], IPS[1])],
+        ipv6,
     )
 }
 
-/// [`open_pair`] with these MAC and IPv4 addresses for hosts A and B.
+/// [`open_pair`] with these MAC and IPv4 addresses for hosts A and B (and IPv6 GIDs
+/// [`IPS6`] when `ipv6`).
 pub fn open_pair_at<H: NicHardware + Send + 'static>(
     hw: [H; 2],
     shell: ShellConfig,
@@ -675,14 +709,15 @@ pub fn open_pair_at<H: NicHardware + Send + 'static>(
     slot: usize,
     capture: bool,
     addrs: [([u8; 6], [u8; 4]); 2],
+    ipv6: bool,
 ) -> Result<(SharedPair<H>, [Host<H>; 2]), CliError> {
     let memory = [HostMemory::shared(), HostMemory::shared()];
     let pair: SharedPair<H> =
         Arc::new(Mutex::new(NicPair::new(hw, memory.clone(), shell, capture)));
     let [ma, mb] = memory;
     let hosts = [
-        open_host(&pair, 0, ma, slot, qps, addrs[0])?,
-        open_host(&pair, 1, mb, slot, qps, addrs[1])?,
+        open_host(&pair, 0, ma, slot, qps, addrs[0], ipv6)?,
+        open_host(&pair, 1, mb, slot, qps, addrs[1], ipv6)?,
     ];
     Ok((pair, hosts))
 }
@@ -722,7 +757,18 @@ pub fn run_scenario_with(
     link: &VerbsLinkArgs,
     engine: Engine,
 ) -> Result<VerbsReport, CliError> {
-    run_scenario_hooked(args, link, engine, RunHooks::default())
+    run_scenario_vcd(args, link, engine, None)
+}
+
+/// [`run_scenario_with`], writing the NICs' waveforms over `vcd`'s window when given: NIC A's
+/// to its file, NIC B's to [`VcdWindow::for_second_nic`].
+pub fn run_scenario_vcd(
+    args: &VerbsArgs,
+    link: &VerbsLinkArgs,
+    engine: Engine,
+    vcd: Option<&VcdWindow>,
+) -> Result<VerbsReport, CliError> {
+    run_scenario_full(args, link, engine, RunHooks::default(), vcd)
 }
 
 /// [`run_scenario_with`] with [`RunHooks`] (addresses, a network between the NICs, one-way
@@ -733,26 +779,55 @@ pub fn run_scenario_hooked(
     engine: Engine,
     hooks: RunHooks,
 ) -> Result<VerbsReport, CliError> {
+    run_scenario_full(args, link, engine, hooks, None)
+}
+
+/// The scenario with hooks and optional waveforms.
+fn run_scenario_full(
+    args: &VerbsArgs,
+    link: &VerbsLinkArgs,
+    engine: Engine,
+    hooks: RunHooks,
+    vcd: Option<&VcdWindow>,
+) -> Result<VerbsReport, CliError> {
     link.validate()?;
     let args = args.clone();
     let link = link.clone();
+    let vcd = vcd.map(|w| [w.clone(), w.for_second_nic()]);
+    if let Some(w) = &vcd {
+        for x in w {
+            x.check().map_err(CliError)?;
+        }
+    }
     std::thread::Builder::new()
         .stack_size(256 << 20)
-        .spawn(move || match engine {
-            Engine::RustHdl => {
+        .spawn(move || match (engine, vcd) {
+            (Engine::RustHdl, None) => {
                 let hw = [
                     Bench::new(NicTop::default(), |u| &mut u.clock),
                     Bench::new(NicTop::default(), |u| &mut u.clock),
                 ];
                 run_on_with(&args, &link, hw, hooks)
             }
-            Engine::Verilator => {
-                let build = |_| {
-                    VerilatedNic::new().map_err(|e| {
+            (Engine::RustHdl, Some([a, b])) => {
+                let traced = |w| {
+                    VcdBench::new(Bench::new(NicTop::default(), |u| &mut u.clock), w)
+                        .map_err(CliError)
+                };
+                let hw = [traced(a)?, traced(b)?];
+                run_on_with(&args, &link, hw, hooks)
+            }
+            (Engine::Verilator, vcd) => {
+                let [a, b] = match vcd {
+                    Some([a, b]) => [Some(a), Some(b)],
+                    None => [None, None],
+                };
+                let build = |w| {
+                    VerilatedNic::with_vcd(w).map_err(|e| {
                         CliError(format!("building the Verilator model of the NIC: {e}"))
                     })
                 };
-                let hw = [build(0)?, build(1)?];
+                let hw = [build(a)?, build(b)?];
                 run_on_with(&args, &link, hw, hooks)
             }
         })
@@ -808,7 +883,15 @@ pub fn run_on_with<H: NicHardware + Send + 'static>(
     } else {
         ShellConfig::ideal()
     };
-    let (pair, hosts) = open_pair_at(hw, shell, args.qps, slot, args.pcap.is_some(), hooks.addrs)?;
+    let (pair, hosts) = open_pair_at(
+        hw,
+        shell,
+        args.qps,
+        slot,
+        args.pcap.is_some(),
+        hooks.addrs,
+        args.ipv6,
+    )?;
     let mut rng = Rng::new(args.seed);
     let max_size = *sizes.iter().max().expect("not empty");
     let timeout = link
@@ -1267,8 +1350,13 @@ fn link_json(s: &LinkStats) -> serde_json::Value {
     })
 }
 
-pub fn run(args: &VerbsArgs, link: &VerbsLinkArgs, engine: &str) -> Result<ExitCode, CliError> {
-    let r = run_scenario_with(args, link, Engine::parse(engine)?)?;
+pub fn run(
+    args: &VerbsArgs,
+    link: &VerbsLinkArgs,
+    engine: &str,
+    vcd: Option<&VcdWindow>,
+) -> Result<ExitCode, CliError> {
+    let r = run_scenario_vcd(args, link, Engine::parse(engine)?, vcd)?;
     if args.json {
         println!(
             "{}",
@@ -1281,6 +1369,7 @@ pub fn run(args: &VerbsArgs, link: &VerbsLinkArgs, engine: &str) -> Result<ExitC
                 "bytes": r.bytes,
                 "qps": args.qps,
                 "pmtu": args.pmtu,
+                "ipv6": args.ipv6,
                 "ops": args.ops,
                 "sizes": args.sizes,
                 "frames": {"a_to_b": r.frames[0], "b_to_a": r.frames[1]},

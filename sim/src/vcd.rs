@@ -1,0 +1,117 @@
+//! Waveforms of the NIC (`--vcd FILE --vcd-from N --vcd-cycles M`): every signal of the hardware
+//! with its hierarchical name, over a window of clock cycles, as a VCD file for GTKWave or
+//! Surfer, on either engine.
+//!
+//! Time: cycle `k` (the `k`-th rising edge of the NIC clock since reset, from 0) is at
+//! `k * PERIOD_PS` picoseconds (the 250 MHz core clock). The rust-hdl engine writes the values
+//! after each rising edge (its enumerated states by name); the Verilator engine writes them
+//! after the rising edge and again after the falling edge (half a period later), with the
+//! clock itself, states as numbers.
+use crate::host::backend::DEFAULT_CLOCK_HZ;
+use ferroce_hdl::testbench::{Bench, Stepper};
+use rust_hdl::core::vcd_probe::{write_vcd_change, write_vcd_dump, write_vcd_header, VCDProbe};
+use rust_hdl::prelude::Block;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+/// One clock period in the VCD's time unit (1 ps).
+pub const PERIOD_PS: u64 = 1_000_000_000_000 / DEFAULT_CLOCK_HZ;
+
+/// Where and which cycles to write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VcdWindow {
+    pub path: PathBuf,
+    /// First cycle written.
+    pub from: u64,
+    /// Cycles written.
+    pub cycles: u64,
+}
+
+impl VcdWindow {
+    /// Whether cycle `k` is in the window.
+    pub fn contains(&self, k: u64) -> bool {
+        k >= self.from && k - self.from < self.cycles
+    }
+
+    /// The window for the second NIC of a pair: the same cycles, in `FILE.b.vcd` (`x.vcd` ->
+    /// `x.b.vcd`; without an extension, `FILE.b`).
+    pub fn for_second_nic(&self) -> VcdWindow {
+        let p = &self.path;
+        let name = match (p.file_stem(), p.extension()) {
+            (Some(stem), Some(ext)) => {
+                format!("{}.b.{}", stem.to_string_lossy(), ext.to_string_lossy())
+            }
+            _ => format!("{}.b", p.file_name().unwrap_or_default().to_string_lossy()),
+        };
+        VcdWindow {
+            path: p.with_file_name(name),
+            ..self.clone()
+        }
+    }
+
+    /// Check the arguments before a run: a window of at least one cycle, a file that can be
+    /// created.
+    pub fn check(&self) -> Result<(), String> {
+        if self.cycles == 0 {
+            return Err("--vcd-cycles must be at least 1".into());
+        }
+        File::create(&self.path).map_err(|e| format!("--vcd {}: {e}", self.path.display()))?;
+        Ok(())
+    }
+}
+
+/// A rust-hdl simulation ([`Bench`]) that writes a VCD of its block over a window of cycles.
+pub struct VcdBench<B: Block> {
+    bench: Bench<B>,
+    window: VcdWindow,
+    probe: Option<VCDProbe<BufWriter<File>>>,
+    dumped: bool,
+}
+
+impl<B: Block> VcdBench<B> {
+    pub fn new(bench: Bench<B>, window: VcdWindow) -> Result<VcdBench<B>, String> {
+        let f = File::create(&window.path)
+            .map_err(|e| format!("--vcd {}: {e}", window.path.display()))?;
+        let probe = write_vcd_header(BufWriter::new(f), &bench.uut);
+        Ok(VcdBench {
+            bench,
+            window,
+            probe: Some(probe),
+            dumped: false,
+        })
+    }
+
+    fn path(&self) -> &Path {
+        &self.window.path
+    }
+}
+
+impl<B: Block> Stepper<B> for VcdBench<B> {
+    fn uut(&mut self) -> &mut B {
+        self.bench.uut()
+    }
+    fn settle(&mut self) {
+        self.bench.settle();
+    }
+    fn tick(&mut self) {
+        let k = self.bench.cycles();
+        self.bench.tick();
+        if self.window.contains(k) {
+            let mut p = self.probe.take().expect("probe present");
+            if let Err(e) = p.timestamp(k * PERIOD_PS) {
+                panic!("writing {}: {e}", self.path().display());
+            }
+            p = if self.dumped {
+                write_vcd_change(p, &self.bench.uut)
+            } else {
+                self.dumped = true;
+                write_vcd_dump(p, &self.bench.uut)
+            };
+            self.probe = Some(p);
+        }
+    }
+    fn cycles(&self) -> u64 {
+        self.bench.cycles()
+    }
+}
