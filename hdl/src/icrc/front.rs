@@ -1,19 +1,35 @@
 //! `IcrcFront`: the frame-geometry tracker and CRC datapath shared by [`super::IcrcChecker`] and
-//! [`super::IcrcGenerator`].
+//! [`super::IcrcGenerator`] (and the RX ingest stage).
 //!
 //! Why one shared block: both ends need exactly the same position bookkeeping (EtherType/VLAN,
 //! L3 kind, length field, span end, per-byte masks) and the same CRC; only what they do with
 //! the result differs. It observes a stream (it never back-pressures): the parent drives
 //! `fire` high on every beat that transfers, with that beat's `data/keep/last`.
 //!
+//! **Pipeline** ([`IcrcFront::LATENCY`] = 3 cycles, one beat per cycle, never stalls). In one
+//! cycle the chain EtherType -> L3 kind -> length field -> span end -> CRC byte count -> CRC
+//! matrix closes at ~32 MHz on ECP5; it is cut into three register stages:
+//!
+//! 1. *capture*: the beat and its position (beat index, byte offset) are registered with what
+//!    can be computed from the raw beat alone: EtherType comparisons, and for each of the six
+//!    (kind, VLAN) combinations whether its length field is in this beat and the span end it
+//!    would give (`field + constant`, and the same minus the excluded ICRC).
+//! 2. *geometry*: VLAN and kind are resolved, the span end is selected, the CRC byte count of
+//!    the beat is computed for every candidate end in parallel and then selected, and the
+//!    position masks are applied; the masked beat and its byte count are registered.
+//! 3. *CRC*: the [`Crc32Step`] absorbs the masked beat; the truncation test of a last beat is
+//!    computed from the (now registered) frame geometry.
+//!
+//! Behaviour is unchanged: every output equals what the one-cycle formulation computed for the
+//! same beat, three cycles later.
+//!
 //! Inputs: `clock`, `fire`, `data`, `keep`, `last`.
-//! Combinational outputs, describing the current (firing) beat: `crc_next` (register after
-//! absorbing it), `cur_kind`, `cur_end_valid`, `cur_end` (frame offset one past the ICRC),
-//! `cur_base` (frame offset of the beat's first byte), `truncated` (meaningful on the last beat:
-//! the frame ended before `cur_end`, or before the length field).
-//! Registered outputs, describing the frame up to the last beat that fired (they stay valid
-//! after the last beat until the next frame's first beat fires): `kind`, `end_valid`, `span_end`,
-//! `crc`.
+//! Outputs, all registered, describing the beat that fired `LATENCY` cycles earlier: `o_fire`
+//! (that beat transferred), `o_last` (it was a last beat), `o_kind`, `o_end_valid`, `o_end`
+//! (frame offset one past the ICRC), `o_base` (frame offset of the beat's first byte),
+//! `o_trunc` (meaningful on a last beat: the frame ended before `o_end`, or before the length
+//! field), `o_crc` (CRC register after absorbing the beat). Kind, end and CRC describe the frame
+//! up to and including that beat, and stay as they are until the next beat comes out.
 //!
 //! Mode (constructor argument): `exclude_icrc = true` stops the CRC at `end - 4` (generator);
 //! `false` runs it through the ICRC (checker, residue test).
@@ -23,6 +39,9 @@ use super::{
 };
 use rust_hdl::prelude::*;
 
+/// The (kind, VLAN) combinations that have a length field.
+const NC: usize = 6;
+
 #[derive(LogicBlock)]
 pub struct IcrcFront<const B: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
@@ -31,28 +50,60 @@ pub struct IcrcFront<const B: usize, const K: usize> {
     pub keep: Signal<In, Bits<K>>,
     pub last: Signal<In, Bit>,
 
-    pub crc_next: Signal<Out, Bits<32>>,
-    pub cur_kind: Signal<Out, Bits<2>>,
-    pub cur_end_valid: Signal<Out, Bit>,
-    pub cur_end: Signal<Out, Bits<16>>,
-    pub cur_base: Signal<Out, Bits<16>>,
-    pub truncated: Signal<Out, Bit>,
-    pub kind: Signal<Out, Bits<2>>,
-    pub end_valid: Signal<Out, Bit>,
-    pub span_end: Signal<Out, Bits<16>>,
-    pub crc: Signal<Out, Bits<32>>,
+    pub o_fire: Signal<Out, Bit>,
+    pub o_last: Signal<Out, Bit>,
+    pub o_kind: Signal<Out, Bits<2>>,
+    pub o_end_valid: Signal<Out, Bit>,
+    pub o_end: Signal<Out, Bits<16>>,
+    pub o_base: Signal<Out, Bits<16>>,
+    pub o_trunc: Signal<Out, Bit>,
+    pub o_crc: Signal<Out, Bits<32>>,
 
     step: Crc32Step<B, K>,
 
-    // frame state (registered)
-    r_mid: DFF<Bit>,
-    r_beat: DFF<Bits<4>>,
-    r_base: DFF<Bits<16>>,
+    // stage 1 state: position in the frame (updated on `fire`)
+    p_mid: DFF<Bit>,
+    p_beat: DFF<Bits<4>>,
+    p_base: DFF<Bits<16>>,
+    // stage 1 -> 2 registers (loaded every cycle)
+    q1_fire: DFF<Bit>,
+    q1_last: DFF<Bit>,
+    q1_first: DFF<Bit>,
+    q1_data: DFF<Bits<B>>,
+    q1_keep: DFF<Bits<K>>,
+    q1_beat: DFF<Bits<4>>,
+    q1_base: DFF<Bits<16>>,
+    q1_at1: DFF<Bit>,
+    q1_tag: DFF<Bit>,
+    q1_k1: DFF<Bits<2>>,
+    q1_at2: DFF<Bit>,
+    q1_k2: DFF<Bits<2>>,
+    q1_hit: [DFF<Bit>; NC],
+    q1_end: [DFF<Bits<16>>; NC],
+    q1_cend: [DFF<Bits<16>>; NC],
+    // stage 2 state: the frame's geometry after the last beat through stage 2
     r_vlan: DFF<Bit>,
     r_kind: DFF<Bits<2>>,
     r_end: DFF<Bits<16>>,
+    r_cend: DFF<Bits<16>>,
     r_endv: DFF<Bit>,
+    // stage 2 -> 3 registers (loaded every cycle)
+    q2_fire: DFF<Bit>,
+    q2_last: DFF<Bit>,
+    q2_first: DFF<Bit>,
+    q2_md: DFF<Bits<B>>,
+    q2_n: DFF<Bits<8>>,
+    q2_keep: DFF<Bits<K>>,
+    q2_base: DFF<Bits<16>>,
+    // stage 3 state and output registers
     r_crc: DFF<Bits<32>>,
+    q3_fire: DFF<Bit>,
+    q3_last: DFF<Bit>,
+    q3_kind: DFF<Bits<2>>,
+    q3_endv: DFF<Bit>,
+    q3_end: DFF<Bits<16>>,
+    q3_base: DFF<Bits<16>>,
+    q3_trunc: DFF<Bit>,
 
     // constants
     c_k16: Constant<Bits<16>>,
@@ -62,16 +113,19 @@ pub struct IcrcFront<const B: usize, const K: usize> {
     c_et1_off: Constant<Bits<16>>,
     c_et2_beat: Constant<Bits<4>>,
     c_et2_off: Constant<Bits<16>>,
+    c_et1_kb: Constant<Bits<16>>,
+    c_et2_kb: Constant<Bits<16>>,
     c_ones: Constant<Bits<B>>,
     c_zero: Constant<Bits<B>>,
     c_beat_max: Constant<Bits<4>>,
     c_one4: Constant<Bits<4>>,
     c_idx: [Constant<Bits<4>>; NHB],
-    cc_kind: [Constant<Bits<2>>; 6],
-    cc_vlan: [Constant<Bit>; 6],
-    cc_len_beat: [Constant<Bits<4>>; 6],
-    cc_len_off: [Constant<Bits<16>>; 6],
-    cc_len_add: [Constant<Bits<16>>; 6],
+    cc_kind: [Constant<Bits<2>>; NC],
+    cc_vlan: [Constant<Bit>; NC],
+    cc_len_beat: [Constant<Bits<4>>; NC],
+    cc_len_off: [Constant<Bits<16>>; NC],
+    cc_len_add: [Constant<Bits<16>>; NC],
+    cc_len_cadd: [Constant<Bits<16>>; NC],
     t_and_n: [Constant<Bits<B>>; NHB],
     t_and_v: [Constant<Bits<B>>; NHB],
     t_lrh_n: [Constant<Bits<B>>; NHB],
@@ -83,28 +137,35 @@ pub struct IcrcFront<const B: usize, const K: usize> {
     t_var_1n: [Constant<Bits<B>>; NHB],
     t_var_1v: [Constant<Bits<B>>; NHB],
 
-    // combinational locals
+    // stage 1 locals
     s_beat: Signal<Local, Bits<4>>,
     s_base: Signal<Local, Bits<16>>,
-    s_state: Signal<Local, Bits<32>>,
     f_et1: Signal<Local, Bits<16>>,
     f_et2: Signal<Local, Bits<16>>,
-    f_et: Signal<Local, Bits<16>>,
-    et_here: Signal<Local, Bit>,
+    has_et1: Signal<Local, Bit>,
+    has_et2: Signal<Local, Bit>,
+    f_len: [Signal<Local, Bits<16>>; NC],
+    // stage 2 locals
+    b_cend: Signal<Local, Bits<16>>,
+    b_endv: Signal<Local, Bit>,
     c_vlan: Signal<Local, Bit>,
     c_kind: Signal<Local, Bits<2>>,
     c_end: Signal<Local, Bits<16>>,
-    c_endv: Signal<Local, Bit>,
     c_cend: Signal<Local, Bits<16>>,
-    len_hit: Signal<Local, Bit>,
-    len_f: Signal<Local, Bits<16>>,
-    len_add: Signal<Local, Bits<16>>,
-    diff: Signal<Local, Bits<16>>,
-    diff2: Signal<Local, Bits<16>>,
+    c_endv: Signal<Local, Bit>,
+    et_here: Signal<Local, Bit>,
+    et_code: Signal<Local, Bits<2>>,
+    m_hit: [Signal<Local, Bit>; NC],
+    d_c: [Signal<Local, Bits<16>>; NC],
+    n_c: [Signal<Local, Bits<8>>; NC],
+    d_s: Signal<Local, Bits<16>>,
     n: Signal<Local, Bits<8>>,
     and_w: Signal<Local, Bits<B>>,
     lrh_w: Signal<Local, Bits<B>>,
     var_w: Signal<Local, Bits<B>>,
+    // stage 3 locals
+    s_state: Signal<Local, Bits<32>>,
+    diff2: Signal<Local, Bits<16>>,
     trunc: Signal<Local, Bit>,
 }
 
@@ -118,6 +179,9 @@ fn k4(x: usize) -> Constant<Bits<4>> {
 }
 
 impl<const B: usize, const K: usize> IcrcFront<B, K> {
+    /// Cycles from a beat's `fire` to the outputs describing it.
+    pub const LATENCY: usize = 3;
+
     /// `exclude_icrc`: stop the CRC at `end - 4` (generator) instead of at `end` (checker).
     pub fn new(exclude_icrc: bool) -> Self {
         assert!(
@@ -169,38 +233,70 @@ impl<const B: usize, const K: usize> IcrcFront<B, K> {
         };
         // every masked byte must lie inside the tables
         assert!(l3_start(true) + 53 < (NHB - 1) * K);
+        let sub = if exclude_icrc { 4 } else { 0 };
         Self {
             clock: Default::default(),
             fire: Default::default(),
             data: Default::default(),
             keep: Default::default(),
             last: Default::default(),
-            crc_next: Default::default(),
-            cur_kind: Default::default(),
-            cur_end_valid: Default::default(),
-            cur_end: Default::default(),
-            cur_base: Default::default(),
-            truncated: Default::default(),
-            kind: Default::default(),
-            end_valid: Default::default(),
-            span_end: Default::default(),
-            crc: Default::default(),
+            o_fire: Default::default(),
+            o_last: Default::default(),
+            o_kind: Default::default(),
+            o_end_valid: Default::default(),
+            o_end: Default::default(),
+            o_base: Default::default(),
+            o_trunc: Default::default(),
+            o_crc: Default::default(),
             step: Default::default(),
-            r_mid: Default::default(),
-            r_beat: Default::default(),
-            r_base: Default::default(),
+            p_mid: Default::default(),
+            p_beat: Default::default(),
+            p_base: Default::default(),
+            q1_fire: Default::default(),
+            q1_last: Default::default(),
+            q1_first: Default::default(),
+            q1_data: Default::default(),
+            q1_keep: Default::default(),
+            q1_beat: Default::default(),
+            q1_base: Default::default(),
+            q1_at1: Default::default(),
+            q1_tag: Default::default(),
+            q1_k1: Default::default(),
+            q1_at2: Default::default(),
+            q1_k2: Default::default(),
+            q1_hit: Default::default(),
+            q1_end: Default::default(),
+            q1_cend: Default::default(),
             r_vlan: Default::default(),
             r_kind: Default::default(),
             r_end: Default::default(),
+            r_cend: Default::default(),
             r_endv: Default::default(),
+            q2_fire: Default::default(),
+            q2_last: Default::default(),
+            q2_first: Default::default(),
+            q2_md: Default::default(),
+            q2_n: Default::default(),
+            q2_keep: Default::default(),
+            q2_base: Default::default(),
             r_crc: Default::default(),
+            q3_fire: Default::default(),
+            q3_last: Default::default(),
+            q3_kind: Default::default(),
+            q3_endv: Default::default(),
+            q3_end: Default::default(),
+            q3_base: Default::default(),
+            q3_trunc: Default::default(),
             c_k16: k16(K),
             c_k8: Constant::new((K as u64).into()),
-            c_sub: k16(if exclude_icrc { 4 } else { 0 }),
+            c_sub: k16(sub),
             c_et1_beat: k4(beat(12)),
             c_et1_off: k16(off(12)),
             c_et2_beat: k4(beat(16)),
             c_et2_off: k16(off(16)),
+            // keep bit of the EtherType's second byte (13, or 17 behind a tag)
+            c_et1_kb: k16(K - 1 - 13 % K),
+            c_et2_kb: k16(K - 1 - 17 % K),
             c_ones: Constant::new(lanes::<B>(|_| 0xFF)),
             c_zero: Constant::new(Bits::default()),
             c_beat_max: k4(NHB - 1),
@@ -220,6 +316,11 @@ impl<const B: usize, const K: usize> IcrcFront<B, K> {
                 let (kind, vlan) = COMBOS[c];
                 k16(length_field(kind, vlan).1)
             }),
+            // end - sub, modulo 2^16 like the 16-bit subtraction it replaces
+            cc_len_cadd: std::array::from_fn(|c| {
+                let (kind, vlan) = COMBOS[c];
+                k16((length_field(kind, vlan).1 + 0x1_0000 - sub) & 0xFFFF)
+            }),
             t_and_n: and_t(false),
             t_and_v: and_t(true),
             t_lrh_n: lrh_t(false),
@@ -232,25 +333,30 @@ impl<const B: usize, const K: usize> IcrcFront<B, K> {
             t_var_1v: var_t(KIND_ROCEV1, true),
             s_beat: Default::default(),
             s_base: Default::default(),
-            s_state: Default::default(),
             f_et1: Default::default(),
             f_et2: Default::default(),
-            f_et: Default::default(),
-            et_here: Default::default(),
+            has_et1: Default::default(),
+            has_et2: Default::default(),
+            f_len: Default::default(),
+            b_cend: Default::default(),
+            b_endv: Default::default(),
             c_vlan: Default::default(),
             c_kind: Default::default(),
             c_end: Default::default(),
-            c_endv: Default::default(),
             c_cend: Default::default(),
-            len_hit: Default::default(),
-            len_f: Default::default(),
-            len_add: Default::default(),
-            diff: Default::default(),
-            diff2: Default::default(),
+            c_endv: Default::default(),
+            et_here: Default::default(),
+            et_code: Default::default(),
+            m_hit: Default::default(),
+            d_c: Default::default(),
+            n_c: Default::default(),
+            d_s: Default::default(),
             n: Default::default(),
             and_w: Default::default(),
             lrh_w: Default::default(),
             var_w: Default::default(),
+            s_state: Default::default(),
+            diff2: Default::default(),
             trunc: Default::default(),
         }
     }
@@ -262,89 +368,144 @@ impl<const B: usize, const K: usize> IcrcFront<B, K> {
 impl<const B: usize, const K: usize> Logic for IcrcFront<B, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, r_mid, r_beat, r_base, r_vlan, r_kind, r_end, r_endv, r_crc);
-        // --- the frame so far, or a fresh frame at its first beat -------------------------
+        dff_setup!(
+            self, clock, p_mid, p_beat, p_base, q1_fire, q1_last, q1_first, q1_data, q1_keep,
+            q1_beat, q1_base, q1_at1, q1_tag, q1_k1, q1_at2, q1_k2, r_vlan, r_kind, r_end, r_cend,
+            r_endv, q2_fire, q2_last, q2_first, q2_md, q2_n, q2_keep, q2_base, r_crc, q3_fire,
+            q3_last, q3_kind, q3_endv, q3_end, q3_base, q3_trunc
+        );
         // (every Local below is written before it is read: Rust and Verilog then agree)
-        self.s_beat.next = self.r_beat.q.val();
-        self.s_base.next = self.r_base.q.val();
-        self.s_state.next = self.r_crc.q.val();
-        self.c_kind.next = self.r_kind.q.val();
-        self.c_end.next = self.r_end.q.val();
-        self.c_endv.next = self.r_endv.q.val();
-        self.c_vlan.next = self.r_vlan.q.val();
-        if !self.r_mid.q.val() {
+        // ==== stage 1: capture the beat and what the raw beat alone tells ===================
+        self.s_beat.next = self.p_beat.q.val();
+        self.s_base.next = self.p_base.q.val();
+        if !self.p_mid.q.val() {
             self.s_beat.next = 0.into();
             self.s_base.next = 0.into();
-            self.s_state.next = 0.into();
-            self.c_kind.next = 0.into();
-            self.c_end.next = 0.into();
-            self.c_endv.next = false;
-            self.c_vlan.next = false;
         }
-        // --- EtherType, 802.1Q tag, L3 kind ------------------------------------------------
         self.f_et1.next = self.data.val().get_bits::<16>(self.c_et1_off.val().index());
         self.f_et2.next = self.data.val().get_bits::<16>(self.c_et2_off.val().index());
-        if self.s_beat.val() == self.c_et1_beat.val() {
-            self.c_vlan.next = self.f_et1.val() == 0x8100;
+        self.q1_fire.d.next = self.fire.val();
+        self.q1_last.d.next = self.last.val();
+        self.q1_first.d.next = !self.p_mid.q.val();
+        self.q1_data.d.next = self.data.val();
+        self.q1_keep.d.next = self.keep.val();
+        self.q1_beat.d.next = self.s_beat.val();
+        self.q1_base.d.next = self.s_base.val();
+        self.q1_at1.d.next = self.s_beat.val() == self.c_et1_beat.val();
+        // (an EtherType the frame ends before is no EtherType: the lanes past `keep` carry
+        // whatever the source left there)
+        self.has_et1.next = self.keep.val().get_bit(self.c_et1_kb.val().index());
+        self.has_et2.next = self.keep.val().get_bit(self.c_et2_kb.val().index());
+        self.q1_tag.d.next = (self.f_et1.val() == 0x8100) & self.has_et1.val();
+        self.q1_at2.d.next = self.s_beat.val() == self.c_et2_beat.val();
+        self.q1_k1.d.next = 0.into();
+        if self.has_et1.val() {
+            if self.f_et1.val() == 0x0800 {
+                self.q1_k1.d.next = 1.into();
+            } else if self.f_et1.val() == 0x86DD {
+                self.q1_k1.d.next = 2.into();
+            } else if self.f_et1.val() == 0x8915 {
+                self.q1_k1.d.next = 3.into();
+            }
         }
-        self.f_et.next = self.f_et1.val();
-        self.et_here.next = (self.s_beat.val() == self.c_et1_beat.val()) & !self.c_vlan.val();
+        self.q1_k2.d.next = 0.into();
+        if self.has_et2.val() {
+            if self.f_et2.val() == 0x0800 {
+                self.q1_k2.d.next = 1.into();
+            } else if self.f_et2.val() == 0x86DD {
+                self.q1_k2.d.next = 2.into();
+            } else if self.f_et2.val() == 0x8915 {
+                self.q1_k2.d.next = 3.into();
+            }
+        }
+        for c in 0..NC {
+            self.q1_hit[c].clock.next = self.clock.val();
+            self.q1_end[c].clock.next = self.clock.val();
+            self.q1_cend[c].clock.next = self.clock.val();
+            self.f_len[c].next = self
+                .data
+                .val()
+                .get_bits::<16>(self.cc_len_off[c].val().index());
+            self.q1_hit[c].d.next = self.s_beat.val() == self.cc_len_beat[c].val();
+            self.q1_end[c].d.next = self.f_len[c].val() + self.cc_len_add[c].val();
+            self.q1_cend[c].d.next = self.f_len[c].val() + self.cc_len_cadd[c].val();
+        }
+        if self.fire.val() {
+            self.p_mid.d.next = !self.last.val();
+            if self.s_beat.val() != self.c_beat_max.val() {
+                self.p_beat.d.next = self.s_beat.val() + self.c_one4.val();
+            }
+            self.p_base.d.next = self.s_base.val() + self.c_k16.val();
+        }
+        // ==== stage 2: VLAN, kind, span end, byte count, masks =============================
+        // the frame so far, or a fresh frame at its first beat
+        self.c_vlan.next = self.r_vlan.q.val();
+        self.c_kind.next = self.r_kind.q.val();
+        self.c_end.next = self.r_end.q.val();
+        self.b_cend.next = self.r_cend.q.val();
+        self.b_endv.next = self.r_endv.q.val();
+        if self.q1_first.q.val() {
+            self.c_vlan.next = false;
+            self.c_kind.next = 0.into();
+            self.c_end.next = 0.into();
+            // (the count ignores it while the end is not valid)
+            self.b_cend.next = 0.into();
+            self.b_endv.next = false;
+        }
+        if self.q1_at1.q.val() {
+            self.c_vlan.next = self.q1_tag.q.val();
+        }
+        self.et_here.next = self.q1_at1.q.val() & !self.c_vlan.val();
+        self.et_code.next = self.q1_k1.q.val();
         if self.c_vlan.val() {
-            self.f_et.next = self.f_et2.val();
-            self.et_here.next = self.s_beat.val() == self.c_et2_beat.val();
+            self.et_here.next = self.q1_at2.q.val();
+            self.et_code.next = self.q1_k2.q.val();
         }
         if self.et_here.val() {
-            if self.f_et.val() == 0x0800 {
-                self.c_kind.next = 1.into();
-            } else if self.f_et.val() == 0x86DD {
-                self.c_kind.next = 2.into();
-            } else if self.f_et.val() == 0x8915 {
-                self.c_kind.next = 3.into();
-            } else {
-                self.c_kind.next = 0.into();
-            }
+            self.c_kind.next = self.et_code.val();
         }
-        // --- length field -> end of the ICRC ----------------------------------------------
-        // (select the field and the constant first: one adder instead of six)
-        self.len_hit.next = false;
-        self.len_f.next = 0.into();
-        self.len_add.next = 0.into();
-        for c in 0..6 {
-            if (self.c_kind.val() == self.cc_kind[c].val())
-                & (self.c_vlan.val() == self.cc_vlan[c].val())
-                & (self.s_beat.val() == self.cc_len_beat[c].val())
-            {
-                self.len_hit.next = true;
-                self.len_f.next = self
-                    .data
-                    .val()
-                    .get_bits::<16>(self.cc_len_off[c].val().index());
-                self.len_add.next = self.cc_len_add[c].val();
-            }
-        }
-        if self.len_hit.val() {
-            self.c_end.next = self.len_f.val() + self.len_add.val();
-            self.c_endv.next = true;
-        }
-        self.c_cend.next = self.c_end.val() - self.c_sub.val();
-        // --- bytes of this beat inside the CRC span ---------------------------------------
-        self.diff.next = self.c_cend.val() - self.s_base.val();
+        // byte count of this beat inside the CRC span, for the frame's end so far ...
+        self.d_s.next = self.b_cend.val() - self.q1_base.q.val();
         self.n.next = self.c_k8.val();
-        if self.c_endv.val() {
-            if self.c_cend.val() > self.s_base.val() {
-                if self.diff.val() < self.c_k16.val() {
-                    self.n.next = bit_cast::<8, 16>(self.diff.val());
+        if self.b_endv.val() {
+            if self.b_cend.val() > self.q1_base.q.val() {
+                if self.d_s.val() < self.c_k16.val() {
+                    self.n.next = bit_cast::<8, 16>(self.d_s.val());
                 }
             } else {
                 self.n.next = 0.into();
             }
         }
-        // --- position masks: zero before L3-4, 0xFF over [L3-4, L3), variant fields -------
+        // ... and for every end this beat's length field could give (selected below)
+        for c in 0..NC {
+            self.d_c[c].next = self.q1_cend[c].q.val() - self.q1_base.q.val();
+            self.n_c[c].next = 0.into();
+            if self.q1_cend[c].q.val() > self.q1_base.q.val() {
+                self.n_c[c].next = self.c_k8.val();
+                if self.d_c[c].val() < self.c_k16.val() {
+                    self.n_c[c].next = self.d_c[c].val().get_bits::<8>(0);
+                }
+            }
+        }
+        self.c_cend.next = self.b_cend.val();
+        self.c_endv.next = self.b_endv.val();
+        for c in 0..NC {
+            self.m_hit[c].next = (self.c_kind.val() == self.cc_kind[c].val())
+                & (self.c_vlan.val() == self.cc_vlan[c].val())
+                & self.q1_hit[c].q.val();
+            if self.m_hit[c].val() {
+                self.c_end.next = self.q1_end[c].q.val();
+                self.c_cend.next = self.q1_cend[c].q.val();
+                self.c_endv.next = true;
+                self.n.next = self.n_c[c].val();
+            }
+        }
+        // position masks: zero before L3-4, 0xFF over [L3-4, L3), variant fields
         self.and_w.next = self.c_ones.val();
         self.lrh_w.next = self.c_zero.val();
         self.var_w.next = self.c_zero.val();
         for b in 0..NHB {
-            if self.s_beat.val() == self.c_idx[b].val() {
+            if self.q1_beat.q.val() == self.c_idx[b].val() {
                 if self.c_vlan.val() {
                     self.and_w.next = self.t_and_v[b].val();
                     self.lrh_w.next = self.t_lrh_v[b].val();
@@ -368,22 +529,47 @@ impl<const B: usize, const K: usize> Logic for IcrcFront<B, K> {
                 }
             }
         }
+        self.q2_fire.d.next = self.q1_fire.q.val();
+        self.q2_last.d.next = self.q1_last.q.val();
+        self.q2_first.d.next = self.q1_first.q.val();
+        self.q2_md.d.next =
+            ((self.q1_data.q.val() & self.and_w.val()) | self.lrh_w.val()) | self.var_w.val();
+        self.q2_n.d.next = self.n.val();
+        self.q2_keep.d.next = self.q1_keep.q.val();
+        self.q2_base.d.next = self.q1_base.q.val();
+        if self.q1_fire.q.val() {
+            self.r_vlan.d.next = self.c_vlan.val();
+            self.r_kind.d.next = self.c_kind.val();
+            self.r_end.d.next = self.c_end.val();
+            self.r_cend.d.next = self.c_cend.val();
+            self.r_endv.d.next = self.c_endv.val();
+        }
+        // ==== stage 3: CRC; truncation of a last beat ======================================
+        // (the stage-2 state now describes the frame up to this beat: the next beat, if any,
+        // only updates it at the end of this cycle)
+        self.s_state.next = self.r_crc.q.val();
+        if self.q2_first.q.val() {
+            self.s_state.next = 0.into();
+        }
         self.step.state.next = self.s_state.val();
-        self.step.data.next =
-            ((self.data.val() & self.and_w.val()) | self.lrh_w.val()) | self.var_w.val();
-        self.step.count.next = self.n.val();
-        // --- truncation: on the last beat, is byte end-1 present? --------------------------
+        self.step.data.next = self.q2_md.q.val();
+        self.step.count.next = self.q2_n.q.val();
+        if self.q2_fire.q.val() {
+            self.r_crc.d.next = self.step.crc.val();
+        }
+        // on the last beat, is byte end-1 present?
         self.trunc.next = false;
-        self.diff2.next = self.c_end.val() - self.s_base.val();
-        if self.last.val() {
-            if !self.c_endv.val() {
+        self.diff2.next = self.r_end.q.val() - self.q2_base.q.val();
+        if self.q2_last.q.val() {
+            if !self.r_endv.q.val() {
                 self.trunc.next = true;
-            } else if self.c_end.val() > self.s_base.val() {
+            } else if self.r_end.q.val() > self.q2_base.q.val() {
                 if self.diff2.val() > self.c_k16.val() {
                     self.trunc.next = true;
                 } else if self.diff2.val() != 0 {
                     if !self
-                        .keep
+                        .q2_keep
+                        .q
                         .val()
                         .get_bit((self.c_k16.val() - self.diff2.val()).index())
                     {
@@ -392,30 +578,22 @@ impl<const B: usize, const K: usize> Logic for IcrcFront<B, K> {
                 }
             }
         }
-        // --- outputs ------------------------------------------------------------------------
-        self.crc_next.next = self.step.crc.val();
-        self.cur_kind.next = self.c_kind.val();
-        self.cur_end_valid.next = self.c_endv.val();
-        self.cur_end.next = self.c_end.val();
-        self.cur_base.next = self.s_base.val();
-        self.truncated.next = self.trunc.val();
-        self.kind.next = self.r_kind.q.val();
-        self.end_valid.next = self.r_endv.q.val();
-        self.span_end.next = self.r_end.q.val();
-        self.crc.next = self.r_crc.q.val();
-        // --- advance on a transfer ---------------------------------------------------------
-        if self.fire.val() {
-            self.r_mid.d.next = !self.last.val();
-            if self.s_beat.val() != self.c_beat_max.val() {
-                self.r_beat.d.next = self.s_beat.val() + self.c_one4.val();
-            }
-            self.r_base.d.next = self.s_base.val() + self.c_k16.val();
-            self.r_vlan.d.next = self.c_vlan.val();
-            self.r_kind.d.next = self.c_kind.val();
-            self.r_end.d.next = self.c_end.val();
-            self.r_endv.d.next = self.c_endv.val();
-            self.r_crc.d.next = self.step.crc.val();
-        }
+        self.q3_fire.d.next = self.q2_fire.q.val();
+        self.q3_last.d.next = self.q2_last.q.val();
+        self.q3_kind.d.next = self.r_kind.q.val();
+        self.q3_endv.d.next = self.r_endv.q.val();
+        self.q3_end.d.next = self.r_end.q.val();
+        self.q3_base.d.next = self.q2_base.q.val();
+        self.q3_trunc.d.next = self.trunc.val();
+        // ==== outputs ========================================================================
+        self.o_fire.next = self.q3_fire.q.val();
+        self.o_last.next = self.q3_last.q.val();
+        self.o_kind.next = self.q3_kind.q.val();
+        self.o_end_valid.next = self.q3_endv.q.val();
+        self.o_end.next = self.q3_end.q.val();
+        self.o_base.next = self.q3_base.q.val();
+        self.o_trunc.next = self.q3_trunc.q.val();
+        self.o_crc.next = self.r_crc.q.val();
     }
 }
 

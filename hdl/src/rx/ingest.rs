@@ -8,13 +8,18 @@
 //!   and wrap; the parent maps them onto the RAM address), except beats that start at or past the
 //!   maximum frame length (an oversize frame is dropped anyway and must not fill the buffer);
 //! * runs the ICRC check on the fly ([`IcrcFront`], the shared ICRC datapath: residue test with
-//!   the span from UDP.Length / GRH PayLen);
+//!   the span from UDP.Length / GRH PayLen). The front is pipelined: its result for a frame
+//!   comes [`IcrcFront::LATENCY`] cycles after the last beat, and the record waits for it
+//!   (`o_valid` stays low while `r_pend` is set);
 //! * on the last beat, captures the frame record into its output register (the first parse
 //!   stage): Ethernet fields, the L3 window ([`L3W_BYTES`] bytes from the L3 start, VLAN
 //!   normalised away), frame length, buffer span, ICRC result, oversize flag.
 //!
 //! Flow control: `inp.ready` is low when the buffer is full (`wptr - free_ptr == 2^A` words) or,
-//! on a last beat, when the output register is still occupied. It never waits for anything
+//! on a last beat, when the output register is still occupied (a frame's record is occupied
+//! from its last beat until the ICRC result arrives and the next stage takes it: frames shorter
+//! than `IcrcFront::LATENCY + 1` beats, runts of at most 24 bytes at K = 8, cannot follow one
+//! another at one beat per cycle). It never waits for anything
 //! else, so it returns as soon as the downstream drains one word or one record.
 //!
 //! Field offsets in kernels are plain literals (a named constant would be emitted as an
@@ -77,6 +82,7 @@ pub struct RxIngest<const B: usize, const K: usize> {
     r_used: DFF<Bits<16>>,
     // record register
     r_valid: DFF<Bit>,
+    r_pend: DFF<Bit>,
     r_eth_dst: DFF<Bits<48>>,
     r_eth_src: DFF<Bits<48>>,
     r_vlan: DFF<Bit>,
@@ -166,6 +172,7 @@ impl<const B: usize, const K: usize> RxIngest<B, K> {
             fstart: Default::default(),
             r_used: Default::default(),
             r_valid: Default::default(),
+            r_pend: Default::default(),
             r_eth_dst: Default::default(),
             r_eth_src: Default::default(),
             r_vlan: Default::default(),
@@ -214,8 +221,9 @@ impl<const B: usize, const K: usize> Logic for RxIngest<B, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, win, slot, mid, bpos, big, huge, wptr, fstart, r_used, r_valid, r_eth_dst,
-            r_eth_src, r_vlan, r_tci, r_et, r_l3w, r_flen, r_start, r_wend, r_crc_ok, r_oversize
+            self, clock, win, slot, mid, bpos, big, huge, wptr, fstart, r_used, r_valid, r_pend,
+            r_eth_dst, r_eth_src, r_vlan, r_tci, r_et, r_l3w, r_flen, r_start, r_wend, r_crc_ok,
+            r_oversize
         );
         clock!(self, clock, front);
         // ---- defaults --------------------------------------------------------------------
@@ -224,7 +232,7 @@ impl<const B: usize, const K: usize> Logic for RxIngest<B, K> {
         // pointer and last cycle's free pointer (which only grows), so it never under-counts
         self.used.next = self.r_used.q.val();
         self.space_ok.next = self.used.val() < self.c_cap.val();
-        self.rec_free.next = !self.r_valid.q.val() | self.o_ready.val();
+        self.rec_free.next = !self.r_valid.q.val() | (self.o_ready.val() & !self.r_pend.q.val());
         self.inp.ready.next = self.space_ok.val() & (!self.inp.last.val() | self.rec_free.val());
         self.fire.next = self.inp.valid.val() & self.inp.ready.val();
         // Valid bytes of this beat (keep is contiguous from the top). The byte mask is pure
@@ -300,7 +308,7 @@ impl<const B: usize, const K: usize> Logic for RxIngest<B, K> {
         self.wr_ptr.next = self.wptr.q.val();
         self.wr_data.next = self.wdata.val();
         // ---- outputs from the record register ----------------------------------------------
-        self.o_valid.next = self.r_valid.q.val();
+        self.o_valid.next = self.r_valid.q.val() & !self.r_pend.q.val();
         self.o_eth_dst.next = self.r_eth_dst.q.val();
         self.o_eth_src.next = self.r_eth_src.q.val();
         self.o_vlan.next = self.r_vlan.q.val();
@@ -312,8 +320,15 @@ impl<const B: usize, const K: usize> Logic for RxIngest<B, K> {
         self.o_wend.next = self.r_wend.q.val();
         self.o_crc_ok.next = self.r_crc_ok.q.val();
         self.o_oversize.next = self.r_oversize.q.val();
-        if self.o_ready.val() {
+        if self.o_ready.val() & !self.r_pend.q.val() {
             self.r_valid.d.next = false;
+        }
+        // the ICRC result of the pending record's frame (its last beat left the front)
+        if self.front.o_fire.val() & self.front.o_last.val() {
+            self.r_pend.d.next = false;
+            self.r_crc_ok.d.next = (self.front.o_crc.val() == self.c_resid.val())
+                & self.front.o_end_valid.val()
+                & !self.front.o_trunc.val();
         }
         if self.wr.val() {
             self.r_used.d.next = (self.wptr.q.val() + 1) - self.free_ptr.val();
@@ -357,9 +372,7 @@ impl<const B: usize, const K: usize> Logic for RxIngest<B, K> {
                 } else {
                     self.r_wend.d.next = self.wptr.q.val();
                 }
-                self.r_crc_ok.d.next = (self.front.crc_next.val() == self.c_resid.val())
-                    & self.front.cur_end_valid.val()
-                    & !self.front.truncated.val();
+                self.r_pend.d.next = true;
                 self.r_oversize.d.next = self.s_big.val()
                     | self.flen17.val().get_bit(16)
                     | (bit_cast::<16, 17>(self.flen17.val()) > self.max_frame.val());

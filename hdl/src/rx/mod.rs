@@ -19,14 +19,14 @@
 //! | what | value |
 //! |---|---|
 //! | input, back to back | `ceil(bytes/8)` cycles per frame, no bubble (real capture: 123 frames, 9397 beats in 9397 cycles; 114 random frames of every opcode: 3874 in 3874) |
-//! | last beat -> verdict pulse / descriptor offered | 5 / 6 cycles |
+//! | last beat -> verdict pulse / descriptor offered | 8 / 9 cycles (3 of them the pipelined ICRC front) |
 //! | readout | 1 cycle per dropped frame; `2 + ceil(payload/8)` per accepted one |
-//! | worst input stall, outputs ready | 239 cycles measured (bound [`RxParser::STALL_BOUND`] = 524) |
+//! | worst input stall, outputs ready | 239 cycles measured (bound [`RxParser::STALL_BOUND`] = 527) |
 //! | rust-hdl simulation | ~3.5-4.5 k cycles/s (11 settle passes per cycle: clock-tree depth) |
 //! | Verilator engine ([`RxParserFlat`]) | ~0.55 M cycles/s |
 //! | lock-step co-simulation | ~1-1.6 k cycles/s, 0 mismatches |
 //! | Yosys `synth_ecp5 -abc9` | 7221 LUT4, 6516 FF, 8 DP16KD (frame buffer), 596 DPR16X4 (descriptor queue) |
-//! | nextpnr-ecp5 (85F, out of context) | whole parser ~31 MHz: the critical path is inside the shared `IcrcFront` (beat phase -> VLAN/kind -> span-end arithmetic -> CRC byte count -> `crc_next`, ~30 ns) plus the residue compare; the parser's own stages alone: L3 164 MHz, readout 178 MHz (reg-to-reg); transport is the deepest (17 LUT4 levels input-to-register: split it next if the front is pipelined) |
+//! | nextpnr-ecp5 (85F, out of context) | whole parser 30.0 MHz before the ICRC front was pipelined (docs/RESOURCES.md; not re-measured since): the critical path is inside the shared `IcrcFront` (beat phase -> VLAN/kind -> span-end arithmetic -> CRC byte count -> `crc_next`, ~30 ns) plus the residue compare; the parser's own stages alone: L3 164 MHz, readout 178 MHz (reg-to-reg); transport is the deepest (17 LUT4 levels input-to-register: split it next if the front is pipelined) |
 //!
 //! Also generic: tested at 128 and 512 bits (`tests/rx_wide.rs`).
 //!

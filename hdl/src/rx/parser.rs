@@ -28,10 +28,11 @@
 //! accepted one in `2 + ceil(payload / K)` cycles (descriptor, one setup cycle, beats) when the
 //! outputs are ready; one retired frame (or one freed word) is enough to let the input go on.
 //! So with `hdr_ready` and `pay.ready` held high, `inp.ready` is never low for more than
-//! [`RxParser::STALL_BOUND`] = `ceil(4096 / K) + 12` cycles in a row: one maximal readout
+//! [`RxParser::STALL_BOUND`] = `ceil(4096 / K) + 15` cycles in a row: one maximal readout
 //! (`2 + ceil(4096/K)`), the output skid draining before the next descriptor (2), the queue
-//! write latency (2), the three pipeline registers (3), the input skid (1), slack (2). That is
-//! 524 cycles at K = 8; the worst pattern the tests found (a 4 KiB frame followed by a burst of
+//! write latency (2), the three pipeline registers (3), the ICRC result the record waits for
+//! (3, the pipelined ICRC front), the input skid (1), slack (2). That is
+//! 527 cycles at K = 8; the worst pattern the tests found (a 4 KiB frame followed by a burst of
 //! minimum frames) stalls 239. With the outputs stalled the input stalls too (back-pressure),
 //! but nothing accepted is ever lost.
 //! **Outputs.** `hdr` ([`RoceHeader`]) with `hdr_valid`/`hdr_ready`, taken before that frame's
@@ -121,7 +122,7 @@ pub struct RxParser<const B: usize, const K: usize, const A: usize> {
 impl<const B: usize, const K: usize, const A: usize> RxParser<B, K, A> {
     /// Longest run of consecutive cycles with `inp.valid & !inp.ready` while the outputs are
     /// always ready (see the module doc).
-    pub const STALL_BOUND: u64 = (4096 / K + 12) as u64;
+    pub const STALL_BOUND: u64 = (4096 / K + 15) as u64;
 
     /// Longest frame the parser buffers whatever `cfg_max_frame` says: half the buffer (so a
     /// maximal frame never waits for buffer space it alone would fill), at most 65535.

@@ -13,7 +13,8 @@
 //! Why the ICRC generator behind the core instead of a CRC inside it: one ICRC implementation
 //! (masks, LRH seed, byte order) for RX and TX, co-simulated on its own; frame lengths do not
 //! change in the generator, so the core's lengths are final and no bubble is added. Cost: the
-//! generator's ~40 flops of self-parsing and one cycle of latency.
+//! generator's self-parsing flops and its latency (7 cycles: the ICRC front end is pipelined in
+//! three stages to close timing, see [`crate::icrc::IcrcFront`]).
 //!
 //! Contract:
 //! * One descriptor per frame; `payload_len` bytes are taken from `pay` (ceil(len/8) beats, none
@@ -25,15 +26,15 @@
 //! * Back-to-back: ceil(frame_bytes/8) cycles per frame, no idle cycle, as long as the next
 //!   descriptor is taken at least 4 cycles before the previous frame's last beat (it can be
 //!   taken from the cycle after that frame started, and frames last >= 8 cycles).
-//! * Latency (idle builder): descriptor taken at edge t, first output beat taken at edge t+8
+//! * Latency (idle builder): descriptor taken at edge t, first output beat taken at edge t+14
 //!   (descriptor register 1, opcode/length/checksum pipeline 3, header load 1, output register
-//!   1, skid 1, ICRC generator 1).
+//!   1, skid 1, ICRC generator 7: [`IcrcGenerator::LATENCY`]).
 //!
 //! Measured (yosys `synth_ecp5 -abc9`, nextpnr-ecp5 `--85k --out-of-context`): the core alone
 //! 115.8 MHz, ~4.8k LUT4 / 2.2k FF (1.1k of them the descriptor register); the whole builder
-//! ~5.7k LUT4 / 2.5k FF but only ~34 MHz: its critical path lies entirely in the ICRC
-//! generator's front end (EtherType/VLAN -> L3 kind -> span-end adders -> CRC byte count -> CRC
-//! matrix in one cycle), which needs pipelining there.
+//! ~5.4k LUT4 / 2.5k FF but only 33.7 MHz with the one-cycle ICRC front end (EtherType/VLAN ->
+//! L3 kind -> span-end adders -> CRC byte count -> CRC matrix in one cycle); that front end is
+//! now pipelined (docs/RESOURCES.md has the per-block numbers).
 //!
 //! Ports: `clock`, `desc_valid` (in), `desc_ready` (out), `desc` (in, [`RoceHeader`]), `pay`
 //! (sink, 64-bit), `out` (source, 64-bit).
