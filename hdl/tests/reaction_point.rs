@@ -8,13 +8,13 @@
 //! Also: the reciprocal division is exact over the block's whole input range, and Yosys
 //! `synth_ecp5` of the block.
 //!
-//! Needs verilator, make, g++ and yosys (policy of `ferroce_hdl::verilog::require_tool`).
+//! Needs verilator, make, g++ and yosys (the tool policy of `ferroce_testkit::require_tool`).
 use ferroce_hdl::cc::drive::{HdlPins, Pin, RpDriver, RpParams, RpPins};
 use ferroce_hdl::cc::reaction_point::{RATE_W, RECIP_100};
 use ferroce_hdl::cc::{ReactionPoint, LIMITERS};
 use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::testbench::Rng;
-use ferroce_hdl::verilog::require_tool;
+use ferroce_testkit::require_tool;
 
 /// floor(x / 100) = (x * M) >> 32 for every product Rc x (100 - f) the block can form, and the
 /// four-piece 16 x 16 evaluation the kernel uses gives the same quotient.

@@ -4,7 +4,7 @@
 //! payload bytes), and that attacking frames write nothing.
 mod roce_frames;
 
-use ferroce_hdl::verilog::require_tool;
+use ferroce_testkit::require_tool;
 use ferroce_proto::pcap::{self, PcapWriter};
 use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode, RoceNet};
 use roce_frames::{LOCAL_MAC, REMOTE_MAC};

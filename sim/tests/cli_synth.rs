@@ -6,10 +6,10 @@
 //! `ferroce synth` command (docs/RESOURCES.md), not a test.
 
 use ferroce_hdl::verilog::block_verilog;
-use ferroce_testkit::require_tool;
 use ferroce_sim::cmd::synth::{
     direct_children, parse_stat, structural_check, synth_script, Target,
 };
+use ferroce_testkit::require_tool;
 use std::path::PathBuf;
 use std::process::Command;
 

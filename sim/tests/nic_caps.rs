@@ -6,7 +6,7 @@
 //!   `Error::MissingCapability` naming the feature (DCQCN reaction and notification points, PFC:
 //!   the NIC has no shaper using the reaction point, no CNP generation and no PFC).
 use ferroce_driver::Error;
-use ferroce_hdl::verilog::require_tool;
+use ferroce_testkit::require_tool;
 use ferroce_proto::host::regs::{caps, cfg_control as c};
 use ferroce_sim::cmd::verbs::{open_pair, run_scenario, Engine, VerbsArgs};
 use ferroce_sim::host::ShellConfig;
@@ -23,6 +23,7 @@ fn args(ops: &[&str]) -> VerbsArgs {
         pcap: None,
         json: false,
         dma_jitter: false,
+        ipv6: false,
     }
 }
 
