@@ -4,9 +4,9 @@
 //! payload bytes), and that attacking frames write nothing.
 mod roce_frames;
 
-use ferroce_testkit::require_tool;
 use ferroce_proto::pcap::{self, PcapWriter};
 use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode, RoceNet};
+use ferroce_testkit::require_tool;
 use roce_frames::{LOCAL_MAC, REMOTE_MAC};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -6,11 +6,11 @@
 //!   `Error::MissingCapability` naming the feature (DCQCN reaction and notification points, PFC:
 //!   the NIC has no shaper using the reaction point, no CNP generation and no PFC).
 use ferroce_driver::Error;
-use ferroce_testkit::require_tool;
 use ferroce_proto::host::regs::{caps, cfg_control as c};
 use ferroce_sim::cmd::verbs::{open_pair, run_scenario, Engine, VerbsArgs};
 use ferroce_sim::host::ShellConfig;
 use ferroce_sim::nic_verilated::VerilatedNic;
+use ferroce_testkit::require_tool;
 
 fn args(ops: &[&str]) -> VerbsArgs {
     VerbsArgs {
