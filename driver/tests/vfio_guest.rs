@@ -9,24 +9,8 @@
 //! Needs root, QEMU, debootstrap, cpio and kmod (`scripts/peer/install-host-deps.sh`) and
 //! Debian's package mirror to build the guest once (`scripts/peer/build-guest.sh`, cached in
 //! `target/peer/guest`). Without them the test is skipped outside CI and fails in CI.
-use ferroce_testkit::require_tool;
-use std::path::{Path, PathBuf};
+use ferroce_testkit::{is_root, require_tool, workspace_root as repo};
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
-}
 
 #[test]
 fn vfio_layer_drives_edu_dma_behind_a_virtual_iommu() {

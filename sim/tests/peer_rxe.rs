@@ -11,24 +11,8 @@
 //! and Debian's package mirror to build the guest once (`scripts/peer/build-guest.sh`, cached in
 //! `target/peer/guest`). Without the tools or root the test fails (`ferroce_testkit`; skipped
 //! and says so under `FERROCE_SKIP_MISSING_TOOLS=1`).
-use ferroce_testkit::require_tool;
-use std::path::{Path, PathBuf};
+use ferroce_testkit::{is_root, require_tool, workspace_root as repo};
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
-}
 
 /// Every case: TOOL:FERROCE_ROLE:MTU[:SIZE[:ITERS[:LOSS[:NET]]]] (see interop.sh).
 const CASES: &[&str] = &[

@@ -210,6 +210,23 @@ mod policy {
     }
 }
 
+/// The workspace's root directory (where `scripts/` and `target/` are).
+pub fn workspace_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("testkit lies one level below the workspace root")
+        .to_path_buf()
+}
+
+/// Whether this process runs as root (the live tests' guest build needs it: debootstrap).
+pub fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
 /// The published vectors and captures (`shared/` next to the workspace, as CI has it), if
 /// there. CI must have them: there their absence fails the test. Elsewhere the test is
 /// skipped and says so (a `SKIPPED` line, and the skip log of `scripts/test.sh`).
