@@ -659,7 +659,7 @@ impl Fabric {
         let Node::Host(h) = &mut self.nodes[host] else {
             panic!("not a host")
         };
-        let hdr = packet::parse(&frame).unwrap_or_else(empty_header);
+        let hdr = packet::parse(&frame).unwrap_or_else(Header::unparsed);
         let p = h.port.as_mut().expect("host not connected");
         p.qbytes[0] += frame.len() as u64;
         p.queues[0].push_back(Queued {
@@ -1135,23 +1135,5 @@ impl Fabric {
             / src.rate_bps as u128) as Ps;
         self.schedule(now + gap.max(1), EventKind::Generate(n));
         self.kick(n, 0);
-    }
-}
-
-fn empty_header() -> Header {
-    Header {
-        kind: Kind::Other,
-        dst_mac: [0; 6],
-        src_mac: [0; 6],
-        src_ip: [0; 16],
-        dst_ip: [0; 16],
-        protocol: 0,
-        sport: 0,
-        dport: 0,
-        dscp: 0,
-        ecn: 0,
-        rocev2: false,
-        cnp: false,
-        l3: 14,
     }
 }

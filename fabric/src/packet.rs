@@ -42,6 +42,28 @@ pub struct Header {
     pub l3: usize,
 }
 
+impl Header {
+    /// The header of a frame nothing could be read from: kind `Other`, every field zero, L3
+    /// right after an untagged Ethernet header.
+    pub fn unparsed() -> Header {
+        Header {
+            kind: Kind::Other,
+            dst_mac: [0; 6],
+            src_mac: [0; 6],
+            src_ip: [0; 16],
+            dst_ip: [0; 16],
+            protocol: 0,
+            sport: 0,
+            dport: 0,
+            dscp: 0,
+            ecn: 0,
+            rocev2: false,
+            cnp: false,
+            l3: ethernet::HEADER_LEN,
+        }
+    }
+}
+
 /// ECN codepoint Congestion Experienced (RFC 3168).
 pub const ECN_CE: u8 = 3;
 
@@ -68,19 +90,9 @@ pub fn parse(f: &[u8]) -> Option<Header> {
         return None;
     }
     let mut h = Header {
-        kind: Kind::Other,
         dst_mac: f[0..6].try_into().ok()?,
         src_mac: f[6..12].try_into().ok()?,
-        src_ip: [0; 16],
-        dst_ip: [0; 16],
-        protocol: 0,
-        sport: 0,
-        dport: 0,
-        dscp: 0,
-        ecn: 0,
-        rocev2: false,
-        cnp: false,
-        l3: ethernet::HEADER_LEN,
+        ..Header::unparsed()
     };
     let mut et = u16_at(f, 12);
     if et == ethertype::VLAN {
