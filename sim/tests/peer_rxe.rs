@@ -11,7 +11,7 @@
 //! and Debian's package mirror to build the guest once (`scripts/peer/build-guest.sh`, cached in
 //! `target/peer/guest`). Without the tools or root the test fails (`ferroce_testkit`; skipped
 //! and says so under `FERROCE_SKIP_MISSING_TOOLS=1`).
-use ferroce_testkit::{is_root, require_tool, workspace_root as repo};
+use ferroce_testkit::{require_tool, workspace_root as repo};
 use std::process::Command;
 
 /// Every case: TOOL:FERROCE_ROLE:MTU[:SIZE[:ITERS[:LOSS[:NET]]]] (see interop.sh).
@@ -52,22 +52,10 @@ fn linux_tools_on_soft_roce_against_ferroce() {
             return;
         }
     }
-    if !is_root()
-        && !ferroce_testkit::unmet(
-            "the Soft-RoCE interop test must run as root (debootstrap builds the guest): \
-             run `sudo -E bash scripts/test.sh`",
-        )
-    {
+    let Some(guest) = ferroce_testkit::live_guest("Soft-RoCE interop test") else {
         return;
-    }
+    };
     let repo = repo();
-    let guest = repo.join("target/peer/guest");
-    let status = Command::new("bash")
-        .arg(repo.join("scripts/peer/build-guest.sh"))
-        .arg(&guest)
-        .status()
-        .expect("running build-guest.sh");
-    assert!(status.success(), "building the guest failed: {status}");
 
     let mut cmd = Command::new("bash");
     cmd.arg(repo.join("scripts/peer/interop.sh"))

@@ -227,6 +227,30 @@ pub fn is_root() -> bool {
         .unwrap_or(false)
 }
 
+/// The Linux guest of the live tests (`target/peer/guest`), built (or found up to date) by
+/// `scripts/peer/build-guest.sh`, which needs root for debootstrap. `test` names the test in
+/// the message when this process is not root (a failure, or a recorded skip under the opt-out:
+/// then `None`).
+pub fn live_guest(test: &str) -> Option<std::path::PathBuf> {
+    if !is_root()
+        && !unmet(&format!(
+            "the {test} must run as root (debootstrap builds the guest): \
+             run `sudo -E bash scripts/test.sh`"
+        ))
+    {
+        return None;
+    }
+    let repo = workspace_root();
+    let guest = repo.join("target/peer/guest");
+    let status = Command::new("bash")
+        .arg(repo.join("scripts/peer/build-guest.sh"))
+        .arg(&guest)
+        .status()
+        .expect("running build-guest.sh");
+    assert!(status.success(), "building the guest failed: {status}");
+    Some(guest)
+}
+
 /// The published vectors and captures (`shared/` next to the workspace, as CI has it), if
 /// there. CI must have them: there their absence fails the test. Elsewhere the test is
 /// skipped and says so (a `SKIPPED` line, and the skip log of `scripts/test.sh`).
