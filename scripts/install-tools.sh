@@ -4,6 +4,7 @@
 #   python3-scapy - independent ICRC implementation (scapy.contrib.roce)
 #   iverilog, verilator, yosys - Verilog compile, lint, co-simulation and synthesis checks
 #   make, g++     - build the Verilated models (co-simulation and the fast engine)
+#   gtkwave       - its vcd2fst and fst2vcd read the waveforms of --vcd (an outside VCD reader)
 set -euo pipefail
 need=()
 command -v tshark >/dev/null || need+=(tshark)
@@ -13,6 +14,7 @@ command -v verilator >/dev/null || need+=(verilator)
 command -v yosys >/dev/null || need+=(yosys)
 command -v make >/dev/null || need+=(make)
 command -v g++ >/dev/null || need+=(g++)
+command -v vcd2fst >/dev/null || need+=(gtkwave)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
   echo "install-tools: installing ${need[*]}"

@@ -2,7 +2,7 @@
 # The test command: installs the outside tools the tests need (Debian packages; root or sudo),
 # then runs every test of the workspace. Safe and quick to re-run: installed tools are skipped.
 #
-#   scripts/install-tools.sh          tshark, scapy, iverilog, verilator, yosys, make, g++
+#   scripts/install-tools.sh          tshark, scapy, iverilog, verilator, yosys, make, g++, gtkwave
 #   scripts/peer/install-host-deps.sh QEMU, debootstrap, cpio, kmod (the live Soft-RoCE test,
 #                                     which must also run as root: debootstrap builds its guest)
 #

@@ -7,11 +7,14 @@ use std::collections::VecDeque;
 
 use ferroce_hdl::cosim::VerilatedBlock;
 use ferroce_hdl::header::{RoceHeader, ROCE_HEADER_BITS};
-use ferroce_hdl::rx::model::RxConfig;
+use ferroce_hdl::rx::harness::RxRun;
+use ferroce_hdl::rx::model::{RxConfig, RxRelease, RxVerdict};
 use ferroce_hdl::rx::{DropReason, RxKind, RxParserFlat64};
 use ferroce_hdl::stream::{frame_to_beats, Beat};
 use ferroce_hdl::tx::TxHeaderBuilderFlat;
 use rust_hdl::prelude::Bits;
+
+use crate::vcd::{verilated_model, VcdClock, VcdWindow};
 
 /// A Verilator model could not be built (Verilator or a C++ compiler missing, or a build error).
 pub type EngineError = String;
@@ -19,6 +22,7 @@ pub type EngineError = String;
 /// The transmit builder on Verilator, output always ready.
 pub struct VerilatedTx {
     model: VerilatedBlock,
+    clock: VcdClock,
 }
 
 /// What a transmit run produced.
@@ -29,8 +33,15 @@ pub struct TxRun {
 
 impl VerilatedTx {
     pub fn new() -> Result<VerilatedTx, EngineError> {
+        Self::with_vcd(None)
+    }
+
+    /// [`VerilatedTx::new`]; with `vcd`, the model built with Verilator's tracing writes every
+    /// signal over the window (see [`crate::vcd`]).
+    pub fn with_vcd(vcd: Option<&VcdWindow>) -> Result<VerilatedTx, EngineError> {
         Ok(VerilatedTx {
-            model: VerilatedBlock::try_new(&mut TxHeaderBuilderFlat::default())?,
+            model: verilated_model(&mut TxHeaderBuilderFlat::default(), vcd)?,
+            clock: VcdClock::new(vcd.cloned()),
         })
     }
 
@@ -62,7 +73,7 @@ impl VerilatedTx {
                     frames.push(std::mem::take(&mut current));
                 }
             }
-            m.tick();
+            self.clock.tick(m);
             cycles += 1;
             next_desc += desc_taken as usize;
             if beat_taken {
@@ -92,25 +103,18 @@ fn descriptor_words(h: &RoceHeader) -> Vec<u64> {
 /// The receive parser on Verilator, outputs always ready.
 pub struct VerilatedRx {
     model: VerilatedBlock,
-}
-
-/// One per-frame verdict of the receive parser.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Verdict {
-    pub kind: RxKind,
-    pub reason: DropReason,
-    pub icrc_ok: bool,
-}
-
-/// What a receive run produced.
-pub struct RxRun {
-    pub verdicts: Vec<Verdict>,
-    pub cycles: u64,
+    clock: VcdClock,
 }
 
 impl VerilatedRx {
     pub fn new(cfg: &RxConfig) -> Result<VerilatedRx, EngineError> {
-        let mut model = VerilatedBlock::try_new(&mut RxParserFlat64::default())?;
+        Self::with_vcd(cfg, None)
+    }
+
+    /// [`VerilatedRx::new`]; with `vcd`, the model built with Verilator's tracing writes every
+    /// signal over the window (see [`crate::vcd`]).
+    pub fn with_vcd(cfg: &RxConfig, vcd: Option<&VcdWindow>) -> Result<VerilatedRx, EngineError> {
+        let mut model = verilated_model(&mut RxParserFlat64::default(), vcd)?;
         let (mac, promisc, max) = (
             model.port("cfg_mac"),
             model.port("cfg_promisc"),
@@ -118,44 +122,157 @@ impl VerilatedRx {
         );
         model.set(mac, cfg.mac);
         model.set(promisc, cfg.promisc as u64);
-        model.set(max, cfg.max_frame as u64);
+        model.set(max, cfg.max_frame.min(0xFFFF) as u64);
         let (hdr_ready, pay_ready) = (model.port("hdr_ready"), model.port("pay$ready"));
         model.set(hdr_ready, 1);
         model.set(pay_ready, 1);
-        Ok(VerilatedRx { model })
+        Ok(VerilatedRx {
+            model,
+            clock: VcdClock::new(vcd.cloned()),
+        })
     }
 
-    /// Feed `frames` back to back at full rate and collect one verdict per frame.
+    /// Feed `frames` back to back at full rate and collect every output, as the rust-hdl
+    /// harness ([`ferroce_hdl::rx::harness::run`] with [`Shaping::FULL_RATE`]) does: the
+    /// verdicts, the released descriptors with their payloads and the PFC pulses, the counter
+    /// increments, and the cycles up to the same end (outputs drained, one more cycle for the
+    /// counters), so both engines report the same numbers.
+    ///
+    /// [`Shaping::FULL_RATE`]: ferroce_hdl::rx::harness::Shaping::FULL_RATE
     pub fn run(&mut self, frames: &[Vec<u8>]) -> RxRun {
         let m = &mut self.model;
-        let inp = m.stream("inp");
-        let (vv, vk, vr, vi) = (
+        let (inp, pay) = (m.stream("inp"), m.stream("pay"));
+        let (vv, vk, vr, vi, vf) = (
             m.port("vd_valid"),
             m.port("vd_kind"),
             m.port("vd_reason"),
             m.port("vd_icrc_ok"),
+            m.port("vd_flen"),
         );
+        let (hv, hd) = (m.port("hdr_valid"), m.port("hdr"));
+        let (pv, pe, pt) = (
+            m.port("pfc_valid"),
+            m.port("pfc_enable"),
+            m.port("pfc_times"),
+        );
+        // The counters, in [`DropReason::code`] order (`cnt_accepted`, `cnt_bad_icrc`, ...).
+        let counter_ids = DropReason::ALL.map(|r| m.port(&format!("cnt_{}", r.name())));
+        let read_counters = |m: &VerilatedBlock| counter_ids.map(|i| m.get(i) as u32);
+        let cnt0 = read_counters(m);
         let mut beats: VecDeque<Beat> = frames.iter().flat_map(|f| frame_to_beats(f, 8)).collect();
-        let limit = 10 * beats.len() as u64 + 100_000;
-        let (mut verdicts, mut cycles) = (Vec::new(), 0u64);
-        while verdicts.len() < frames.len() {
+        let mut out = RxRun::default();
+        let mut words = vec![0u64; ROCE_HEADER_BITS.div_ceil(64)];
+        let mut pending: Option<RoceHeader> = None;
+        let mut payload = Vec::new();
+        let (mut cycles, mut idle) = (0u64, 0u64);
+        loop {
             m.drive_stream(inp, beats.front());
             m.eval();
             let taken = !beats.is_empty() && m.get(inp.ready) == 1;
+            let mut progress = taken;
             if m.get(vv) == 1 {
-                verdicts.push(Verdict {
+                progress = true;
+                out.verdict_cycles.push(cycles);
+                out.verdicts.push(RxVerdict {
                     kind: RxKind::from_code(m.get(vk) as u8).expect("verdict kind code"),
                     reason: DropReason::from_code(m.get(vr) as u8).expect("drop reason code"),
                     icrc_ok: m.get(vi) == 1,
+                    flen: m.get(vf) as usize,
                 });
             }
-            m.tick();
+            if m.get(pv) == 1 {
+                progress = true;
+                let mut t = [0u64; 2];
+                m.get_words(pt, &mut t);
+                // Pause time n is bits 127-16n..112-16n (the first on the wire in the MSBs).
+                let times = std::array::from_fn(|n| {
+                    let lo = 112 - 16 * n;
+                    (t[lo / 64] >> (lo % 64)) as u16
+                });
+                out.releases.push(RxRelease::Pfc {
+                    enable: m.get(pe) as u8,
+                    times,
+                });
+                out.release_cycles.push(cycles);
+            }
+            if m.get(hv) == 1 {
+                progress = true;
+                m.get_words(hd, &mut words);
+                let hdr = header_from_words(&words);
+                out.hdr_cycles.push(cycles);
+                if hdr.payload_len.index() == 0 {
+                    out.releases.push(RxRelease::Roce {
+                        hdr,
+                        payload: vec![],
+                    });
+                    out.release_cycles.push(cycles);
+                } else {
+                    pending = Some(hdr);
+                }
+            }
+            if let Some(beat) = m.peek_stream(pay) {
+                progress = true;
+                payload.extend_from_slice(&beat.bytes);
+                if beat.last {
+                    let hdr = pending.take().expect("payload beat without a descriptor");
+                    out.releases.push(RxRelease::Roce {
+                        hdr,
+                        payload: std::mem::take(&mut payload),
+                    });
+                    out.release_cycles.push(cycles);
+                }
+            }
+            self.clock.tick(m);
             cycles += 1;
             if taken {
-                beats.pop_front();
+                out.in_beats += 1;
+                out.last_in_cycle = cycles;
+                if beats.pop_front().is_some_and(|b| b.last) {
+                    out.frame_end_cycles.push(cycles - 1);
+                }
             }
-            assert!(cycles < limit, "receive engine stopped making progress");
+            let accepted = out
+                .verdicts
+                .iter()
+                .filter(|v| v.reason == DropReason::Accepted)
+                .count();
+            if beats.is_empty()
+                && out.verdicts.len() == frames.len()
+                && out.releases.len() == accepted
+                && pending.is_none()
+            {
+                // One more cycle for the counters to count the last verdict.
+                m.eval();
+                self.clock.tick(m);
+                cycles += 1;
+                m.eval();
+                break;
+            }
+            idle = if progress { 0 } else { idle + 1 };
+            assert!(
+                idle < 10_000,
+                "receive engine made no progress for 10000 cycles: {} of {} verdicts",
+                out.verdicts.len(),
+                frames.len()
+            );
         }
-        RxRun { verdicts, cycles }
+        out.cycles = cycles;
+        let cnt1 = read_counters(m);
+        for i in 0..cnt1.len() {
+            out.counters[i] = cnt1[i].wrapping_sub(cnt0[i]);
+        }
+        out
     }
+}
+
+/// A descriptor from the flat port's 64-bit words, least significant first (the inverse of
+/// [`descriptor_words`]).
+fn header_from_words(words: &[u64]) -> RoceHeader {
+    let mut bits = Bits::<ROCE_HEADER_BITS>::default();
+    for j in 0..ROCE_HEADER_BITS {
+        if (words[j / 64] >> (j % 64)) & 1 == 1 {
+            bits = bits.replace_bit(j, true);
+        }
+    }
+    bits.into()
 }

@@ -42,6 +42,8 @@ struct DemoCli {
     /// Hardware model of both NICs: verilator (fast) or rust-hdl (slow).
     #[arg(long, default_value = "verilator")]
     engine: String,
+    #[command(flatten)]
+    vcd: cmd::VcdArgs,
     /// Write a.pcap (A's link), rates.svg and summary.json here.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -90,6 +92,11 @@ enum Command {
         /// Accept only frames to this MAC (aa:bb:cc:dd:ee:ff); default: accept any destination.
         #[arg(long)]
         mac: Option<String>,
+        /// Hardware model: verilator (the emitted Verilog, fast) or rust-hdl (slow).
+        #[arg(long, default_value = "verilator")]
+        engine: String,
+        #[command(flatten)]
+        vcd: cmd::VcdArgs,
     },
     /// Rebuild every RoCE frame of a capture through the HDL transmit front end; exits 1 if any
     /// rebuilt frame differs from its original.
@@ -99,6 +106,11 @@ enum Command {
         /// Where the rebuilt frames are written (pcap).
         #[arg(long)]
         out: PathBuf,
+        /// Hardware model: verilator (the emitted Verilog, fast) or rust-hdl (slow).
+        #[arg(long, default_value = "verilator")]
+        engine: String,
+        #[command(flatten)]
+        vcd: cmd::VcdArgs,
     },
     /// Measure the HDL front ends: cycles per frame against the ideal for 64 B..4 KiB frames,
     /// and simulated cycles per second on the rust-hdl and Verilator engines.
@@ -264,6 +276,8 @@ enum Command {
         /// Hardware model: verilator (the emitted Verilog, fast) or rust-hdl (slow).
         #[arg(long, default_value = "verilator")]
         engine: String,
+        #[command(flatten)]
+        vcd: cmd::VcdArgs,
     },
     /// Write the Verilog of every top-level hardware block (one `<module>.v` per block).
     Verilog {
@@ -292,10 +306,21 @@ fn main() -> ExitCode {
             background_start_us: d.background_start_us,
             background_stop_us: d.background_stop_us,
             roce: d.roce,
+            vcd: d.vcd.window(),
         }),
         Command::PcapInfo { file } => cmd::pcap_info::run(&file),
-        Command::RxReplay { file, mac } => cmd::rx_replay::run(&file, mac.as_deref()),
-        Command::TxReplay { input, out } => cmd::tx_replay::run(&input, &out),
+        Command::RxReplay {
+            file,
+            mac,
+            engine,
+            vcd,
+        } => cmd::rx_replay::run(&file, mac.as_deref(), &engine, vcd.window().as_ref()),
+        Command::TxReplay {
+            input,
+            out,
+            engine,
+            vcd,
+        } => cmd::tx_replay::run(&input, &out, &engine, vcd.window().as_ref()),
         Command::Bench {
             quick,
             json,
@@ -363,7 +388,8 @@ fn main() -> ExitCode {
             input,
             params,
             engine,
-        } => cmd::dcqcn_trace::run(&input, params.as_deref(), &engine),
+            vcd,
+        } => cmd::dcqcn_trace::run(&input, params.as_deref(), &engine, vcd.window().as_ref()),
     };
     match result {
         Ok(code) => code,

@@ -8,6 +8,7 @@
 //! after the rising edge and again after the falling edge (half a period later), with the
 //! clock itself, states as numbers.
 use crate::host::backend::DEFAULT_CLOCK_HZ;
+use ferroce_hdl::cosim::VerilatedBlock;
 use ferroce_hdl::testbench::{Bench, Stepper};
 use rust_hdl::core::vcd_probe::{write_vcd_change, write_vcd_dump, write_vcd_header, VCDProbe};
 use rust_hdl::prelude::Block;
@@ -113,5 +114,53 @@ impl<B: Block> Stepper<B> for VcdBench<B> {
     }
     fn cycles(&self) -> u64 {
         self.bench.cycles()
+    }
+}
+
+/// The Verilator model of `uut` (built once, then taken from the cache); with `vcd`, the model
+/// built with Verilator's tracing (its own cached model) with its VCD open on the window's file.
+/// Tick it through a [`VcdClock`] of the same window.
+pub fn verilated_model<B: Block>(
+    uut: &mut B,
+    vcd: Option<&VcdWindow>,
+) -> Result<VerilatedBlock, String> {
+    let (verilog, ports) = VerilatedBlock::source(uut);
+    let mut model =
+        VerilatedBlock::from_verilog_with(&verilog, VerilatedBlock::TOP, ports, vcd.is_some())?;
+    if let Some(w) = vcd {
+        model.trace_open(&w.path)?;
+    }
+    Ok(model)
+}
+
+/// The clock of a Verilator model from [`verilated_model`]: counts cycles from reset and, with a
+/// window, dumps every signal after both edges of the cycles inside it (time as in this
+/// module's introduction).
+#[derive(Clone, Debug, Default)]
+pub struct VcdClock {
+    window: Option<VcdWindow>,
+    cycles: u64,
+}
+
+impl VcdClock {
+    pub fn new(window: Option<VcdWindow>) -> VcdClock {
+        VcdClock { window, cycles: 0 }
+    }
+
+    /// One clock cycle of `model`.
+    pub fn tick(&mut self, model: &mut VerilatedBlock) {
+        match &self.window {
+            Some(w) if w.contains(self.cycles) => {
+                let t = self.cycles * PERIOD_PS;
+                model.tick_traced(t, t + PERIOD_PS / 2);
+            }
+            _ => model.tick(),
+        }
+        self.cycles += 1;
+    }
+
+    /// Cycles ticked since reset.
+    pub fn cycles(&self) -> u64 {
+        self.cycles
     }
 }

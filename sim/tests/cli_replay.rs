@@ -1,12 +1,17 @@
 //! `ferroce rx-replay` and `ferroce tx-replay` end to end: random frames of every opcode (some
-//! corrupted), the shared vectors and the real hardware capture, through the HDL engines.
+//! corrupted), the shared vectors and the real hardware capture, through the HDL front ends on
+//! the Verilator engine (the default); one capture on both engines, compared line for line and
+//! frame for frame; the waveforms of `--vcd`.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use ferroce_proto::pcap::{self, PcapWriter};
-use ferroce_proto::testgen::{random_roce_frame, shared_vectors_dir, FrameSpec, Rng};
+use ferroce_proto::testgen::{random_roce_frame, FrameSpec, Rng};
 use ferroce_proto::wire::{FrameRepr, RoceNet};
+use ferroce_sim::vcd::PERIOD_PS;
+use ferroce_testkit::require_tool;
+use ferroce_testkit::vcd::{read_vcd, read_vcd_with_gtkwave};
 use serde_json::Value;
 
 fn ferroce(args: &[&str]) -> (Option<i32>, Vec<Value>, String) {
@@ -38,6 +43,9 @@ fn write_capture(name: &str, frames: &[Vec<u8>]) -> PathBuf {
 
 #[test]
 fn rx_replay_accepts_good_frames_and_drops_corrupted_ones() {
+    if !require_tool("verilator") {
+        return;
+    }
     let mut rng = Rng::new(7);
     let spec = FrameSpec {
         max_payload: 1024,
@@ -117,6 +125,9 @@ fn rx_replay_accepts_good_frames_and_drops_corrupted_ones() {
 
 #[test]
 fn rx_replay_mac_filter_drops_other_destinations() {
+    if !require_tool("verilator") {
+        return;
+    }
     let mut rng = Rng::new(9);
     let frame = random_roce_frame(
         &mut rng,
@@ -142,6 +153,9 @@ fn rx_replay_mac_filter_drops_other_destinations() {
 
 #[test]
 fn tx_replay_rebuilds_random_frames_byte_identical() {
+    if !require_tool("verilator") {
+        return;
+    }
     let mut rng = Rng::new(11);
     let spec = FrameSpec {
         max_payload: 2048,
@@ -168,6 +182,9 @@ fn tx_replay_rebuilds_random_frames_byte_identical() {
 
 #[test]
 fn tx_replay_reports_a_frame_it_cannot_reproduce() {
+    if !require_tool("verilator") {
+        return;
+    }
     // A frame whose IPv4 header checksum is wrong on the wire: the hardware computes the right
     // one, so the rebuild differs and the command must say so and exit 1.
     let mut rng = Rng::new(13);
@@ -196,7 +213,10 @@ fn tx_replay_reports_a_frame_it_cannot_reproduce() {
 
 #[test]
 fn replays_of_the_shared_vectors_and_real_capture() {
-    let Some(dir) = shared_vectors_dir() else {
+    if !require_tool("verilator") {
+        return;
+    }
+    let Some(dir) = ferroce_testkit::shared_dir().map(|d| d.join("vectors")) else {
         return;
     };
     let real = dir.join("real/hw_send_imm_ack_mtu1024.pcap");
@@ -247,5 +267,150 @@ fn replays_of_the_shared_vectors_and_real_capture() {
             out.to_str().unwrap(),
         ]);
         assert_eq!(code, Some(0), "{name}: {err} {lines:?}");
+    }
+}
+
+/// A small capture of every kind of verdict: random RoCE frames of every opcode (every third one
+/// with a bit of its ICRC flipped), one cut short, one PFC frame.
+fn mixed_capture(name: &str) -> PathBuf {
+    let mut rng = Rng::new(21);
+    let spec = FrameSpec {
+        max_payload: 600,
+        ..FrameSpec::default()
+    };
+    let mut frames: Vec<Vec<u8>> = (0..18)
+        .map(|i| {
+            let mut f = random_roce_frame(&mut rng, &spec).emit();
+            if i % 3 == 2 {
+                let at = f.len() - 1 - rng.below(4) as usize;
+                f[at] ^= 0x10;
+            }
+            f
+        })
+        .collect();
+    let short = frames[0][..40].to_vec();
+    frames.push(short);
+    // PFC (IEEE 802.1Qbb): MAC control to 01:80:c2:00:00:01, opcode 0x0101, classes 3 and 5.
+    let mut pfc = vec![
+        0x01, 0x80, 0xc2, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x01, 0x88, 0x08,
+    ];
+    pfc.extend_from_slice(&[0x01, 0x01, 0x00, 0x28]);
+    for class in 0..8u16 {
+        pfc.extend_from_slice(
+            &(if class == 3 || class == 5 {
+                0xFFFF
+            } else {
+                0u16
+            })
+            .to_be_bytes(),
+        );
+    }
+    pfc.resize(60, 0);
+    frames.push(pfc);
+    write_capture(name, &frames)
+}
+
+/// Both engines on the same capture: rx-replay's lines (verdicts, released fields, PFC, counters,
+/// cycles) are identical, and so are tx-replay's rebuilt frames and summary (cycles included).
+#[test]
+fn replays_agree_on_both_engines() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let input = mixed_capture("engines_in.pcap");
+    let input = input.to_str().unwrap();
+    let (mut rx, mut tx) = (vec![], vec![]);
+    for engine in ["verilator", "rust-hdl"] {
+        let (code, lines, err) = ferroce(&["rx-replay", input, "--engine", engine]);
+        assert_eq!(code, Some(0), "{engine}: {err}");
+        rx.push(lines);
+        let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("engines_{engine}.pcap"));
+        let (code, lines, err) = ferroce(&[
+            "tx-replay",
+            input,
+            "--out",
+            out.to_str().unwrap(),
+            "--engine",
+            engine,
+        ]);
+        // exit 1: the frames with a flipped ICRC bit are rebuilt with the right ICRC
+        assert_eq!(code, Some(1), "{engine}: {err}");
+        tx.push((lines, std::fs::read(&out).unwrap()));
+    }
+    // the capture exercises every path: accepted and dropped frames, a PFC release
+    let summary = rx[0].last().unwrap();
+    assert_eq!(summary["frames"], 20);
+    assert!(summary["accepted"].as_u64().unwrap() >= 10, "{summary}");
+    assert_eq!(summary["drop_reasons"]["bad_icrc"], 6, "{summary}");
+    assert_eq!(summary["drop_reasons"]["truncated"], 1, "{summary}");
+    // the PFC frame (the last) gets its own pause times, even though its pulse overtakes the
+    // payload of the frame before it; no other frame gets a PFC field
+    let pfc = &rx[0][19];
+    assert_eq!(pfc["kind"], "pfc", "{pfc}");
+    assert_eq!(pfc["opcode"], Value::Null, "{pfc}");
+    assert_eq!(pfc["pfc"]["class_enable"], 0x28, "{pfc}");
+    let times = serde_json::json!([0, 0, 0, 0xFFFF, 0, 0xFFFF, 0, 0]);
+    assert_eq!(pfc["pfc"]["times"], times, "{pfc}");
+    assert_eq!(rx[0].iter().filter(|l| !l["pfc"].is_null()).count(), 1);
+    assert_eq!(rx[0], rx[1], "rx-replay: the engines differ");
+    assert_eq!(tx[0].0[0]["identical"], 12, "{:?}", tx[0].0);
+    assert_eq!(tx[0].0[0]["different"], 6, "{:?}", tx[0].0);
+    assert_eq!(tx[0], tx[1], "tx-replay: the engines differ");
+}
+
+/// `rx-replay --vcd` on both engines: the run's lines are those of a run without it; the file
+/// holds exactly the window asked for (one dump a cycle on rust-hdl, one after each edge on
+/// Verilator) with the parser's hierarchical signal names, in which its readout state machine
+/// and its receive front end change; GTKWave's reader reads the Verilator file with the same.
+#[test]
+fn rx_replay_vcd_on_both_engines() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let input = mixed_capture("vcd_in.pcap");
+    let input = input.to_str().unwrap();
+    let (from, cycles) = (20u64, 300u64);
+    for (engine, dumps, prefix) in [("rust-hdl", 1, "uut."), ("verilator", 2, "TOP.")] {
+        let (_, plain, _) = ferroce(&["rx-replay", input, "--engine", engine]);
+        let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("rx_{engine}.vcd"));
+        let (code, lines, err) = ferroce(&[
+            "rx-replay",
+            input,
+            "--engine",
+            engine,
+            "--vcd",
+            path.to_str().unwrap(),
+            "--vcd-from",
+            &from.to_string(),
+            "--vcd-cycles",
+            &cycles.to_string(),
+        ]);
+        assert_eq!(code, Some(0), "{engine}: {err}");
+        assert_eq!(lines, plain, "{engine}: --vcd changed the run");
+        let mut readers = vec![(read_vcd(&path), "our reader")];
+        if engine == "verilator" {
+            let Some(gtkwave) = read_vcd_with_gtkwave(&path) else {
+                return;
+            };
+            readers.push((gtkwave, "GTKWave"));
+        }
+        for (vcd, reader) in readers {
+            let what = format!("{engine}, {reader}");
+            vcd.assert_window(&what, from, cycles, PERIOD_PS, dumps);
+            assert!(
+                vcd.names.values().flatten().all(|n| n.starts_with(prefix)),
+                "{what}: not one hierarchy"
+            );
+            let state = if engine == "verilator" {
+                ".readout.state$q"
+            } else {
+                ".readout.state.q"
+            };
+            assert!(vcd.changes_of(state) > 0, "{what}: readout state constant");
+            assert!(
+                vcd.changes_of(".ingest.front.s_state") > 0,
+                "{what}: front end constant"
+            );
+        }
     }
 }

@@ -6,7 +6,9 @@ mod roce_frames;
 
 use ferroce_proto::pcap::{self, PcapWriter};
 use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode, RoceNet};
+use ferroce_sim::vcd::PERIOD_PS;
 use ferroce_testkit::require_tool;
+use ferroce_testkit::vcd::read_vcd;
 use roce_frames::{LOCAL_MAC, REMOTE_MAC};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -59,10 +61,17 @@ fn write_capture(path: &Path, frames: &[Vec<u8>]) {
 
 /// Replay `frames` on the Verilator engine (the default).
 fn respond(d: &Path, cfg: &Path, frames: &[Vec<u8>]) -> (Value, Vec<FrameRepr>) {
-    respond_on("verilator", d, cfg, frames)
+    respond_on("verilator", d, cfg, frames, &[])
 }
 
-fn respond_on(engine: &str, d: &Path, cfg: &Path, frames: &[Vec<u8>]) -> (Value, Vec<FrameRepr>) {
+/// Replay `frames` on `engine` with the `extra` options.
+fn respond_on(
+    engine: &str,
+    d: &Path,
+    cfg: &Path,
+    frames: &[Vec<u8>],
+    extra: &[&str],
+) -> (Value, Vec<FrameRepr>) {
     let input = d.join("in.pcap");
     let out = d.join("out.pcap");
     write_capture(&input, frames);
@@ -73,6 +82,7 @@ fn respond_on(engine: &str, d: &Path, cfg: &Path, frames: &[Vec<u8>]) -> (Value,
         .arg(&input)
         .arg("--out")
         .arg(&out)
+        .args(extra)
         .output()
         .unwrap();
     assert!(
@@ -103,6 +113,21 @@ fn acks(sent: &[FrameRepr]) -> Vec<(u8, u32, u8, u32)> {
             assert_eq!(r.bth.dest_qp, PEER_QPN);
             let aeth = r.ext.aeth.expect("ACK carries an AETH");
             (r.bth.opcode.0, r.bth.psn, aeth.syndrome, aeth.msn)
+        })
+        .collect()
+}
+
+/// (address, length) of every DMA write in the summary.
+fn dma_writes(summary: &Value) -> Vec<(u64, u64)> {
+    summary["dma_writes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            (
+                w["address"].as_u64().unwrap(),
+                w["length"].as_u64().unwrap(),
+            )
         })
         .collect()
 }
@@ -372,7 +397,12 @@ fn bad_config_is_refused_with_a_message() {
 /// SENDs into posted receive buffers (`recv_buffers`): each message lands at the start of the
 /// next buffer, a multi-packet SEND continues in the same buffer, a receive completion is
 /// written per message, each message is ACKed; once the buffers are used up the next SEND gets
-/// an RNR NAK and nothing is written. On the rust-hdl engine (the others run on Verilator).
+/// an RNR NAK and nothing is written. On the rust-hdl engine (the others run on Verilator),
+/// with `--vcd` over a window of 500 cycles from cycle 1100 (the configuration through the
+/// registers takes the first ~1600 cycles, its QP set-up from ~1200; the replay ~600 more; each
+/// cycle written costs a visit of every signal): the file holds exactly that window,
+/// one dump a cycle, with rust-hdl's hierarchical names (`uut.` and the NIC's blocks), and the
+/// requester's and the responder's state machines change in it (the QP set-up).
 #[test]
 fn sends_fill_receive_buffers_then_rnr() {
     let d = dir("send");
@@ -400,7 +430,33 @@ fn sends_fill_receive_buffers_then_rnr() {
         // no receive buffer left
         send(Opcode::RC_SEND_ONLY, 103, &data[..10]),
     ];
-    let (s, sent) = respond_on("rust-hdl", &d, &cfg, &frames);
+    let vcd_path = d.join("nic.vcd");
+    let (from, cycles) = (1100u64, 500u64);
+    let (s, sent) = respond_on(
+        "rust-hdl",
+        &d,
+        &cfg,
+        &frames,
+        &[
+            "--vcd",
+            vcd_path.to_str().unwrap(),
+            "--vcd-from",
+            &from.to_string(),
+            "--vcd-cycles",
+            &cycles.to_string(),
+        ],
+    );
+    let vcd = read_vcd(&vcd_path);
+    vcd.assert_window("rust-hdl NIC", from, cycles, PERIOD_PS, 1);
+    assert!(vcd.names.values().flatten().all(|n| n.starts_with("uut.")));
+    assert!(
+        vcd.changes_of("uut.req.state.q") > 0,
+        "requester state constant"
+    );
+    assert!(
+        vcd.changes_of("uut.resp.state.q") > 0,
+        "responder state constant"
+    );
     assert_eq!(s["accepted"], 4, "{s}");
     assert_eq!(s["responder"]["executed"], 3, "{s}");
     assert_eq!(s["responder"]["receive_completions"], 2, "{s}");
@@ -414,17 +470,7 @@ fn sends_fill_receive_buffers_then_rnr() {
     assert_eq!((a[2].1, a[2].2 >> 5, a[2].3), (103, 1, 2), "{a:?}");
     // data writes: 100 B at the first buffer, 256 + 44 B at the second (300 bytes further);
     // the two 32-byte writes are the receive CQEs
-    let w: Vec<(u64, u64)> = s["dma_writes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| {
-            (
-                w["address"].as_u64().unwrap(),
-                w["length"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let w = dma_writes(&s);
     let data_w: Vec<_> = w.iter().filter(|x| x.1 != 32).copied().collect();
     assert_eq!(data_w.len(), 3, "{w:?}");
     let base = data_w[0].0;
@@ -454,7 +500,7 @@ fn real_send_capture_with_hundreds_of_receives_replays_on_verilator() {
     if !require_tool("verilator") {
         return;
     }
-    let Some(vectors) = ferroce_proto::testgen::shared_vectors_dir() else {
+    let Some(vectors) = ferroce_testkit::shared_dir().map(|d| d.join("vectors")) else {
         return;
     };
     const ROUNDS: u32 = 8;
@@ -606,18 +652,7 @@ fn real_send_capture_with_hundreds_of_receives_replays_on_verilator() {
         assert_eq!(g, w, "ACK {i}");
     }
     // each message's data went to the next receive buffer, packet after packet
-    let data: Vec<(u64, u64)> = s["dma_writes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| {
-            (
-                w["address"].as_u64().unwrap(),
-                w["length"].as_u64().unwrap(),
-            )
-        })
-        .filter(|w| w.1 != 32)
-        .collect();
+    let data: Vec<(u64, u64)> = dma_writes(&s).into_iter().filter(|w| w.1 != 32).collect();
     let mut want_data = vec![];
     let (mut buffer, mut offset) = (0u64, 0u64);
     for (op, len) in &payloads {

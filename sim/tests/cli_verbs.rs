@@ -13,7 +13,9 @@ use ferroce_sim::cmd::verbs::{connect, open_pair, run_scenario, Engine, VerbsArg
 use ferroce_sim::host::ShellConfig;
 use ferroce_sim::nic_pair::lock;
 use ferroce_sim::nic_verilated::VerilatedNic;
+use ferroce_sim::vcd::PERIOD_PS;
 use ferroce_testkit::require_tool;
+use ferroce_testkit::vcd::{read_vcd, read_vcd_with_gtkwave};
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
@@ -40,6 +42,22 @@ fn args(sizes: &[&str], qps: usize, messages: usize, pmtu: usize, seed: u64) -> 
         dma_jitter: false,
         ipv6: false,
     }
+}
+
+/// `ferroce verbs ARGS --json`: its summary; panics with the error if the command fails.
+fn verbs_json(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_ferroce"))
+        .arg("verbs")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "verbs {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// WRITE, WRITE with immediate, SEND and SEND with immediate of 0 B, 1 B, PMTU-1, PMTU, PMTU+1
@@ -172,35 +190,22 @@ fn cli_summary_and_errors() {
     }
     let d = dir("cli");
     let pcap_path = d.join("link.pcap");
-    let out = Command::new(env!("CARGO_BIN_EXE_ferroce"))
-        .args([
-            "verbs",
-            "--ops",
-            "write,read,atomic_fadd,atomic_cas",
-            "--sizes",
-            "0,700,3000",
-            "--qps",
-            "3",
-        ])
-        .args([
-            "--messages",
-            "24",
-            "--seed",
-            "3",
-            "--pmtu",
-            "512",
-            "--json",
-            "--pcap",
-        ])
-        .arg(&pcap_path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = verbs_json(&[
+        "--ops",
+        "write,read,atomic_fadd,atomic_cas",
+        "--sizes",
+        "0,700,3000",
+        "--qps",
+        "3",
+        "--messages",
+        "24",
+        "--seed",
+        "3",
+        "--pmtu",
+        "512",
+        "--pcap",
+        pcap_path.to_str().unwrap(),
+    ]);
     // (READs and atomics complete at the requester only, like WRITEs)
     assert_eq!(v["messages"], 24);
     assert_eq!(v["verified"], 24);
@@ -271,34 +276,23 @@ fn ipv6_between_two_nics() {
     }
     let d = dir("ipv6");
     let pcap_path = d.join("link.pcap");
-    let out = Command::new(env!("CARGO_BIN_EXE_ferroce"))
-        .args([
-            "verbs",
-            "--ipv6",
-            "--ops",
-            "write,send,send_imm,write_imm,read,atomic_fadd,atomic_cas",
-            "--sizes",
-            "0,1,1500",
-            "--qps",
-            "2",
-            "--messages",
-            "42",
-            "--seed",
-            "5",
-            "--pmtu",
-            "1024",
-            "--json",
-            "--pcap",
-        ])
-        .arg(&pcap_path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = verbs_json(&[
+        "--ipv6",
+        "--ops",
+        "write,send,send_imm,write_imm,read,atomic_fadd,atomic_cas",
+        "--sizes",
+        "0,1,1500",
+        "--qps",
+        "2",
+        "--messages",
+        "42",
+        "--seed",
+        "5",
+        "--pmtu",
+        "1024",
+        "--pcap",
+        pcap_path.to_str().unwrap(),
+    ]);
     assert_eq!(v["ipv6"], true);
     assert_eq!(v["messages"], 42);
     assert_eq!(v["verified"], 42);
@@ -338,83 +332,12 @@ fn ipv6_between_two_nics() {
     }
 }
 
-/// A small VCD reader (independent of the writers): every variable's hierarchical name
-/// (scopes joined by `.`), and each timestamp with the values that changed at it.
-struct Vcd {
-    names: std::collections::HashMap<String, Vec<String>>,
-    times: Vec<u64>,
-    changes: Vec<(u64, String, String)>,
-}
-
-fn read_vcd(path: &std::path::Path) -> Vcd {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut tokens = text.split_whitespace().peekable();
-    let (mut scope, mut names) = (Vec::<String>::new(), std::collections::HashMap::new());
-    let (mut times, mut changes) = (vec![], vec![]);
-    let mut in_defs = true;
-    let mut now = None;
-    while let Some(t) = tokens.next() {
-        if in_defs {
-            match t {
-                "$scope" => {
-                    tokens.next();
-                    scope.push(tokens.next().unwrap().to_string());
-                }
-                "$upscope" => {
-                    scope.pop().expect("balanced scopes");
-                }
-                "$var" => {
-                    let (_kind, _width) = (tokens.next(), tokens.next());
-                    let id = tokens.next().unwrap().to_string();
-                    let name = tokens.next().unwrap();
-                    let full = format!("{}.{name}", scope.join("."));
-                    names.entry(id).or_insert_with(Vec::new).push(full);
-                }
-                "$enddefinitions" => in_defs = false,
-                _ => {}
-            }
-            continue;
-        }
-        if let Some(ts) = t.strip_prefix('#') {
-            let ts: u64 = ts.parse().expect("timestamp");
-            assert!(times.last().is_none_or(|&l| ts > l), "time goes forward");
-            times.push(ts);
-            now = Some(ts);
-        } else if t.starts_with('$') {
-            // $dumpvars, $end, ...
-        } else if let Some(rest) = t.strip_prefix(['b', 'B', 'r', 'R', 's', 'S']) {
-            let id = tokens.next().expect("vector change names its variable");
-            changes.push((
-                now.expect("a change after a timestamp"),
-                id.to_string(),
-                rest.to_string(),
-            ));
-        } else {
-            let (v, id) = t.split_at(1);
-            assert!("01xzXZ".contains(v), "bad scalar change {t}");
-            changes.push((
-                now.expect("a change after a timestamp"),
-                id.to_string(),
-                v.to_string(),
-            ));
-        }
-    }
-    assert!(scope.is_empty() && !in_defs, "incomplete VCD header");
-    for (_, id, _) in &changes {
-        assert!(names.contains_key(id), "change of undeclared variable {id}");
-    }
-    Vcd {
-        names,
-        times,
-        changes,
-    }
-}
-
-/// `verbs --vcd`: the file is a VCD a reader accepts, with the NIC's hierarchical signal names,
-/// covering exactly the window asked for (first and last timestamps: the window's first rising
-/// edge and last falling edge, 4 ns a cycle), in which the requester's and the responder's state
-/// registers change (the window is put around the first message, found from a run with
-/// `--pcap`: same seed, same cycles). NIC B's waveforms go to `FILE.b.vcd`.
+/// `verbs --vcd`: the file is a VCD that our reader and GTKWave's (`vcd2fst`) accept, with the
+/// NIC's hierarchical signal names, covering exactly the window asked for (first and last
+/// timestamps: the window's first rising edge and last falling edge, 4 ns a cycle), in which the
+/// requester's and the responder's state registers change (the window is put around the first
+/// message, found from a run with `--pcap`: same seed, same cycles). NIC B's waveforms go to
+/// `FILE.b.vcd`.
 #[test]
 fn verbs_vcd_window_holds_the_state_machines() {
     if !require_tool("verilator") {
@@ -422,28 +345,18 @@ fn verbs_vcd_window_holds_the_state_machines() {
     }
     let d = dir("vcd");
     let run = |extra: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_ferroce"))
-            .args([
-                "verbs",
-                "--ops",
-                "write,send",
-                "--sizes",
-                "64,600",
-                "--messages",
-                "4",
-                "--pmtu",
-                "256",
-                "--json",
-            ])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut a = vec![
+            "--ops",
+            "write,send",
+            "--sizes",
+            "64,600",
+            "--messages",
+            "4",
+            "--pmtu",
+            "256",
+        ];
+        a.extend_from_slice(extra);
+        let v = verbs_json(&a);
         assert_eq!(v["verified"], 4, "{v}");
     };
     let pcap_path = d.join("link.pcap");
@@ -461,39 +374,23 @@ fn verbs_vcd_window_holds_the_state_machines() {
         "--vcd-cycles",
         &cycles.to_string(),
     ]);
-    for (path, roles) in [(vcd_path.clone(), "A"), (d.join("nic.b.vcd"), "B")] {
-        let vcd = read_vcd(&path);
-        assert_eq!(
-            vcd.times.first(),
-            Some(&(from * 4000)),
-            "{roles}: first timestamp"
-        );
-        assert_eq!(
-            vcd.times.last(),
-            Some(&((from + cycles - 1) * 4000 + 2000)),
-            "{roles}: last timestamp"
-        );
-        assert_eq!(
-            vcd.times.len() as u64,
-            2 * cycles,
-            "{roles}: two dumps a cycle"
-        );
-        let changed = |suffix: &str| -> usize {
-            let ids: Vec<&String> = vcd
-                .names
-                .iter()
-                .filter(|(_, n)| n.iter().any(|n| n.ends_with(suffix)))
-                .map(|(id, _)| id)
-                .collect();
-            assert!(!ids.is_empty(), "{roles}: no signal named *{suffix}");
-            let first = vcd.times[0];
-            vcd.changes
-                .iter()
-                .filter(|(t, id, _)| *t > first && ids.contains(&id))
-                .count()
+    for (path, nic) in [(vcd_path.clone(), "A"), (d.join("nic.b.vcd"), "B")] {
+        let ours = read_vcd(&path);
+        let Some(gtkwave) = read_vcd_with_gtkwave(&path) else {
+            return;
         };
-        assert!(changed(REQ_STATE) > 0, "{roles}: requester state constant");
-        assert!(changed(RESP_STATE) > 0, "{roles}: responder state constant");
+        for (vcd, reader) in [(ours, "our reader"), (gtkwave, "GTKWave")] {
+            let what = format!("NIC {nic}, {reader}");
+            vcd.assert_window(&what, from, cycles, PERIOD_PS, 2);
+            assert!(
+                vcd.changes_of(REQ_STATE) > 0,
+                "{what}: requester state constant"
+            );
+            assert!(
+                vcd.changes_of(RESP_STATE) > 0,
+                "{what}: responder state constant"
+            );
+        }
     }
 }
 

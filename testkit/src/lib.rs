@@ -4,8 +4,8 @@
 //! # Outside tools
 //!
 //! Some tests run outside programs: Verilator, Icarus and Yosys check and co-simulate the
-//! emitted Verilog, tshark and scapy are independent oracles, QEMU runs Linux Soft-RoCE as a
-//! live peer. The policy, for every such test:
+//! emitted Verilog, tshark and scapy are independent oracles, GTKWave's `vcd2fst` reads the
+//! waveforms, QEMU runs Linux Soft-RoCE as a live peer. The policy, for every such test:
 //!
 //! * tool present: the test runs;
 //! * tool missing: the test **fails**, naming the tool and the command that installs it
@@ -21,6 +21,8 @@
 
 use std::io::Write;
 use std::process::Command;
+
+pub mod vcd;
 
 /// The environment variable that turns missing-tool failures into recorded skips.
 pub const SKIP_VAR: &str = "FERROCE_SKIP_MISSING_TOOLS";
@@ -45,7 +47,7 @@ pub fn tool_available(tool: &str) -> bool {
 pub fn install_hint(tool: &str) -> &'static str {
     match tool {
         "verilator" | "iverilog" | "vvp" | "yosys" | "tshark" | "python3-scapy" | "make"
-        | "g++" => "bash scripts/install-tools.sh",
+        | "g++" | "vcd2fst" | "fst2vcd" => "bash scripts/install-tools.sh",
         "qemu-system-x86_64" | "debootstrap" | "cpio" | "depmod" | "xz" | "socat" => {
             "bash scripts/peer/install-host-deps.sh (as root)"
         }
@@ -251,11 +253,14 @@ pub fn live_guest(test: &str) -> Option<std::path::PathBuf> {
     Some(guest)
 }
 
-/// The published vectors and captures (`shared/` next to the workspace, as CI has it), if
-/// there. CI must have them: there their absence fails the test. Elsewhere the test is
-/// skipped and says so (a `SKIPPED` line, and the skip log of `scripts/test.sh`).
+/// The published vectors and captures (`shared/` next to the workspace, as CI has it, or the
+/// directory `FERROCE_SHARED` names, for a checkout whose `shared/` lives elsewhere), if there.
+/// CI must have them: there their absence fails the test. Elsewhere the test is skipped and
+/// says so (a `SKIPPED` line, and the skip log of `scripts/test.sh`).
 pub fn shared_dir() -> Option<std::path::PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+    let dir = std::env::var_os("FERROCE_SHARED")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("../shared"));
     if dir.join("vectors").is_dir() {
         return Some(dir);
     }

@@ -162,7 +162,8 @@ pub fn run(quick: bool, json_out: bool, verilator: bool) -> Result<ExitCode, Cli
                         .iter()
                         .filter(|v| v.reason == DropReason::Accepted)
                         .count(),
-                    r.cycles,
+                    // Up to the edge after the last verdict.
+                    r.verdict_cycles.last().map_or(0, |c| c + 1),
                     r.cycles,
                 )
             };

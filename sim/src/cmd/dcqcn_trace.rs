@@ -8,6 +8,9 @@
 //! (`rpg_time_reset`, ..., `clamp_tgt_rate_after_time_inc`) and `line_rate_mbps` (default
 //! 100000); absent names keep the register map's reset values.
 //!
+//! The block runs on either engine (`--engine`: its Verilator model, the default, or the
+//! rust-hdl simulation); `--vcd` writes its waveforms.
+//!
 //! The block's tick comes once the previous microsecond's sweep is done rather than every 125
 //! cycles: the hardware does the same work per microsecond, the simulation just skips the idle
 //! cycles between sweeps.
@@ -16,12 +19,16 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use ferroce_hdl::cc::drive::{replay, HdlPins, RpDriver, RpParams, TraceEvent, VerilatedPins};
+use ferroce_hdl::cc::drive::{
+    replay, HdlPins, Pin, RpDriver, RpParams, RpPins, TraceEvent, VerilatedPins,
+};
 use ferroce_hdl::cc::ReactionPoint;
 use ferroce_hdl::testbench::Bench;
 use serde_json::Value;
 
+use super::verbs::Engine;
 use super::CliError;
+use crate::vcd::{verilated_model, VcdBench, VcdClock, VcdWindow};
 
 /// Model settings of the reference model that the hardware fixes (the value it implements).
 const FIXED: [(&str, &str); 3] = [
@@ -118,7 +125,46 @@ pub fn parse_trace(text: &str, what: &str) -> Result<Vec<(u64, TraceEvent)>, Cli
     Ok(out)
 }
 
-pub fn run(input: &Path, params: Option<&Path>, engine: &str) -> Result<ExitCode, CliError> {
+/// The Verilator engine writing waveforms: [`VerilatedPins`] on the block's model built with
+/// tracing (the same Verilog, so the same port indices), clocked through a [`VcdClock`].
+struct TracedPins {
+    pins: VerilatedPins,
+    clock: VcdClock,
+}
+
+impl TracedPins {
+    fn new(w: &VcdWindow) -> Result<TracedPins, String> {
+        let mut pins = VerilatedPins::new()?;
+        pins.model = verilated_model(&mut ReactionPoint::default(), Some(w))?;
+        Ok(TracedPins {
+            pins,
+            clock: VcdClock::new(Some(w.clone())),
+        })
+    }
+}
+
+impl RpPins for TracedPins {
+    fn set(&mut self, pin: Pin, v: u64) {
+        self.pins.set(pin, v);
+    }
+    fn get(&mut self, pin: Pin) -> u64 {
+        self.pins.get(pin)
+    }
+    fn settle(&mut self) {
+        self.pins.settle();
+    }
+    fn clock(&mut self) {
+        self.clock.tick(&mut self.pins.model);
+    }
+}
+
+pub fn run(
+    input: &Path,
+    params: Option<&Path>,
+    engine: &str,
+    vcd: Option<&VcdWindow>,
+) -> Result<ExitCode, CliError> {
+    let engine = super::engine_and_vcd(engine, vcd)?;
     let read = |p: &Path| {
         std::fs::read_to_string(p).map_err(|e| CliError(format!("{}: {e}", p.display())))
     };
@@ -127,21 +173,25 @@ pub fn run(input: &Path, params: Option<&Path>, engine: &str) -> Result<ExitCode
         None => RpParams::default(),
     };
     let events = parse_trace(&read(input)?, &input.display().to_string())?;
-    let samples = match engine {
-        "verilator" => {
-            let pins = VerilatedPins::new().map_err(|e| CliError(format!("verilator: {e}")))?;
+    let verilator = |e: String| CliError(format!("verilator: {e}"));
+    let bench = || {
+        Bench::new(ReactionPoint::default(), |u: &mut ReactionPoint| {
+            &mut u.clock
+        })
+    };
+    let samples = match (engine, vcd) {
+        (Engine::Verilator, None) => {
+            let pins = VerilatedPins::new().map_err(verilator)?;
             replay(&mut RpDriver::new(pins, &p), &events)
         }
-        "rust-hdl" => {
-            let bench = Bench::new(ReactionPoint::default(), |u: &mut ReactionPoint| {
-                &mut u.clock
-            });
-            replay(&mut RpDriver::new(HdlPins(bench), &p), &events)
+        (Engine::Verilator, Some(w)) => {
+            let pins = TracedPins::new(w).map_err(verilator)?;
+            replay(&mut RpDriver::new(pins, &p), &events)
         }
-        other => {
-            return Err(CliError(format!(
-                "--engine: '{other}' is not verilator or rust-hdl"
-            )))
+        (Engine::RustHdl, None) => replay(&mut RpDriver::new(HdlPins(bench()), &p), &events),
+        (Engine::RustHdl, Some(w)) => {
+            let hw = VcdBench::new(bench(), w.clone()).map_err(CliError)?;
+            replay(&mut RpDriver::new(HdlPins(hw), &p), &events)
         }
     };
     let stdout = io::stdout();

@@ -14,7 +14,7 @@
 //!
 //! A and B are whole ferroce NICs: the cycle-accurate hardware (Verilator engine by default),
 //! each driven through the driver's verbs API on its own simulated host, exactly as
-//! `ferroce verbs` drives them ([`super::verbs::run_scenario_hooked`]); every message is
+//! `ferroce verbs` drives them ([`super::verbs::run_scenario_full`]); every message is
 //! checked byte for byte. Only the network is software ([`ferroce_fabric`]).
 //!
 //! What the run shows is what is built: switches mark ECN CE above the threshold and the NICs
@@ -39,6 +39,7 @@ use super::verbs::{self, Engine, RunHooks, VerbOp, VerbsArgs, VerbsLinkArgs, Ver
 use super::CliError;
 use crate::fabric_net::{self, FabricMedium, FabricNet, SharedFabric, PS_PER_CYCLE};
 use crate::nic_pair::PAIR_CLOCK_HZ;
+use crate::vcd::VcdWindow;
 
 pub const A_MAC: [u8; 6] = [0x02, 0xfe, 0, 1, 0, 0x0a];
 pub const B_MAC: [u8; 6] = [0x02, 0xfe, 0, 2, 0, 0x0a];
@@ -84,6 +85,8 @@ pub struct DemoArgs {
     pub background_start_us: u64,
     pub background_stop_us: u64,
     pub roce: String,
+    /// Waveforms: A's NIC to the window's file, B's to [`VcdWindow::for_second_nic`].
+    pub vcd: Option<VcdWindow>,
 }
 
 /// Where the demo's nodes are.
@@ -380,7 +383,7 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
         );
     }
     let wall = Instant::now();
-    let report = verbs::run_scenario_hooked(&vargs, &link, engine, hooks)?;
+    let report = verbs::run_scenario_full(&vargs, &link, engine, hooks, args.vcd.as_ref())?;
     let wall_s = wall.elapsed().as_secs_f64();
     let mut f = fabric_net::lock(&shared);
     let summary = summarise(args, size, &report, &mut f, &layout, wall_s)?;

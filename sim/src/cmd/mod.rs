@@ -57,3 +57,17 @@ impl VcdArgs {
         })
     }
 }
+
+/// The engine (`--engine`) and the waveform window (`--vcd`) of a command that runs the
+/// hardware, checked before the run: a known engine, a window of at least one cycle, a file that
+/// can be created.
+pub fn engine_and_vcd(
+    engine: &str,
+    vcd: Option<&crate::vcd::VcdWindow>,
+) -> Result<verbs::Engine, CliError> {
+    let engine = verbs::Engine::parse(engine)?;
+    if let Some(w) = vcd {
+        w.check().map_err(CliError)?;
+    }
+    Ok(engine)
+}

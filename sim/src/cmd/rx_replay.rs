@@ -1,5 +1,7 @@
 //! `ferroce rx-replay FILE`: every frame of a capture through the HDL receive front end
-//! ([`RxParser`]) in cycle-accurate simulation, one JSON line per frame, then a summary.
+//! ([`RxParser`]) in cycle-accurate simulation, one JSON line per frame, then a summary. The
+//! parser runs on either engine (`--engine`: its Verilator model, the default, or the rust-hdl
+//! simulation), which give the same lines and counts; `--vcd` writes its waveforms.
 //!
 //! What a line says comes from the hardware's outputs only: its per-frame verdict (kind, ICRC,
 //! drop reason) and, for accepted frames, the descriptor and payload it released. A dropped
@@ -17,8 +19,11 @@ use ferroce_hdl::testbench::Bench;
 use ferroce_proto::pcap;
 use serde_json::{json, Map, Value};
 
+use super::verbs::Engine;
 use super::CliError;
+use crate::engines::VerilatedRx;
 use crate::report::frame_fields;
+use crate::vcd::{VcdBench, VcdWindow};
 
 /// The CLI's kind names for the parser's verdict kinds.
 fn kind_name(kind: RxKind) -> &'static str {
@@ -49,7 +54,13 @@ pub fn parse_mac(text: &str) -> Result<u64, CliError> {
     })
 }
 
-pub fn run(file: &Path, mac: Option<&str>) -> Result<ExitCode, CliError> {
+pub fn run(
+    file: &Path,
+    mac: Option<&str>,
+    engine: &str,
+    vcd: Option<&VcdWindow>,
+) -> Result<ExitCode, CliError> {
+    let engine = super::engine_and_vcd(engine, vcd)?;
     let capture = pcap::read_file(file)
         .and_then(|c| c.ensure_ethernet())
         .map_err(|e| CliError(e.to_string()))?;
@@ -60,8 +71,23 @@ pub fn run(file: &Path, mac: Option<&str>) -> Result<ExitCode, CliError> {
         ..RxConfig::default()
     };
     let frames: Vec<Vec<u8>> = capture.records.into_iter().map(|r| r.data).collect();
-    let mut bench = Bench::new(RxParser64::default(), |u: &mut RxParser64| &mut u.clock);
-    let result = harness::run(&mut bench, &frames, &cfg, Shaping::FULL_RATE);
+    let bench = || Bench::new(RxParser64::default(), |u: &mut RxParser64| &mut u.clock);
+    let result = match (engine, vcd) {
+        (Engine::Verilator, vcd) => VerilatedRx::with_vcd(&cfg, vcd)
+            .map_err(|e| {
+                CliError(format!(
+                    "building the Verilator model of the receive parser: {e}"
+                ))
+            })?
+            .run(&frames),
+        (Engine::RustHdl, None) => harness::run(&mut bench(), &frames, &cfg, Shaping::FULL_RATE),
+        (Engine::RustHdl, Some(w)) => harness::run(
+            &mut VcdBench::new(bench(), w.clone()).map_err(CliError)?,
+            &frames,
+            &cfg,
+            Shaping::FULL_RATE,
+        ),
+    };
     if result.verdicts.len() != frames.len() {
         return Err(CliError(format!(
             "the receive path gave {} verdicts for {} frames",
@@ -72,7 +98,14 @@ pub fn run(file: &Path, mac: Option<&str>) -> Result<ExitCode, CliError> {
 
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let mut releases = result.releases.into_iter();
+    // Each accepted frame released one thing, in frame order per output: PFC frames a pulse on
+    // the PFC port, the others a descriptor (and payload). A PFC pulse can come out before the
+    // payload of an earlier frame ends, so the two outputs are matched to frames separately.
+    let (pfc, roce): (Vec<RxRelease>, Vec<RxRelease>) = result
+        .releases
+        .into_iter()
+        .partition(|r| matches!(r, RxRelease::Pfc { .. }));
+    let (mut pfc, mut roce) = (pfc.into_iter(), roce.into_iter());
     let mut by_reason: BTreeMap<&str, u64> = BTreeMap::new();
     let mut kinds: BTreeMap<&str, u64> = BTreeMap::new();
     let mut accepted = 0u64;
@@ -98,7 +131,12 @@ pub fn run(file: &Path, mac: Option<&str>) -> Result<ExitCode, CliError> {
         *kinds.entry(kind_name(verdict.kind)).or_default() += 1;
         if ok {
             accepted += 1;
-            match releases.next() {
+            let release = if verdict.kind == RxKind::Pfc {
+                pfc.next()
+            } else {
+                roce.next()
+            };
+            match release {
                 Some(RxRelease::Roce { hdr, payload }) => {
                     line.insert("opcode".into(), json!(hdr.opcode.to_u64()));
                     line.insert("dest_qp".into(), json!(hdr.dest_qp.to_u64()));

@@ -1,7 +1,9 @@
 //! `ferroce tx-replay IN --out OUT`: every RoCE frame of IN is parsed in software into the
 //! transmit descriptor and rebuilt by the HDL transmit front end ([`TxHeaderBuilder`]) in
 //! cycle-accurate simulation. OUT holds the rebuilt frames; the command reports how many are
-//! byte-identical to their originals and exits non-zero if any differ.
+//! byte-identical to their originals and exits non-zero if any differ. The builder runs on
+//! either engine (`--engine`: its Verilator model, the default, or the rust-hdl simulation),
+//! which build the same frames in the same cycles; `--vcd` writes its waveforms.
 //!
 //! The descriptor carries every field a real stack may set (IP ID, TOS, MigReq, BTH reserved
 //! bits, UDP checksum), so a rebuild of a well-formed frame is exact; lengths, the IPv4 header
@@ -18,9 +20,18 @@ use ferroce_proto::pcap::{self, PcapWriter};
 use ferroce_proto::wire::FrameRepr;
 use serde_json::json;
 
+use super::verbs::Engine;
 use super::CliError;
+use crate::engines::VerilatedTx;
+use crate::vcd::{VcdBench, VcdWindow};
 
-pub fn run(input: &Path, output: &Path) -> Result<ExitCode, CliError> {
+pub fn run(
+    input: &Path,
+    output: &Path,
+    engine: &str,
+    vcd: Option<&VcdWindow>,
+) -> Result<ExitCode, CliError> {
+    let engine = super::engine_and_vcd(engine, vcd)?;
     let capture = pcap::read_file(input)
         .and_then(|c| c.ensure_ethernet())
         .map_err(|e| CliError(e.to_string()))?;
@@ -44,14 +55,40 @@ pub fn run(input: &Path, output: &Path) -> Result<ExitCode, CliError> {
             Err(e) => skipped.push(json!({"frame": index + 1, "reason": e.0})),
         }
     }
-    let mut bench = Bench::new(TxHeaderBuilder::default(), |u: &mut TxHeaderBuilder| {
-        &mut u.clock
-    });
-    let result = run_builder(&mut bench, &jobs, Timing::default(), &mut Rng::new(1));
-    if result.frames.len() != jobs.len() {
+    let bench = || {
+        Bench::new(TxHeaderBuilder::default(), |u: &mut TxHeaderBuilder| {
+            &mut u.clock
+        })
+    };
+    // Back to back at full rate, the output always ready (the Verilator driver's only timing).
+    let (frames, cycles) = match (engine, vcd) {
+        (Engine::Verilator, vcd) => {
+            let r = VerilatedTx::with_vcd(vcd)
+                .map_err(|e| {
+                    CliError(format!(
+                        "building the Verilator model of the transmit builder: {e}"
+                    ))
+                })?
+                .run(&jobs);
+            (r.frames, r.cycles)
+        }
+        (Engine::RustHdl, vcd) => {
+            let r = match vcd {
+                None => run_builder(&mut bench(), &jobs, Timing::default(), &mut Rng::new(1)),
+                Some(w) => run_builder(
+                    &mut VcdBench::new(bench(), w.clone()).map_err(CliError)?,
+                    &jobs,
+                    Timing::default(),
+                    &mut Rng::new(1),
+                ),
+            };
+            (r.frames, r.cycles)
+        }
+    };
+    if frames.len() != jobs.len() {
         return Err(CliError(format!(
             "the transmit path built {} frames for {} descriptors",
-            result.frames.len(),
+            frames.len(),
             jobs.len()
         )));
     }
@@ -59,7 +96,7 @@ pub fn run(input: &Path, output: &Path) -> Result<ExitCode, CliError> {
         PcapWriter::create(output).map_err(|e| CliError(format!("{}: {e}", output.display())))?;
     let mut identical = 0usize;
     let mut differing = Vec::new();
-    for ((number, ts_ns, original), rebuilt) in originals.iter().zip(&result.frames) {
+    for ((number, ts_ns, original), rebuilt) in originals.iter().zip(&frames) {
         writer
             .write_packet(*ts_ns, rebuilt)
             .map_err(|e| CliError(format!("{}: {e}", output.display())))?;
@@ -80,12 +117,12 @@ pub fn run(input: &Path, output: &Path) -> Result<ExitCode, CliError> {
         .map_err(|e| CliError(format!("{}: {e}", output.display())))?;
     let summary = json!({
         "frames": capture.records.len(),
-        "rebuilt": result.frames.len(),
+        "rebuilt": frames.len(),
         "identical": identical,
         "different": differing.len(),
         "differences": differing,
         "skipped": skipped,
-        "cycles": result.cycles,
+        "cycles": cycles,
     });
     println!("{summary}");
     Ok(if differing.is_empty() {

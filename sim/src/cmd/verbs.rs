@@ -782,8 +782,9 @@ pub fn run_scenario_hooked(
     run_scenario_full(args, link, engine, hooks, None)
 }
 
-/// The scenario with hooks and optional waveforms.
-fn run_scenario_full(
+/// The scenario with hooks and optional waveforms (NIC A's to the window's file, NIC B's to
+/// [`VcdWindow::for_second_nic`]).
+pub fn run_scenario_full(
     args: &VerbsArgs,
     link: &VerbsLinkArgs,
     engine: Engine,
