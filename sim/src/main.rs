@@ -113,7 +113,8 @@ enum Command {
         vcd: cmd::VcdArgs,
     },
     /// Measure the HDL front ends: cycles per frame against the ideal for 64 B..4 KiB frames,
-    /// and simulated cycles per second on the rust-hdl and Verilator engines.
+    /// and simulated cycles per second on the rust-hdl and Verilator engines (both, so no
+    /// --engine; no --vcd, which would slow what it measures).
     Bench {
         /// Fewer frames per size (a smoke run).
         #[arg(long)]

@@ -414,3 +414,35 @@ fn rx_replay_vcd_on_both_engines() {
         }
     }
 }
+
+/// The engine and waveform options are checked before anything runs: an unknown engine, an
+/// empty window or a file that cannot be created exit 2 naming the option.
+#[test]
+fn replay_options_are_checked() {
+    let input = mixed_capture("options_in.pcap");
+    let input = input.to_str().unwrap();
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("options_out.pcap");
+    let nowhere = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("no/such/dir/x.vcd");
+    for cmd in [
+        vec!["rx-replay", input],
+        vec!["tx-replay", input, "--out", out.to_str().unwrap()],
+    ] {
+        for (bad, why) in [
+            (
+                vec!["--engine", "iverilog"],
+                "--engine 'iverilog' is not an engine",
+            ),
+            (
+                vec!["--vcd", "x.vcd", "--vcd-cycles", "0"],
+                "--vcd-cycles must be at least 1",
+            ),
+            (vec!["--vcd", nowhere.to_str().unwrap()], "--vcd "),
+        ] {
+            let args: Vec<&str> = cmd.iter().chain(&bad).copied().collect();
+            let (code, lines, err) = ferroce(&args);
+            assert_eq!(code, Some(2), "{args:?}: {err}");
+            assert!(lines.is_empty(), "{args:?}: ran anyway");
+            assert!(err.contains(why), "{args:?}: {err}");
+        }
+    }
+}

@@ -32,14 +32,15 @@ impl From<std::io::Error> for CliError {
     }
 }
 
-/// The waveform options of every command that runs the NIC (see [`crate::vcd`]).
+/// The waveform options of every command that runs the hardware (see [`crate::vcd`]).
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct VcdArgs {
-    /// Write the NIC's signals (hierarchical names) as a VCD file (GTKWave, Surfer); with two
+    /// Write every signal of the hardware the command runs (the NIC, or the block it drives),
+    /// with hierarchical names, as a VCD file (GTKWave, Surfer), on either engine; with two
     /// NICs, the second one's go to FILE with `.b` before its extension.
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<std::path::PathBuf>,
-    /// First NIC clock cycle written (counted from reset).
+    /// First clock cycle written (counted from reset, 4 ns a cycle).
     #[arg(long, value_name = "N", default_value_t = 0, requires = "vcd")]
     pub vcd_from: u64,
     /// Cycles written.
