@@ -11,7 +11,7 @@ use ferroce_proto::testgen::{random_roce_frame, FrameSpec, Rng};
 use ferroce_proto::wire::{FrameRepr, RoceNet};
 use ferroce_sim::vcd::PERIOD_PS;
 use ferroce_testkit::require_tool;
-use ferroce_testkit::vcd::{read_vcd, read_vcd_with_gtkwave};
+use ferroce_testkit::vcd::{read_vcd, read_vcd_with_gtkwave, vcd_options};
 use serde_json::Value;
 
 fn ferroce(args: &[&str]) -> (Option<i32>, Vec<Value>, String) {
@@ -373,18 +373,10 @@ fn rx_replay_vcd_on_both_engines() {
     for (engine, dumps, prefix) in [("rust-hdl", 1, "uut."), ("verilator", 2, "TOP.")] {
         let (_, plain, _) = ferroce(&["rx-replay", input, "--engine", engine]);
         let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("rx_{engine}.vcd"));
-        let (code, lines, err) = ferroce(&[
-            "rx-replay",
-            input,
-            "--engine",
-            engine,
-            "--vcd",
-            path.to_str().unwrap(),
-            "--vcd-from",
-            &from.to_string(),
-            "--vcd-cycles",
-            &cycles.to_string(),
-        ]);
+        let options = vcd_options(&path, from, cycles);
+        let mut args = vec!["rx-replay", input, "--engine", engine];
+        args.extend(options.iter().map(String::as_str));
+        let (code, lines, err) = ferroce(&args);
         assert_eq!(code, Some(0), "{engine}: {err}");
         assert_eq!(lines, plain, "{engine}: --vcd changed the run");
         let mut readers = vec![(read_vcd(&path), "our reader")];

@@ -8,7 +8,7 @@ use ferroce_proto::pcap::{self, PcapWriter};
 use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode, RoceNet};
 use ferroce_sim::vcd::PERIOD_PS;
 use ferroce_testkit::require_tool;
-use ferroce_testkit::vcd::read_vcd;
+use ferroce_testkit::vcd::{read_vcd, vcd_options};
 use roce_frames::{LOCAL_MAC, REMOTE_MAC};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -437,14 +437,10 @@ fn sends_fill_receive_buffers_then_rnr() {
         &d,
         &cfg,
         &frames,
-        &[
-            "--vcd",
-            vcd_path.to_str().unwrap(),
-            "--vcd-from",
-            &from.to_string(),
-            "--vcd-cycles",
-            &cycles.to_string(),
-        ],
+        &vcd_options(&vcd_path, from, cycles)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
     );
     let vcd = read_vcd(&vcd_path);
     vcd.assert_window("rust-hdl NIC", from, cycles, PERIOD_PS, 1);

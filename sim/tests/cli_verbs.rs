@@ -15,7 +15,7 @@ use ferroce_sim::nic_pair::lock;
 use ferroce_sim::nic_verilated::VerilatedNic;
 use ferroce_sim::vcd::PERIOD_PS;
 use ferroce_testkit::require_tool;
-use ferroce_testkit::vcd::{read_vcd, read_vcd_with_gtkwave};
+use ferroce_testkit::vcd::{read_vcd, read_vcd_with_gtkwave, vcd_options};
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
@@ -366,14 +366,8 @@ fn verbs_vcd_window_holds_the_state_machines() {
     let (from, cycles) = (first_cycle - 100, 400u64);
     let vcd_path = d.join("nic.vcd");
     let _ = std::fs::remove_file(d.join("nic.b.vcd"));
-    run(&[
-        "--vcd",
-        vcd_path.to_str().unwrap(),
-        "--vcd-from",
-        &from.to_string(),
-        "--vcd-cycles",
-        &cycles.to_string(),
-    ]);
+    let options = vcd_options(&vcd_path, from, cycles);
+    run(&options.iter().map(String::as_str).collect::<Vec<_>>());
     for (path, nic) in [(vcd_path.clone(), "A"), (d.join("nic.b.vcd"), "B")] {
         let ours = read_vcd(&path);
         let Some(gtkwave) = read_vcd_with_gtkwave(&path) else {

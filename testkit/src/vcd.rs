@@ -58,6 +58,20 @@ impl Vcd {
     }
 }
 
+/// The command-line options that ask for the window `from..from + cycles` in `path`:
+/// `--vcd PATH --vcd-from FROM --vcd-cycles CYCLES`.
+pub fn vcd_options(path: &Path, from: u64, cycles: u64) -> Vec<String> {
+    [
+        "--vcd".to_string(),
+        path.to_string_lossy().into_owned(),
+        "--vcd-from".to_string(),
+        from.to_string(),
+        "--vcd-cycles".to_string(),
+        cycles.to_string(),
+    ]
+    .to_vec()
+}
+
 /// Parse the VCD text at `path`. Panics on anything malformed: unbalanced scopes, a header that
 /// does not end, time going backwards, a change before a timestamp or of an undeclared
 /// variable, a scalar value that is not 0, 1, x or z.
