@@ -245,3 +245,29 @@ fn bad_input_names_line_and_field() {
         assert!(out.stdout.is_empty(), "nothing printed on bad input");
     }
 }
+
+/// `--vcd` on the rust-hdl engine: the same samples as without it, and the window asked for,
+/// one dump a cycle, with the block's hierarchical names, in which its state machine runs (CNPs
+/// cut the rate, the timers run).
+#[test]
+fn vcd_of_the_reaction_point() {
+    let trace = tmp(
+        "vcd_trace.jsonl",
+        "{\"t\": 0, \"ev\": \"bytes\", \"n\": 100000}\n{\"t\": 1, \"ev\": \"cnp\"}\n\
+         {\"t\": 2, \"ev\": \"sample\"}\n{\"t\": 5, \"ev\": \"cnp\"}\n{\"t\": 10, \"ev\": \"sample\"}\n",
+    );
+    let trace = trace.to_str().unwrap();
+    let vcd = tmp("rp.vcd", "");
+    let (from, cycles) = (10u64, 300u64);
+    let plain = ferroce(&["dcqcn-trace", "--in", trace, "--engine", "rust-hdl"]);
+    let plain = run_ok(plain, "dcqcn-trace");
+    assert_eq!(plain.lines().count(), 2, "{plain}");
+    let mut args = vec!["dcqcn-trace", "--in", trace, "--engine", "rust-hdl"];
+    let options = ferroce_testkit::vcd::vcd_options(&vcd, from, cycles);
+    args.extend(options.iter().map(String::as_str));
+    assert_eq!(run_ok(ferroce(&args), "dcqcn-trace --vcd"), plain);
+    let v = ferroce_testkit::vcd::read_vcd(&vcd);
+    v.assert_window("dcqcn-trace", from, cycles, ferroce_sim::vcd::PERIOD_PS, 1);
+    assert!(v.names.values().flatten().all(|n| n.starts_with("uut.")));
+    assert!(v.changes_of("uut.state.q") > 0, "state machine constant");
+}

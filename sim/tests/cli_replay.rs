@@ -438,3 +438,33 @@ fn replay_options_are_checked() {
         }
     }
 }
+
+/// `tx-replay --vcd` on the rust-hdl engine: the same summary and frames as without it, and the
+/// window asked for, one dump a cycle, in which the builder's ICRC generator (`gen`) runs.
+#[test]
+fn tx_replay_vcd_on_rust_hdl() {
+    let input = mixed_capture("tx_vcd_in.pcap");
+    let input = input.to_str().unwrap();
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let (from, cycles) = (5u64, 200u64);
+    let mut runs = vec![];
+    for vcd in [None, Some(tmp.join("tx_rust-hdl.vcd"))] {
+        let out = tmp.join("tx_vcd_out.pcap");
+        let mut args = vec!["tx-replay", input, "--out", out.to_str().unwrap()];
+        args.extend(["--engine", "rust-hdl"]);
+        let options = vcd.as_ref().map(|p| vcd_options(p, from, cycles));
+        args.extend(options.iter().flatten().map(String::as_str));
+        let (code, lines, err) = ferroce(&args);
+        assert_eq!(code, Some(1), "{err}"); // the frames with a flipped ICRC bit differ
+        runs.push((lines, std::fs::read(&out).unwrap()));
+        if let Some(p) = vcd {
+            let vcd = read_vcd(&p);
+            vcd.assert_window("tx-replay", from, cycles, PERIOD_PS, 1);
+            assert!(
+                vcd.changes_of("uut.gen.front.s_state") > 0,
+                "ICRC state constant"
+            );
+        }
+    }
+    assert_eq!(runs[0], runs[1], "--vcd changed the run");
+}
