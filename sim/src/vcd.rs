@@ -4,16 +4,16 @@
 //!
 //! Time: cycle `k` (the `k`-th rising edge of the NIC clock since reset, from 0) is at
 //! `k * PERIOD_PS` picoseconds (the 250 MHz core clock). The rust-hdl engine writes the values
-//! after each rising edge (its enumerated states by name); the Verilator engine writes them
-//! after the rising edge and again after the falling edge (half a period later), with the
-//! clock itself, states as numbers.
+//! after each rising edge (its enumerated states by name, as string variables); the Verilator
+//! engine writes them after the rising edge and again after the falling edge (half a period
+//! later), with the clock itself, states as numbers.
 use crate::host::backend::DEFAULT_CLOCK_HZ;
 use ferroce_hdl::cosim::VerilatedBlock;
 use ferroce_hdl::testbench::{Bench, Stepper};
 use rust_hdl::core::vcd_probe::{write_vcd_change, write_vcd_dump, write_vcd_header, VCDProbe};
 use rust_hdl::prelude::Block;
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// One clock period in the VCD's time unit (1 ps).
@@ -62,11 +62,52 @@ impl VcdWindow {
     }
 }
 
+/// rust-hdl's VCD with its enumerated signals declared as strings. rust-hdl declares them
+/// `$var wire 0` and writes their values as names (`sIdle`), which a reader that keeps to the
+/// wire type drops (GTKWave's `vcd2fst` does); declared `$var string`, the VCD extension
+/// GTKWave reads string values from, they keep their names. The header is held until
+/// `$enddefinitions` and written rewritten; the values pass straight through.
+struct StringVars<W: Write> {
+    out: W,
+    header: Option<Vec<u8>>,
+}
+
+impl<W: Write> StringVars<W> {
+    fn new(out: W) -> StringVars<W> {
+        StringVars {
+            out,
+            header: Some(Vec::new()),
+        }
+    }
+}
+
+impl<W: Write> Write for StringVars<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let Some(header) = &mut self.header else {
+            return self.out.write(buf);
+        };
+        // Look for the end of the header only in what this write added (and the few bytes
+        // before it, where the keyword may have begun).
+        let end = b"$enddefinitions";
+        let from = header.len().saturating_sub(end.len() - 1);
+        header.extend_from_slice(buf);
+        if header[from..].windows(end.len()).any(|w| w == end) {
+            let text = String::from_utf8_lossy(header).replace("$var wire 0 ", "$var string 0 ");
+            self.out.write_all(text.as_bytes())?;
+            self.header = None;
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
 /// A rust-hdl simulation ([`Bench`]) that writes a VCD of its block over a window of cycles.
 pub struct VcdBench<B: Block> {
     bench: Bench<B>,
     window: VcdWindow,
-    probe: Option<VCDProbe<BufWriter<File>>>,
+    probe: Option<VCDProbe<StringVars<BufWriter<File>>>>,
     dumped: bool,
 }
 
@@ -74,7 +115,7 @@ impl<B: Block> VcdBench<B> {
     pub fn new(bench: Bench<B>, window: VcdWindow) -> Result<VcdBench<B>, String> {
         let f = File::create(&window.path)
             .map_err(|e| format!("--vcd {}: {e}", window.path.display()))?;
-        let probe = write_vcd_header(BufWriter::new(f), &bench.uut);
+        let probe = write_vcd_header(StringVars::new(BufWriter::new(f)), &bench.uut);
         Ok(VcdBench {
             bench,
             window,
