@@ -42,7 +42,7 @@ struct DemoCli {
     /// Hardware model of both NICs: verilator (fast) or rust-hdl (slow).
     #[arg(long, default_value = "verilator")]
     engine: String,
-    /// Write a.pcap (A's link), rates.svg and summary.json here.
+    /// Write a.pcap (A's link), rates.svg, rates.png and summary.json here.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Print the summary as one JSON object (no progress lines).
@@ -87,7 +87,7 @@ enum Command {
         /// Hardware model of the NICs: verilator (fast) or rust-hdl (slow).
         #[arg(long, default_value = "verilator")]
         engine: String,
-        /// Write the outputs the file asks for here (the pcap, rates.svg, summary.json).
+        /// Write the outputs the file asks for here (the pcap, rates.svg and rates.png, summary.json).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Print the summary as one JSON object (no progress lines).

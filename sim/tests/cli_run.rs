@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use ferroce_sim::plot::{COLOURS, FRAME, QUEUE_COLOUR};
+use ferroce_testkit::RgbImage;
 use serde_json::Value;
 
 fn ferroce(args: &[&str]) -> std::process::Output {
@@ -47,13 +49,13 @@ fn request_family(op: u8) -> Option<&'static str> {
     }
 }
 
-/// Frames of a capture: (source IPv4 or none, destination IPv4, BTH opcode if RoCEv2, CE).
-fn read_capture(path: &Path) -> Vec<(Option<[u8; 4]>, Option<u8>, bool)> {
+/// Frames of a capture: (source IPv4 or none, BTH opcode if RoCEv2, CE, UDP source port).
+fn read_capture(path: &Path) -> Vec<(Option<[u8; 4]>, Option<u8>, bool, u16)> {
     let cap = ferroce_proto::pcap::read_file(path).expect("the pcap reads");
     cap.frames()
         .map(|f| {
             if f.len() < 34 || f[12..14] != [0x08, 0x00] {
-                return (None, None, false);
+                return (None, None, false, 0);
             }
             let src: [u8; 4] = f[26..30].try_into().unwrap();
             let ce = f[15] & 3 == 3;
@@ -61,7 +63,12 @@ fn read_capture(path: &Path) -> Vec<(Option<[u8; 4]>, Option<u8>, bool)> {
             let roce = f[23] == 17
                 && f.len() >= u + 20
                 && u16::from_be_bytes([f[u + 2], f[u + 3]]) == 4791;
-            (Some(src), roce.then(|| f[u + 8]), ce)
+            let sport = if f.len() >= u + 2 {
+                u16::from_be_bytes([f[u], f[u + 1]])
+            } else {
+                0
+            };
+            (Some(src), roce.then(|| f[u + 8]), ce, sport)
         })
         .collect()
 }
@@ -92,6 +99,32 @@ fn expected_requests(host: &toml::Value, pmtu: u64) -> BTreeMap<&'static str, u6
         *m.entry(fam).or_default() += n;
     }
     m
+}
+
+/// rates.png: the plot's size, curves in the rates panel (returns how many series colours
+/// are drawn there), the queue's curve in the queue panel when there are switches.
+fn check_png(path: &Path, name: &str, switches: bool) -> usize {
+    let img = RgbImage::read_png(path);
+    assert_eq!((img.w, img.h), (FRAME.w as u32, FRAME.h as u32), "{name}");
+    let panel = |i: usize| {
+        let (top, h) = FRAME.panels[i];
+        (
+            (FRAME.left as u32 + 1, top as u32 + 1),
+            ((FRAME.w - FRAME.right) as u32, (top + h) as u32),
+        )
+    };
+    let (a, b) = panel(0);
+    let colours = img.colours_present(a, b, &COLOURS, 5).len();
+    assert!(colours >= 1, "{name}: no rate curve in rates.png");
+    // (back to back, there is no switch and no queue)
+    let (a, b) = panel(1);
+    let queue = img.count(a, b, QUEUE_COLOUR);
+    assert_eq!(
+        queue > 50,
+        switches,
+        "{name}: {queue} pixels of the queue curve"
+    );
+    colours
 }
 
 fn check_example(file: &Path) {
@@ -190,6 +223,7 @@ fn check_example(file: &Path) {
             assert!(sh["tx_frames"].as_u64().unwrap() > 0, "{name}: {sh}");
         }
     }
+    let mut plotted = None;
     if doc
         .get("output")
         .and_then(|o| o.get("plot"))
@@ -197,6 +231,8 @@ fn check_example(file: &Path) {
         != Some(false)
     {
         assert!(dir.join("rates.svg").is_file(), "{name}: rates.svg");
+        let switches = doc["topology"]["kind"].as_str() != Some("back_to_back");
+        plotted = Some(check_png(&dir.join("rates.png"), name, switches));
     }
     // the capture against the summary
     let Some(pcap_host) = doc
@@ -220,6 +256,22 @@ fn check_example(file: &Path) {
         sh["rx_frames"].as_u64().unwrap(),
         "{name}: frames received"
     );
+    // the plot draws one curve per flow of the first ferroce host: when that is the
+    // captured host, one colour per UDP source port it sent from
+    if let (Some(colours), Some(first)) = (&plotted, ferroce.first()) {
+        if first["name"].as_str() == Some(pcap_host) {
+            let flows: std::collections::BTreeSet<u16> = frames
+                .iter()
+                .filter(|f| f.0 == Some(ip))
+                .map(|f| f.3)
+                .collect();
+            assert_eq!(
+                *colours,
+                flows.len().min(COLOURS.len()),
+                "{name}: curves in rates.png"
+            );
+        }
+    }
     let ce = frames.iter().filter(|f| f.0 != Some(ip) && f.2).count() as u64;
     assert_eq!(ce, sh["rx_ce"].as_u64().unwrap(), "{name}: CE received");
     assert_eq!(
