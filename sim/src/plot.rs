@@ -47,6 +47,17 @@ pub struct Frame {
     pub panels: [(f64, f64); 2],
 }
 
+impl Frame {
+    /// The pixels inside panel `i`'s border: `[x0, x1) x [y0, y1)` as ((x0, y0), (x1, y1)).
+    pub fn inside(&self, i: usize) -> ((u32, u32), (u32, u32)) {
+        let (top, h) = self.panels[i];
+        (
+            (self.left as u32 + 1, top as u32 + 1),
+            ((self.w - self.right) as u32, (top + h) as u32),
+        )
+    }
+}
+
 pub const FRAME: Frame = Frame {
     w: 900.0,
     h: 560.0,

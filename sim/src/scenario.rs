@@ -458,7 +458,6 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
         let msg = e.to_string();
         ScenarioError(format!("{file}: {}", msg.trim_end()))
     })?;
-    let top = 0..0;
     let kind = *f.topology.kind.get_ref();
     let kspan = f.topology.kind.span();
     let (leaves, spines) = match kind {
@@ -1082,7 +1081,6 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
         Some(p) => Some(lookup(p, "output.pcap")?),
         None => None,
     };
-    let _ = top;
     Ok(Scenario {
         name: f.name.unwrap_or_else(|| file.to_string()),
         description: f.description.unwrap_or_default(),
@@ -1150,12 +1148,12 @@ kind = "ferroce"
     #[test]
     fn errors_name_the_line_and_the_field() {
         let e = parse("x.toml", &OK.replace("count = 3", "count = 3\ncolour = 1")).unwrap_err();
-        assert!(e.0.contains("line 13") && e.0.contains("colour"), "{e}");
+        assert!(e.0.contains("line 14") && e.0.contains("colour"), "{e}");
         let e = parse("x.toml", &OK.replace("size = 4096", "size = \"big\"")).unwrap_err();
-        assert!(e.0.contains("line 11") && e.0.contains("size"), "{e}");
+        assert!(e.0.contains("line 12") && e.0.contains("size"), "{e}");
         let e = parse("x.toml", &OK.replace("to = \"B\"", "to = \"C\"")).unwrap_err();
         assert!(
-            e.0.contains("line 9") && e.0.contains("workloads[0].to") && e.0.contains("'C'"),
+            e.0.contains("line 10") && e.0.contains("workloads[0].to") && e.0.contains("'C'"),
             "{e}"
         );
     }

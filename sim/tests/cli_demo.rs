@@ -70,21 +70,14 @@ fn check_png(path: &Path, qps: usize) {
     use ferroce_sim::plot::{COLOURS, FRAME, QUEUE_COLOUR};
     let img = ferroce_testkit::RgbImage::read_png(path);
     assert_eq!((img.w, img.h), (FRAME.w as u32, FRAME.h as u32));
-    let panel = |i: usize| {
-        let (top, h) = FRAME.panels[i];
-        (
-            (FRAME.left as u32 + 1, top as u32 + 1),
-            ((FRAME.w - FRAME.right) as u32, (top + h) as u32),
-        )
-    };
-    let (a, b) = panel(0);
+    let (a, b) = FRAME.inside(0);
     let drawn = img.colours_present(a, b, &COLOURS, 5);
     assert_eq!(
         drawn.len(),
         qps.min(COLOURS.len()),
         "series colours drawn: {drawn:?}"
     );
-    let (a, b) = panel(1);
+    let (a, b) = FRAME.inside(1);
     assert!(
         img.count(a, b, QUEUE_COLOUR) > 100,
         "no queue curve in rates.png"

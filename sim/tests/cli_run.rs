@@ -106,18 +106,11 @@ fn expected_requests(host: &toml::Value, pmtu: u64) -> BTreeMap<&'static str, u6
 fn check_png(path: &Path, name: &str, switches: bool) -> usize {
     let img = RgbImage::read_png(path);
     assert_eq!((img.w, img.h), (FRAME.w as u32, FRAME.h as u32), "{name}");
-    let panel = |i: usize| {
-        let (top, h) = FRAME.panels[i];
-        (
-            (FRAME.left as u32 + 1, top as u32 + 1),
-            ((FRAME.w - FRAME.right) as u32, (top + h) as u32),
-        )
-    };
-    let (a, b) = panel(0);
+    let (a, b) = FRAME.inside(0);
     let colours = img.colours_present(a, b, &COLOURS, 5).len();
     assert!(colours >= 1, "{name}: no rate curve in rates.png");
     // (back to back, there is no switch and no queue)
-    let (a, b) = panel(1);
+    let (a, b) = FRAME.inside(1);
     let queue = img.count(a, b, QUEUE_COLOUR);
     assert_eq!(
         queue > 50,

@@ -129,7 +129,7 @@ fn build(sc: &Scenario) -> Result<(Built, Vec<NodeId>, Vec<u16>), CliError> {
         .iter()
         .any(|h| matches!(&h.role, HostRole::Traffic(t) if t.via.is_some()))
     {
-        let (probe, ids) = build_with(sc, &sports);
+        let (probe, _) = build_with(sc, &sports);
         for (i, h) in sc.hosts.iter().enumerate() {
             let HostRole::Traffic(t) = &h.role else {
                 continue;
@@ -138,7 +138,6 @@ fn build(sc: &Scenario) -> Result<(Built, Vec<NodeId>, Vec<u16>), CliError> {
             let leaf = probe.leaves[h.leaf];
             let up = port_toward(&probe.fabric, leaf, probe.spines[via]);
             let dst = &sc.hosts[t.to];
-            let _ = ids;
             sports[i] = (49152u16..=u16::MAX)
                 .find(|s| {
                     let key = FlowKey {
