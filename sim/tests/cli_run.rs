@@ -457,3 +457,32 @@ fn broken_files_name_the_line_and_the_field_and_run_nothing() {
         assert!(!dir.exists(), "{what}: wrote {}", dir.display());
     }
 }
+
+/// A run that outlasts its `duration_us` stops there: the messages not completed count as
+/// failed, the error says so, exit status 1.
+#[test]
+fn a_run_stops_at_its_duration() {
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("run-duration");
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let f = base.join("short.toml");
+    // 64 writes of 64 KiB need 3.4 ms at 10 Gb/s: 100 us is far too short
+    let text = GOOD
+        .replace("size = 4096\ncount = 4", "size = 65536\ncount = 64")
+        .replace("[topology]", "duration_us = 100\n\n[topology]");
+    std::fs::write(&f, text).unwrap();
+    let out = ferroce(&["run", f.to_str().unwrap(), "--json"]);
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(out.status.code(), Some(1), "{s}");
+    let verified = s["verified"].as_u64().unwrap();
+    assert!(verified < 64, "{s}");
+    assert_eq!(s["failed"].as_u64().unwrap(), 64 - verified, "{s}");
+    assert!(
+        s["errors"][0].as_str().unwrap().contains("duration"),
+        "{}",
+        s["errors"]
+    );
+    // it stopped at 100 us of traffic (25 000 cycles), not long after
+    let cycles = s["cycles"].as_u64().unwrap();
+    assert!((25_000..26_000).contains(&cycles), "{cycles} cycles");
+}
