@@ -227,6 +227,20 @@ pub struct PortStats {
     pub pfc_received: u64,
     /// Largest depth of each egress queue, bytes.
     pub peak: [u64; 8],
+    /// Frames this port transmitted that the link lost ([`Fabric::set_link_faults`]: random
+    /// loss, or the link down).
+    pub lost: u64,
+}
+
+/// Faults of one link (both directions): random loss and times it is down.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkFault {
+    /// Fraction of frames lost (0..=1), drawn per frame from `seed`.
+    pub loss: f64,
+    /// Intervals `[from, until)` during which the link is down: a frame whose transmission
+    /// starts then is lost (the transmitter keeps its pace: a down link is a silent one).
+    pub down: Vec<(Ps, Ps)>,
+    pub seed: u64,
 }
 
 struct Port {
@@ -246,6 +260,7 @@ struct Port {
     red_avg: [f64; 8],
     rr: usize,
     stats: PortStats,
+    fault: Option<(LinkFault, ferroce_proto::testgen::Rng)>,
 }
 
 impl Port {
@@ -263,6 +278,7 @@ impl Port {
             red_avg: [0.0; 8],
             rr: 0,
             stats: PortStats::default(),
+            fault: None,
         }
     }
 }
@@ -574,6 +590,16 @@ impl Fabric {
         }
     }
 
+    /// Faults on the link at port `port` of `n`, both directions (each direction draws its own
+    /// random stream from `fault.seed`).
+    pub fn set_link_faults(&mut self, n: NodeId, port: usize, fault: LinkFault) {
+        let (peer, pport) = self.peer(n, port);
+        for (i, (node, p)) in [(n, port), (peer, pport)].into_iter().enumerate() {
+            let rng = ferroce_proto::testgen::Rng::new(fault.seed ^ (0x1055 + i as u64));
+            self.port_mut(node, p).fault = Some((fault.clone(), rng));
+        }
+    }
+
     /// Take a time-series sample of every switch port and bucket every host's transmitted
     /// bytes per flow, every `every` picoseconds from now.
     pub fn sample_every(&mut self, every: Ps) {
@@ -858,6 +884,13 @@ impl Fabric {
         p.stats.tx_frames += 1;
         p.stats.tx_bytes += bytes.len() as u64;
         let (peer, delay) = (p.peer, p.link.delay_ps);
+        let lost = p.fault.as_mut().is_some_and(|(f, rng)| {
+            f.down.iter().any(|(a, b)| (*a..*b).contains(&now))
+                || (f.loss > 0.0 && (rng.next_u64() >> 11) as f64 / ((1u64 << 53) as f64) < f.loss)
+        });
+        if lost {
+            p.stats.lost += 1;
+        }
         if let Node::Host(h) = &mut self.nodes[n] {
             h.stats.tx_frames += 1;
             h.stats.tx_bytes += bytes.len() as u64;
@@ -878,7 +911,9 @@ impl Fabric {
                 }
             }
         }
-        self.schedule(now + ser + delay, EventKind::Arrive(peer.0, peer.1, bytes));
+        if !lost {
+            self.schedule(now + ser + delay, EventKind::Arrive(peer.0, peer.1, bytes));
+        }
         self.schedule(now + ser, EventKind::Kick(n, port));
     }
 

@@ -350,3 +350,49 @@ fn rocev1_is_bridged_never_routed() {
     assert_eq!(t.fabric.take_received(hc).len(), 1, "same leaf: bridged");
     assert_eq!(t.fabric.switch_stats(t.leaves[0]).rocev1_not_routed, 1);
 }
+
+#[test]
+fn a_faulty_link_loses_frames_and_a_down_link_all_of_them() {
+    use ferroce_fabric::LinkFault;
+    let a = host("A", 1, HostKind::External);
+    let b = host("B", 2, HostKind::External);
+    // 1000-byte frames every 1 us on a 10 Gb/s link (each takes 819.2 ns)
+    let send_all = |t: &mut ferroce_fabric::topology::Built, n: u64| {
+        let (ha, hb) = (t.hosts[0], t.hosts[1]);
+        for i in 0..n {
+            t.fabric.send(ha, i * 1_000_000, frame(&a, &b, 1, 1000));
+        }
+        t.fabric.advance(n * 1_000_000 + 10_000_000);
+        t.fabric.take_received(hb).len() as u64
+    };
+    let link = LinkSpec::gbps(10, 1_000_000);
+    // random loss of 20 %: about 200 of 1000 frames, the counter says exactly how many
+    let mut t = back_to_back(a.clone(), b.clone(), link);
+    t.fabric.set_link_faults(
+        t.hosts[0],
+        0,
+        LinkFault {
+            loss: 0.2,
+            down: vec![],
+            seed: 7,
+        },
+    );
+    let got = send_all(&mut t, 1000);
+    let lost = t.fabric.port_stats(t.hosts[0], 0).lost;
+    assert_eq!(got + lost, 1000);
+    assert!((150..=250).contains(&lost), "{lost} of 1000 lost at 20 %");
+    // down from 100 us to 300 us: the 200 frames that start then are lost, no others
+    let mut t = back_to_back(a.clone(), b.clone(), link);
+    t.fabric.set_link_faults(
+        t.hosts[1],
+        0,
+        LinkFault {
+            loss: 0.0,
+            down: vec![(100_000_000, 300_000_000)],
+            seed: 7,
+        },
+    );
+    let got = send_all(&mut t, 1000);
+    assert_eq!(t.fabric.port_stats(t.hosts[0], 0).lost, 200);
+    assert_eq!(got, 800);
+}

@@ -44,7 +44,7 @@ struct DemoCli {
     engine: String,
     #[command(flatten)]
     vcd: cmd::VcdArgs,
-    /// Write a.pcap (A's link), rates.svg and summary.json here.
+    /// Write a.pcap (A's link), rates.svg, rates.png and summary.json here.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Print the summary as one JSON object (no progress lines).
@@ -80,6 +80,25 @@ enum Command {
     /// SEND to B while a plain traffic source congests Spine-1. The NIC has no CNP, DCQCN or
     /// PFC yet: the summary says so.
     Demo(DemoCli),
+    /// Run a scenario file (TOML, docs/SCENARIOS.md): a topology of links and switches, two
+    /// ferroce NICs (the cycle-accurate hardware, driven through the verbs API) with their QPs
+    /// and workloads, plain traffic hosts, faults; prints a summary, writes the outputs.
+    Run {
+        /// The scenario file.
+        file: PathBuf,
+        /// Hardware model of the NICs: verilator (fast) or rust-hdl (slow).
+        #[arg(long, default_value = "verilator")]
+        engine: String,
+        /// Write the outputs the file asks for here (the pcap, rates.svg and rates.png, summary.json).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print the summary as one JSON object (no progress lines).
+        #[arg(long)]
+        json: bool,
+        /// Check the file and describe it; run nothing.
+        #[arg(long)]
+        check: bool,
+    },
     /// Describe every frame of a capture (pcap or pcapng) as JSON Lines, then a summary object.
     PcapInfo {
         /// The capture file to read.
@@ -308,6 +327,19 @@ fn main() -> ExitCode {
             background_stop_us: d.background_stop_us,
             roce: d.roce,
             vcd: d.vcd.window(),
+        }),
+        Command::Run {
+            file,
+            engine,
+            out,
+            json,
+            check,
+        } => cmd::run::run(&cmd::run::RunArgs {
+            file,
+            engine,
+            out,
+            json,
+            check,
         }),
         Command::PcapInfo { file } => cmd::pcap_info::run(&file),
         Command::RxReplay {

@@ -64,6 +64,26 @@ fn family(op: u8) -> &'static str {
     }
 }
 
+/// rates.png: its size, one curve per QP of A in the rates panel (each in its series
+/// colour), the congested queue's curve in the queue panel.
+fn check_png(path: &Path, qps: usize) {
+    use ferroce_sim::plot::{COLOURS, FRAME, QUEUE_COLOUR};
+    let img = ferroce_testkit::RgbImage::read_png(path);
+    assert_eq!((img.w, img.h), (FRAME.w as u32, FRAME.h as u32));
+    let (a, b) = FRAME.inside(0);
+    let drawn = img.colours_present(a, b, &COLOURS, 5);
+    assert_eq!(
+        drawn.len(),
+        qps.min(COLOURS.len()),
+        "series colours drawn: {drawn:?}"
+    );
+    let (a, b) = FRAME.inside(1);
+    assert!(
+        img.count(a, b, QUEUE_COLOUR) > 100,
+        "no queue curve in rates.png"
+    );
+}
+
 #[test]
 fn demo_runs_and_its_summary_agrees_with_its_capture() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("demo-out");
@@ -76,9 +96,10 @@ fn demo_runs_and_its_summary_agrees_with_its_capture() {
         "{s}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    for f in ["a.pcap", "rates.svg", "summary.json"] {
+    for f in ["a.pcap", "rates.svg", "rates.png", "summary.json"] {
         assert!(dir.join(f).is_file(), "{f} missing");
     }
+    check_png(&dir.join("rates.png"), s["qps"].as_u64().unwrap() as usize);
     let on_disk: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(on_disk, s, "summary.json differs from the printed summary");

@@ -271,3 +271,62 @@ pub fn shared_dir() -> Option<std::path::PathBuf> {
     skipped("the published vectors (shared/vectors beside the repository) are not there");
     None
 }
+
+/// A decoded PNG image as 8-bit RGB (what the plots' tests read).
+pub struct RgbImage {
+    pub w: u32,
+    pub h: u32,
+    pub rgb: Vec<u8>,
+}
+
+impl RgbImage {
+    /// Read a PNG file; it must be 8-bit RGB (what the plots write).
+    pub fn read_png(path: &std::path::Path) -> RgbImage {
+        let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+            .read_info()
+            .unwrap_or_else(|e| panic!("{}: not a PNG: {e}", path.display()));
+        let mut buf = vec![0; reader.output_buffer_size().expect("a size that fits")];
+        let info = reader
+            .next_frame(&mut buf)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(
+            (info.color_type, info.bit_depth),
+            (png::ColorType::Rgb, png::BitDepth::Eight),
+            "{}: not 8-bit RGB",
+            path.display()
+        );
+        buf.truncate(info.buffer_size());
+        RgbImage {
+            w: info.width,
+            h: info.height,
+            rgb: buf,
+        }
+    }
+
+    /// Indices of the colours of `palette` with at least `min` pixels in the rectangle
+    /// `[x0, x1) x [y0, y1)`.
+    pub fn colours_present(
+        &self,
+        a: (u32, u32),
+        b: (u32, u32),
+        palette: &[[u8; 3]],
+        min: usize,
+    ) -> Vec<usize> {
+        (0..palette.len())
+            .filter(|i| self.count(a, b, palette[*i]) >= min)
+            .collect()
+    }
+
+    /// Pixels of exactly `colour` in the rectangle `[x0, x1) x [y0, y1)`.
+    pub fn count(&self, (x0, y0): (u32, u32), (x1, y1): (u32, u32), colour: [u8; 3]) -> usize {
+        let mut n = 0;
+        for y in y0..y1.min(self.h) {
+            for x in x0..x1.min(self.w) {
+                let i = ((y * self.w + x) * 3) as usize;
+                n += usize::from(self.rgb[i..i + 3] == colour);
+            }
+        }
+        n
+    }
+}

@@ -112,7 +112,7 @@ fn host(name: &str, mac: [u8; 6], ip: [u8; 4], kind: HostKind, capture: bool) ->
     }
 }
 
-fn port_toward(f: &ferroce_fabric::Fabric, from: NodeId, to: NodeId) -> usize {
+pub(crate) fn port_toward(f: &ferroce_fabric::Fabric, from: NodeId, to: NodeId) -> usize {
     (0..f.ports(from))
         .find(|p| f.peer(from, *p).0 == to)
         .expect("adjacent")
@@ -200,7 +200,7 @@ fn build(args: &DemoArgs) -> (FabricNet, Layout) {
     )
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -208,7 +208,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[i]
 }
 
-fn op_name(op: VerbOp) -> &'static str {
+pub(crate) fn op_name(op: VerbOp) -> &'static str {
     match op {
         VerbOp::Write => "write",
         VerbOp::WriteImm => "write_imm",
@@ -221,7 +221,7 @@ fn op_name(op: VerbOp) -> &'static str {
 }
 
 /// The operation family of a RoCE packet's BTH opcode, as the summary counts packets.
-fn opcode_family(op: u8) -> &'static str {
+pub(crate) fn opcode_family(op: u8) -> &'static str {
     let o = Opcode(op);
     if (Opcode::RC_SEND_FIRST.0..=Opcode::RC_SEND_ONLY_WITH_IMMEDIATE.0).contains(&o.0) {
         "send"
@@ -246,16 +246,16 @@ fn opcode_family(op: u8) -> &'static str {
 
 /// What the link of A carried, counted from the frames themselves (as a capture shows them).
 #[derive(Default)]
-struct LinkCounts {
-    sent: std::collections::BTreeMap<&'static str, u64>,
-    received: std::collections::BTreeMap<&'static str, u64>,
-    ce_received: u64,
-    ce_sent: u64,
-    pfc_received: u64,
-    frames: u64,
+pub(crate) struct LinkCounts {
+    pub(crate) sent: std::collections::BTreeMap<&'static str, u64>,
+    pub(crate) received: std::collections::BTreeMap<&'static str, u64>,
+    pub(crate) ce_received: u64,
+    pub(crate) ce_sent: u64,
+    pub(crate) pfc_received: u64,
+    pub(crate) frames: u64,
 }
 
-fn count_frame(c: &mut LinkCounts, bytes: &[u8], sent: bool) {
+pub(crate) fn count_frame(c: &mut LinkCounts, bytes: &[u8], sent: bool) {
     c.frames += 1;
     let Some(h) = packet::parse(bytes) else {
         return;
@@ -556,6 +556,16 @@ fn summarise(
         let sp = dir.join("rates.svg");
         std::fs::write(&sp, &svg).map_err(|e| CliError(format!("{}: {e}", sp.display())))?;
         files.insert("svg".into(), json!(sp.display().to_string()));
+        let png = crate::plot::RatePlot::from_fabric(
+            f,
+            ha,
+            Some(layout.congested),
+            SAMPLE_PS,
+            Some(kmin),
+        );
+        let pp = dir.join("rates.png");
+        std::fs::write(&pp, png.png()).map_err(|e| CliError(format!("{}: {e}", pp.display())))?;
+        files.insert("png".into(), json!(pp.display().to_string()));
     }
     let hsa = f.host_stats(ha).clone();
     let hsb = f.host_stats(hb).clone();

@@ -6,6 +6,7 @@ pub mod demo;
 pub mod pcap_info;
 pub mod peer;
 pub mod respond;
+pub mod run;
 pub mod rx_replay;
 pub mod synth;
 pub mod tx_replay;

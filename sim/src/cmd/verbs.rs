@@ -427,6 +427,30 @@ impl Default for RunHooks {
     }
 }
 
+/// One message of a [`Plan`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedMessage {
+    /// The host that posts it (0: A, 1: B).
+    pub side: usize,
+    pub qp: usize,
+    pub op: VerbOp,
+    /// Bytes (an atomic moves 8 whatever this says).
+    pub size: usize,
+    /// Not posted before this many cycles from the start of the traffic.
+    pub not_before: u64,
+}
+
+/// The messages of a run given one by one (a scenario file's workloads) instead of the round
+/// robin of [`VerbsArgs`]'s operations, sizes and message count.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plan {
+    /// Posted in this order (so sorted by `not_before`).
+    pub messages: Vec<PlannedMessage>,
+    /// The run stops this many cycles after the start of the traffic; messages not completed
+    /// by then count as failed.
+    pub deadline: Option<u64>,
+}
+
 fn cli<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> CliError + '_ {
     move |e| CliError(format!("{what}: {e}"))
 }
@@ -768,7 +792,7 @@ pub fn run_scenario_vcd(
     engine: Engine,
     vcd: Option<&VcdWindow>,
 ) -> Result<VerbsReport, CliError> {
-    run_scenario_full(args, link, engine, RunHooks::default(), vcd)
+    run_scenario_full(args, link, engine, RunHooks::default(), vcd, None)
 }
 
 /// [`run_scenario_with`] with [`RunHooks`] (addresses, a network between the NICs, one-way
@@ -779,7 +803,18 @@ pub fn run_scenario_hooked(
     engine: Engine,
     hooks: RunHooks,
 ) -> Result<VerbsReport, CliError> {
-    run_scenario_full(args, link, engine, hooks, None)
+    run_scenario_full(args, link, engine, hooks, None, None)
+}
+
+/// [`run_scenario_hooked`] posting the messages of `plan` (see [`Plan`]).
+pub fn run_scenario_planned(
+    args: &VerbsArgs,
+    link: &VerbsLinkArgs,
+    engine: Engine,
+    hooks: RunHooks,
+    plan: Plan,
+) -> Result<VerbsReport, CliError> {
+    run_scenario_full(args, link, engine, hooks, None, Some(plan))
 }
 
 /// The scenario with hooks and optional waveforms (NIC A's to the window's file, NIC B's to
@@ -790,6 +825,7 @@ pub fn run_scenario_full(
     engine: Engine,
     hooks: RunHooks,
     vcd: Option<&VcdWindow>,
+    plan: Option<Plan>,
 ) -> Result<VerbsReport, CliError> {
     link.validate()?;
     let args = args.clone();
@@ -808,7 +844,7 @@ pub fn run_scenario_full(
                     Bench::new(NicTop::default(), |u| &mut u.clock),
                     Bench::new(NicTop::default(), |u| &mut u.clock),
                 ];
-                run_on_with(&args, &link, hw, hooks)
+                run_on_planned(&args, &link, hw, hooks, plan)
             }
             (Engine::RustHdl, Some([a, b])) => {
                 let traced = |w| {
@@ -816,7 +852,7 @@ pub fn run_scenario_full(
                         .map_err(CliError)
                 };
                 let hw = [traced(a)?, traced(b)?];
-                run_on_with(&args, &link, hw, hooks)
+                run_on_planned(&args, &link, hw, hooks, plan)
             }
             (Engine::Verilator, vcd) => {
                 let [a, b] = match vcd {
@@ -829,7 +865,7 @@ pub fn run_scenario_full(
                     })
                 };
                 let hw = [build(a)?, build(b)?];
-                run_on_with(&args, &link, hw, hooks)
+                run_on_planned(&args, &link, hw, hooks, plan)
             }
         })
         .map_err(cli("starting the simulation thread"))?
@@ -842,8 +878,35 @@ pub fn run_on_with<H: NicHardware + Send + 'static>(
     args: &VerbsArgs,
     link: &VerbsLinkArgs,
     hw: [H; 2],
-    mut hooks: RunHooks,
+    hooks: RunHooks,
 ) -> Result<VerbsReport, CliError> {
+    run_on_planned(args, link, hw, hooks, None)
+}
+
+/// [`run_on_with`], posting the messages of `plan` when given (see [`Plan`]).
+pub fn run_on_planned<H: NicHardware + Send + 'static>(
+    args: &VerbsArgs,
+    link: &VerbsLinkArgs,
+    hw: [H; 2],
+    mut hooks: RunHooks,
+    plan: Option<Plan>,
+) -> Result<VerbsReport, CliError> {
+    if let Some(p) = &plan {
+        if let Some(m) = p.messages.iter().find(|m| m.side > 1 || m.qp >= args.qps) {
+            return Err(CliError(format!(
+                "a planned message on side {} QP {}: there are 2 sides and {} QPs",
+                m.side, m.qp, args.qps
+            )));
+        }
+        if p.messages
+            .windows(2)
+            .any(|w| w[1].not_before < w[0].not_before)
+        {
+            return Err(CliError(
+                "the planned messages are not in time order".into(),
+            ));
+        }
+    }
     if args.ops.is_empty() {
         return Err(CliError("--ops is empty (e.g. --ops write)".into()));
     }
@@ -872,7 +935,12 @@ pub fn run_on_with<H: NicHardware + Send + 'static>(
             args.pmtu
         ))
     })?;
-    let slot = (*sizes.iter().max().expect("not empty") + GUARD.len()).next_multiple_of(64);
+    let max_size = plan
+        .as_ref()
+        .and_then(|p| p.messages.iter().map(|m| m.size).max())
+        .unwrap_or(0)
+        .max(*sizes.iter().max().expect("not empty"));
+    let slot = (max_size + GUARD.len()).next_multiple_of(64);
     if slot * DEPTH * 2 * args.qps > 1 << 30 {
         return Err(CliError(format!(
             "{} QPs x {DEPTH} messages in flight x {slot} bytes need more than 1 GiB per host; use fewer QPs or smaller sizes",
@@ -894,7 +962,6 @@ pub fn run_on_with<H: NicHardware + Send + 'static>(
         args.ipv6,
     )?;
     let mut rng = Rng::new(args.seed);
-    let max_size = *sizes.iter().max().expect("not empty");
     let timeout = link
         .timeout
         .unwrap_or_else(|| auto_timeout(args.qps, max_size));
@@ -918,8 +985,13 @@ pub fn run_on_with<H: NicHardware + Send + 'static>(
     };
 
     let start = lock(&pair).cycles();
+    let total = plan
+        .as_ref()
+        .map_or(args.messages as u64, |p| p.messages.len() as u64);
+    // a plan's messages per (side, QP) so far: each takes the next of the QP's slots
+    let mut planned_on = vec![vec![0u64; args.qps]; 2];
     let mut report = VerbsReport {
-        messages: args.messages as u64,
+        messages: total,
         timeout,
         qpns: [0, 1].map(|h| hosts[h].qps.iter().map(|q| q.qpn()).collect()),
         ..VerbsReport::default()
@@ -938,32 +1010,47 @@ pub fn run_on_with<H: NicHardware + Send + 'static>(
     let mut fadds: [Vec<(u64, u64)>; 2] = [Vec::new(), Vec::new()];
     let mut next = 0u64;
     let mut last_progress = start;
-    let total = args.messages as u64;
     let mut done = 0u64;
     let mut recv_pending = 0u64;
     while done < total || recv_pending > 0 {
         // post what fits
         while next < total {
-            // j: the message's number in its direction
-            let (side, j) = if one_way {
-                (0, next)
+            // (side, QP, operation, length, slot)
+            let (side, q, op, len, k) = if let Some(p) = &plan {
+                let m = &p.messages[next as usize];
+                if lock(&pair).cycles() - start < m.not_before {
+                    break;
+                }
+                let k = (planned_on[m.side][m.qp] % DEPTH as u64) as usize;
+                let len = if m.op.is_atomic() { 8 } else { m.size };
+                (m.side, m.qp, m.op, len, k)
             } else {
-                ((next % 2) as usize, next / 2)
+                // j: the message's number in its direction
+                let (side, j) = if one_way {
+                    (0, next)
+                } else {
+                    ((next % 2) as usize, next / 2)
+                };
+                let q = (j % args.qps as u64) as usize;
+                // each direction runs through every size, then the next operation
+                let op = ops[((j / sizes.len() as u64) % ops.len() as u64) as usize];
+                // an atomic moves 8 bytes whatever the size list says
+                let len = if op.is_atomic() {
+                    8
+                } else {
+                    sizes[(j % sizes.len() as u64) as usize]
+                };
+                // slot k of QP q: source at (q * DEPTH + k) * slot, destination after all
+                // sources
+                let k = ((j / args.qps as u64) % DEPTH as u64) as usize;
+                (side, q, op, len, k)
             };
-            let q = (j % args.qps as u64) as usize;
             if flight[side][q].len() >= DEPTH || rflight[1 - side][q].len() >= DEPTH {
                 break;
             }
-            // each direction runs through every size, then the next operation
-            let op = ops[((j / sizes.len() as u64) % ops.len() as u64) as usize];
-            // an atomic moves 8 bytes whatever the size list says
-            let len = if op.is_atomic() {
-                8
-            } else {
-                sizes[(j % sizes.len() as u64) as usize]
-            };
-            // slot k of QP q: source at (q * DEPTH + k) * slot, destination after all sources
-            let k = ((j / args.qps as u64) % DEPTH as u64) as usize;
+            if plan.is_some() {
+                planned_on[side][q] += 1;
+            }
             let src = (q * DEPTH + k) * slot;
             let dst = (args.qps * DEPTH + q * DEPTH + k) * slot;
             let data = rng.bytes(len);
@@ -1255,7 +1342,23 @@ pub fn run_on_with<H: NicHardware + Send + 'static>(
             }
             next_progress = now + hooks.progress_every;
         }
-        if progressed {
+        // waiting for a planned message's time is not being stuck
+        let waiting = plan.as_ref().is_some_and(|p| {
+            p.messages
+                .get(next as usize)
+                .is_some_and(|m| now - start < m.not_before)
+        });
+        if let Some(d) = plan.as_ref().and_then(|p| p.deadline) {
+            if now - start >= d && (done < total || recv_pending > 0) {
+                let missing = total - done;
+                report.failed += missing + recv_pending;
+                report.errors.push(format!(
+                    "the run's duration ({d} cycles) passed: {missing} messages not completed at the sender, {recv_pending} receives not completed"
+                ));
+                break;
+            }
+        }
+        if progressed || waiting {
             last_progress = now;
         } else if now - last_progress > watchdog {
             let missing = total - done;

@@ -1,0 +1,649 @@
+//! `ferroce run FILE`: build the fabric a scenario file describes ([`crate::scenario`]), put
+//! its two ferroce hosts on it as whole ferroce NICs (the cycle-accurate hardware, Verilator
+//! engine by default), run every workload through the driver's verbs API exactly as
+//! `ferroce demo` does ([`verbs::run_scenario_planned`] over [`FabricMedium`]), with the plain
+//! traffic sources and the faults the file gives, and report what happened.
+//!
+//! Every message is checked byte for byte at its receiver. Only the network is software.
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use ferroce_fabric::topology::{back_to_back, single_switch, spine_leaf, Built};
+use ferroce_fabric::{packet, Fabric, FlowKey, HostConfig, HostKind, NodeId, Source};
+use ferroce_proto::pcap::PcapWriter;
+use serde_json::{json, Value};
+
+use super::demo::{count_frame, op_name, percentile, port_toward, LinkCounts};
+use super::verbs::{self, Engine, Plan, RunHooks, VerbOp, VerbsArgs, VerbsLinkArgs, VerbsReport};
+use super::CliError;
+use crate::fabric_net::{self, FabricMedium, FabricNet, SharedFabric, PS_PER_CYCLE};
+use crate::nic_pair::PAIR_CLOCK_HZ;
+use crate::plot::RatePlot;
+use crate::scenario::{self, HostRole, Scenario, TopologyKind};
+
+/// The switches' time-series sample interval.
+pub const SAMPLE_PS: u64 = 2_000_000;
+
+/// `ferroce run`'s options.
+#[derive(Clone, Debug)]
+pub struct RunArgs {
+    pub file: PathBuf,
+    pub engine: String,
+    pub out: Option<PathBuf>,
+    pub json: bool,
+    /// Check the file and print what it describes; run nothing.
+    pub check: bool,
+}
+
+fn ip(a: [u8; 4]) -> String {
+    format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3])
+}
+
+/// The fabric of a scenario with these UDP source ports for its traffic hosts; returns it
+/// and the node of each host (in the file's order).
+fn build_with(sc: &Scenario, sports: &[u16]) -> (Built, Vec<NodeId>) {
+    let cfg = |i: usize| {
+        let h = &sc.hosts[i];
+        let kind = match &h.role {
+            HostRole::Ferroce => HostKind::External,
+            HostRole::Sink => HostKind::Sink,
+            HostRole::Traffic(t) => HostKind::Source(Source {
+                dst_mac: sc.hosts[t.to].mac,
+                dst_ip: sc.hosts[t.to].ip,
+                sport: sports[i],
+                dport: t.udp_dport,
+                frame_bytes: t.frame_bytes,
+                rate_bps: t.rate_bps,
+                dscp: t.dscp,
+                priority: t.priority,
+                ecn: if t.ect { 2 } else { 0 },
+                start: t.start,
+                stop: t.stop,
+            }),
+        };
+        HostConfig {
+            name: h.name.clone(),
+            mac: h.mac,
+            ip: h.ip,
+            kind,
+            // a MAC transmit FIFO of one 4 KiB frame and a little more
+            tx_fifo_bytes: 4608,
+            capture: sc.pcap == Some(i),
+        }
+    };
+    match sc.topology {
+        TopologyKind::BackToBack => {
+            let t = back_to_back(cfg(0), cfg(1), sc.host_link);
+            let ids = t.hosts.clone();
+            (t, ids)
+        }
+        TopologyKind::SingleSwitch => {
+            let t = single_switch(
+                (0..sc.hosts.len()).map(cfg).collect(),
+                sc.switch.clone(),
+                sc.host_link,
+            );
+            let ids = t.hosts.clone();
+            (t, ids)
+        }
+        TopologyKind::SpineLeaf => {
+            // spine_leaf numbers hosts leaf by leaf: remember where each file host went
+            let mut order = Vec::new();
+            let mut leaves = vec![Vec::new(); sc.leaves];
+            for l in 0..sc.leaves {
+                for i in (0..sc.hosts.len()).filter(|i| sc.hosts[*i].leaf == l) {
+                    leaves[l].push(cfg(i));
+                    order.push(i);
+                }
+            }
+            let t = spine_leaf(
+                leaves,
+                sc.spines,
+                sc.switch.clone(),
+                sc.host_link,
+                sc.fabric_link,
+            );
+            let mut ids = vec![0; sc.hosts.len()];
+            for (k, i) in order.into_iter().enumerate() {
+                ids[i] = t.hosts[k];
+            }
+            (t, ids)
+        }
+    }
+}
+
+/// The scenario's fabric: traffic hosts with `via` get the first UDP source port from 49152
+/// their leaf's ECMP hash sends to that spine; the faults are on their links.
+fn build(sc: &Scenario) -> Result<(Built, Vec<NodeId>, Vec<u16>), CliError> {
+    let mut sports: Vec<u16> = (0..sc.hosts.len())
+        .map(|i| match &sc.hosts[i].role {
+            HostRole::Traffic(t) => t.udp_sport.unwrap_or(49152 + i as u16),
+            _ => 0,
+        })
+        .collect();
+    if sc
+        .hosts
+        .iter()
+        .any(|h| matches!(&h.role, HostRole::Traffic(t) if t.via.is_some()))
+    {
+        let (probe, _) = build_with(sc, &sports);
+        for (i, h) in sc.hosts.iter().enumerate() {
+            let HostRole::Traffic(t) = &h.role else {
+                continue;
+            };
+            let Some(via) = t.via else { continue };
+            let leaf = probe.leaves[h.leaf];
+            let up = port_toward(&probe.fabric, leaf, probe.spines[via]);
+            let dst = &sc.hosts[t.to];
+            sports[i] = (49152u16..=u16::MAX)
+                .find(|s| {
+                    let key = FlowKey {
+                        src_ip: packet::mapped(h.ip),
+                        dst_ip: packet::mapped(dst.ip),
+                        sport: *s,
+                        dport: t.udp_dport,
+                    };
+                    probe.fabric.ecmp_port(leaf, &key, 17) == Some(up)
+                })
+                .ok_or_else(|| {
+                    CliError(format!(
+                        "host '{}': no UDP source port takes its traffic through Spine-{}",
+                        h.name,
+                        via + 1
+                    ))
+                })?;
+        }
+    }
+    let (mut t, ids) = build_with(sc, &sports);
+    let mut names: BTreeMap<String, NodeId> = BTreeMap::new();
+    for (i, h) in sc.hosts.iter().enumerate() {
+        names.insert(h.name.clone(), ids[i]);
+    }
+    for s in t.fabric.switches() {
+        names.insert(t.fabric.name(s).to_string(), s);
+    }
+    for f in &sc.faults {
+        let (a, b) = (names[&f.link[0]], names[&f.link[1]]);
+        let p = port_toward(&t.fabric, a, b);
+        t.fabric.set_link_faults(a, p, f.fault.clone());
+    }
+    t.fabric.sample_every(SAMPLE_PS);
+    Ok((t, ids, sports))
+}
+
+fn describe(sc: &Scenario, sports: &[u16]) -> String {
+    let mut s = format!("scenario '{}': {} topology", sc.name, sc.topology.name());
+    if sc.topology == TopologyKind::SpineLeaf {
+        s += &format!(" ({} leaves, {} spines)", sc.leaves, sc.spines);
+    }
+    s += &format!(", host links {} Gb/s", sc.host_link.rate_bps as f64 / 1e9);
+    if sc.topology == TopologyKind::SpineLeaf {
+        s += &format!(
+            ", fabric links {} Gb/s",
+            sc.fabric_link.rate_bps as f64 / 1e9
+        );
+    }
+    if sc.ferroce.is_empty() {
+        s += "; no ferroce NIC (plain hosts only)\n";
+    } else {
+        s += &format!(
+            "; {} messages on {} QP pair(s), PMTU {}\n",
+            sc.plan.len(),
+            sc.qps,
+            sc.pmtu
+        );
+    }
+    for (i, h) in sc.hosts.iter().enumerate() {
+        let what = match &h.role {
+            HostRole::Ferroce => "ferroce NIC (the cycle-accurate hardware, driven through the verbs API)".to_string(),
+            HostRole::Sink => "plain sink".to_string(),
+            HostRole::Traffic(t) => format!(
+                "plain traffic source, not a ferroce NIC: {} Gb/s of {} B UDP frames to {} (UDP source port {})",
+                t.rate_bps as f64 / 1e9,
+                t.frame_bytes,
+                sc.hosts[t.to].name,
+                sports[i]
+            ),
+        };
+        let at = if sc.topology == TopologyKind::SpineLeaf {
+            format!(" on Leaf-{}", h.leaf + 1)
+        } else {
+            String::new()
+        };
+        s += &format!("  {} {}{at}: {what}\n", h.name, ip(h.ip));
+    }
+    s
+}
+
+pub fn run(args: &RunArgs) -> Result<ExitCode, CliError> {
+    let sc = scenario::load(&args.file).map_err(|e| CliError(e.0))?;
+    let engine = Engine::parse(&args.engine)?;
+    let (built, ids, sports) = build(&sc)?;
+    if !args.json || args.check {
+        print!("{}", describe(&sc, &sports));
+    }
+    if args.check {
+        println!("  the file is good (--check: nothing run)");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir).map_err(|e| CliError(format!("{}: {e}", dir.display())))?;
+    }
+    let wall = Instant::now();
+    let Built { mut fabric, .. } = built;
+    let (report, fabric) = if sc.ferroce.is_empty() {
+        fabric.advance(sc.duration.expect("checked"));
+        (None, fabric)
+    } else {
+        let (a, b) = (sc.ferroce[0], sc.ferroce[1]);
+        let shared: SharedFabric = Arc::new(Mutex::new(FabricNet {
+            fabric,
+            nics: [ids[a], ids[b]],
+        }));
+        let report = run_nics(&sc, engine, args.json, &shared)?;
+        let fabric = std::mem::take(&mut fabric_net::lock(&shared).fabric);
+        (Some(report), fabric)
+    };
+    let wall_s = wall.elapsed().as_secs_f64();
+    let summary = summarise(args, &sc, report.as_ref(), fabric, &ids, &sports, wall_s)?;
+    if args.json {
+        println!("{summary}");
+    } else {
+        print_summary(&summary);
+    }
+    let ok = report
+        .as_ref()
+        .is_none_or(|r| r.failed == 0 && r.verified == r.messages);
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn run_nics(
+    sc: &Scenario,
+    engine: Engine,
+    quiet: bool,
+    shared: &SharedFabric,
+) -> Result<VerbsReport, CliError> {
+    let (a, b) = (&sc.hosts[sc.ferroce[0]], &sc.hosts[sc.ferroce[1]]);
+    let vargs = VerbsArgs {
+        ops: vec!["write".into()],
+        sizes: vec!["0".into()],
+        qps: sc.qps,
+        messages: sc.plan.len(),
+        seed: sc.seed,
+        pmtu: sc.pmtu,
+        pcap: None,
+        json: quiet,
+        dma_jitter: false,
+        ipv6: false,
+    };
+    let link = VerbsLinkArgs {
+        timeout: Some(sc.timeout),
+        retry_cnt: sc.retry_cnt,
+        ..VerbsLinkArgs::default()
+    };
+    let total = sc.plan.len();
+    let hooks = RunHooks {
+        addrs: [(a.mac, a.ip), (b.mac, b.ip)],
+        medium: Some(Box::new(FabricMedium(shared.clone()))),
+        one_way: false,
+        flow_sports: true,
+        progress: Some(Box::new(move |cycles, r: &VerbsReport| {
+            if !quiet {
+                eprintln!(
+                    "  {:>8.1} us simulated: {}/{} messages done",
+                    cycles as f64 * 1e6 / PAIR_CLOCK_HZ as f64,
+                    r.records.len(),
+                    total
+                );
+            }
+        })),
+        progress_every: 100_000,
+    };
+    let plan = Plan {
+        messages: sc.plan.clone(),
+        deadline: sc.duration.map(|d| d / PS_PER_CYCLE),
+    };
+    verbs::run_scenario_planned(&vargs, &link, engine, hooks, plan)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn summarise(
+    args: &RunArgs,
+    sc: &Scenario,
+    r: Option<&VerbsReport>,
+    mut f: Fabric,
+    ids: &[NodeId],
+    sports: &[u16],
+    wall_s: f64,
+) -> Result<Value, CliError> {
+    let kmin = sc.switch.red.map(|r| r.kmin);
+    // per operation (the ferroce hosts' messages)
+    let mut ops = serde_json::Map::new();
+    if let Some(r) = r {
+        for op in [
+            VerbOp::Write,
+            VerbOp::WriteImm,
+            VerbOp::Send,
+            VerbOp::SendImm,
+            VerbOp::Read,
+            VerbOp::AtomicCas,
+            VerbOp::AtomicFadd,
+        ] {
+            let recs: Vec<_> = r.records.iter().filter(|m| m.op == op).collect();
+            if recs.is_empty() {
+                continue;
+            }
+            let mut lat: Vec<f64> = recs
+                .iter()
+                .map(|m| (m.completed - m.posted) as f64 * 1e6 / PAIR_CLOCK_HZ as f64)
+                .collect();
+            lat.sort_by(|a, b| a.partial_cmp(b).expect("finite"));
+            let bytes: u64 = recs.iter().map(|m| m.bytes as u64).sum();
+            let first = recs.iter().map(|m| m.posted).min().unwrap_or(0);
+            let last = recs.iter().map(|m| m.completed).max().unwrap_or(0);
+            let span = (last - first).max(1) as f64 / PAIR_CLOCK_HZ as f64;
+            ops.insert(
+                op_name(op).into(),
+                json!({
+                    "messages": recs.len(),
+                    "verified": recs.iter().filter(|m| m.ok).count(),
+                    "bytes": bytes,
+                    "goodput_gbps": bytes as f64 * 8.0 / span / 1e9,
+                    "latency_us": {"p50": percentile(&lat, 0.5), "p99": percentile(&lat, 0.99)},
+                }),
+            );
+        }
+    }
+    // per QP: its UDP source port and the spine that carried it
+    let mut per_qp = Vec::new();
+    if let Some(r) = r {
+        for q in 0..r.qpns[0].len() {
+            let (lqpn, rqpn) = (r.qpns[0][q], r.qpns[1][q]);
+            let flow = ferroce_proto::flow::calc_flow_label(lqpn, rqpn);
+            let sport = ferroce_proto::flow::udp_source_port(lqpn, rqpn, flow);
+            let a_ip = packet::mapped(sc.hosts[sc.ferroce[0]].ip);
+            let spines: Vec<String> = f
+                .switches()
+                .into_iter()
+                .filter(|s| f.name(*s).starts_with("Spine-"))
+                .filter(|s| {
+                    f.switch_flows(*s)
+                        .keys()
+                        .any(|k| k.sport == sport && k.src_ip == a_ip)
+                })
+                .map(|s| f.name(s).to_string())
+                .collect();
+            per_qp.push(json!({
+                "qp": q, "qpn_a": lqpn, "qpn_b": rqpn, "udp_sport": sport, "spines_from_a": spines,
+            }));
+        }
+    }
+    // every switch port that queued past Kmin or marked, dropped, paused or lost frames; the
+    // busiest (largest peak) is the one plotted
+    let mut queues = Vec::new();
+    let (mut marked, mut drops, mut xoff, mut xon, mut headroom) = (0, 0, 0, 0, 0);
+    let mut busiest: Option<((NodeId, usize), u64)> = None;
+    for s in f.switches() {
+        headroom += f.switch_stats(s).headroom_drops;
+        for p in 0..f.ports(s) {
+            let st = f.port_stats(s, p);
+            marked += st.marked;
+            drops += st.drops;
+            xoff += st.pfc_xoff_sent;
+            xon += st.pfc_xon_sent;
+            let peak: u64 = st.peak.iter().copied().max().unwrap_or(0);
+            if busiest.is_none_or(|(_, b)| peak > b) {
+                busiest = Some(((s, p), peak));
+            }
+            if peak > kmin.unwrap_or(0) || st.marked > 0 || st.drops > 0 || st.pfc_xoff_sent > 0 {
+                let mut depths: Vec<f64> = f
+                    .port_series(s, p)
+                    .iter()
+                    .map(|x| x.depth.iter().sum::<u64>() as f64)
+                    .collect();
+                depths.sort_by(|a, b| a.partial_cmp(b).expect("finite"));
+                queues.push(json!({
+                    "port": format!("{} -> {}", f.name(s), f.name(f.peer(s, p).0)),
+                    "peak_bytes": peak,
+                    "p99_bytes": percentile(&depths, 0.99) as u64,
+                    "ce_marked": st.marked,
+                    "drops": st.drops,
+                    "pfc_xoff_sent": st.pfc_xoff_sent,
+                    "pfc_xon_sent": st.pfc_xon_sent,
+                }));
+            }
+        }
+    }
+    // the faulty links: frames lost in each direction
+    let mut links = Vec::new();
+    let node = |n: &str| -> NodeId {
+        sc.hosts
+            .iter()
+            .position(|h| h.name == n)
+            .map(|i| ids[i])
+            .or_else(|| f.switches().into_iter().find(|s| f.name(*s) == n))
+            .expect("checked")
+    };
+    for x in &sc.faults {
+        let (a, b) = (node(&x.link[0]), node(&x.link[1]));
+        let (pa, pb) = (port_toward(&f, a, b), port_toward(&f, b, a));
+        links.push(json!({
+            "link": format!("{} - {}", x.link[0], x.link[1]),
+            "loss": x.fault.loss,
+            "down_us": x.fault.down.iter().map(|(a, b)| [*a as f64 / 1e6, *b as f64 / 1e6]).collect::<Vec<_>>(),
+            "lost": {
+                format!("{} -> {}", x.link[0], x.link[1]): f.port_stats(a, pa).lost,
+                format!("{} -> {}", x.link[1], x.link[0]): f.port_stats(b, pb).lost,
+            },
+        }));
+    }
+    // hosts
+    let hosts: Vec<Value> = sc
+        .hosts
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let st = f.host_stats(ids[i]);
+            let kind = match &h.role {
+                HostRole::Ferroce => "ferroce NIC".to_string(),
+                HostRole::Sink => "plain sink".to_string(),
+                HostRole::Traffic(_) => "plain traffic source (not a ferroce NIC)".to_string(),
+            };
+            let mut v = json!({
+                "name": h.name, "kind": kind, "ip": ip(h.ip),
+                "tx_frames": st.tx_frames, "tx_bytes": st.tx_bytes,
+                "rx_frames": st.rx_frames, "rx_bytes": st.rx_bytes,
+                "rx_ce": st.rx_ce, "rx_pfc": st.rx_pfc,
+            });
+            if let HostRole::Traffic(t) = &h.role {
+                v["to"] = json!(sc.hosts[t.to].name);
+                v["udp_sport"] = json!(sports[i]);
+                v["offered_gbps"] = json!(t.rate_bps as f64 / 1e9);
+            }
+            if sc.topology == TopologyKind::SpineLeaf {
+                v["leaf"] = json!(h.leaf + 1);
+            }
+            v
+        })
+        .collect();
+    // the captured link, counted from its frames (what the pcap holds)
+    let mut files = serde_json::Map::new();
+    let mut pcap_counts = Value::Null;
+    if let Some(i) = sc.pcap {
+        let cap = f.take_capture(ids[i]);
+        let mut c = LinkCounts::default();
+        for x in &cap {
+            count_frame(&mut c, &x.bytes, x.sent);
+        }
+        pcap_counts = json!({
+            "host": sc.hosts[i].name,
+            "frames": c.frames,
+            "roce_sent": c.sent,
+            "roce_received": c.received,
+            "ce_received": c.ce_received,
+            "pfc_received": c.pfc_received,
+        });
+        if let Some(dir) = &args.out {
+            let p = dir.join(format!("{}.pcap", sc.hosts[i].name));
+            let e = |x: std::io::Error| CliError(format!("{}: {x}", p.display()));
+            let mut w = PcapWriter::create(&p).map_err(e)?;
+            for x in &cap {
+                w.write_packet(x.t / 1000, &x.bytes).map_err(e)?;
+            }
+            w.flush().map_err(e)?;
+            files.insert("pcap".into(), json!(p.display().to_string()));
+        }
+    }
+    if let (Some(dir), true) = (&args.out, sc.plot) {
+        // the first ferroce host's flows (or the first traffic host's) and the busiest queue
+        let who = sc
+            .ferroce
+            .first()
+            .copied()
+            .or_else(|| {
+                sc.hosts
+                    .iter()
+                    .position(|h| matches!(h.role, HostRole::Traffic(_)))
+            })
+            .unwrap_or(0);
+        let plot = RatePlot::from_fabric(&f, ids[who], busiest.map(|b| b.0), SAMPLE_PS, kmin);
+        let p = dir.join("rates.svg");
+        std::fs::write(&p, plot.svg()).map_err(|e| CliError(format!("{}: {e}", p.display())))?;
+        files.insert("svg".into(), json!(p.display().to_string()));
+        let p = dir.join("rates.png");
+        std::fs::write(&p, plot.png()).map_err(|e| CliError(format!("{}: {e}", p.display())))?;
+        files.insert("png".into(), json!(p.display().to_string()));
+    }
+    let cycles = r.map_or(f.now() / PS_PER_CYCLE, |r| r.cycles);
+    let mut summary = json!({
+        "scenario": sc.name,
+        "engine": if sc.ferroce.is_empty() { "none" } else { args.engine.as_str() },
+        "nics": if sc.ferroce.is_empty() {
+            "none: plain hosts only".to_string()
+        } else {
+            format!("{} and {}: two ferroce NICs (the cycle-accurate hardware model), driven through the driver's verbs API", sc.hosts[sc.ferroce[0]].name, sc.hosts[sc.ferroce[1]].name)
+        },
+        "topology": {
+            "kind": sc.topology.name(),
+            "leaves": sc.leaves, "spines": sc.spines,
+            "host_link_gbps": sc.host_link.rate_bps as f64 / 1e9,
+            "fabric_link_gbps": sc.fabric_link.rate_bps as f64 / 1e9,
+            "ecn_kmin_bytes": kmin,
+            "pfc": sc.switch.pfc.is_some(),
+        },
+        "qps": sc.qps,
+        "messages": r.map_or(0, |r| r.messages),
+        "verified": r.map_or(0, |r| r.verified),
+        "failed": r.map_or(0, |r| r.failed),
+        "errors": r.map_or(Vec::new(), |r| r.errors.clone()),
+        "operations": ops,
+        "per_qp": per_qp,
+        "retransmitted_packets": r.map(|r| json!({"a": r.retransmitted[0], "b": r.retransmitted[1]})),
+        "ack_timeouts": r.map(|r| json!({"a": r.timeouts[0], "b": r.timeouts[1]})),
+        "naks": r.map(|r| json!({"a": r.naks[0], "b": r.naks[1]})),
+        "hosts": hosts,
+        "ecn": {"ce_marked_by_switches": marked},
+        "pfc": {"xoff_sent": xoff, "xon_sent": xon},
+        "drops": {"switches": drops, "headroom": headroom},
+        "queues": queues,
+        "faulty_links": links,
+        "pcap_link": pcap_counts,
+        "files": files,
+        "cycles": cycles,
+        "simulated_us": f.now() as f64 / 1e6,
+        "fabric_events": f.events_run(),
+        "wall_s": wall_s,
+    });
+    if let (Some(dir), true) = (&args.out, sc.summary) {
+        let p = dir.join("summary.json");
+        summary["files"]["summary"] = json!(p.display().to_string());
+        std::fs::write(&p, serde_json::to_string_pretty(&summary).expect("json"))
+            .map_err(|e| CliError(format!("{}: {e}", p.display())))?;
+    }
+    Ok(summary)
+}
+
+fn print_summary(s: &Value) {
+    println!(
+        "{} messages: {} verified, {} failed; {} cycles ({:.1} us simulated) in {:.1} s wall on the {} engine",
+        s["messages"], s["verified"], s["failed"], s["cycles"],
+        s["simulated_us"].as_f64().unwrap_or(0.0), s["wall_s"].as_f64().unwrap_or(0.0),
+        s["engine"].as_str().unwrap_or("")
+    );
+    for e in s["errors"].as_array().into_iter().flatten() {
+        println!("  error: {}", e.as_str().unwrap_or(""));
+    }
+    if let Some(ops) = s["operations"].as_object().filter(|o| !o.is_empty()) {
+        println!("  operation    messages      bytes  goodput Gb/s  latency p50 us  p99 us");
+        for (name, o) in ops {
+            println!(
+                "  {:<11} {:>9} {:>10} {:>13.2} {:>15.1} {:>7.1}",
+                name,
+                o["messages"].as_u64().unwrap_or(0),
+                o["bytes"].as_u64().unwrap_or(0),
+                o["goodput_gbps"].as_f64().unwrap_or(0.0),
+                o["latency_us"]["p50"].as_f64().unwrap_or(0.0),
+                o["latency_us"]["p99"].as_f64().unwrap_or(0.0)
+            );
+        }
+    }
+    if !s["retransmitted_packets"].is_null() {
+        println!(
+            "  retransmitted packets A/B: {}/{}; ACK timeouts A/B: {}/{}",
+            s["retransmitted_packets"]["a"],
+            s["retransmitted_packets"]["b"],
+            s["ack_timeouts"]["a"],
+            s["ack_timeouts"]["b"]
+        );
+    }
+    println!(
+        "  switches: {} CE marks, {} PFC XOFF / {} XON sent, {} drops",
+        s["ecn"]["ce_marked_by_switches"],
+        s["pfc"]["xoff_sent"],
+        s["pfc"]["xon_sent"],
+        s["drops"]["switches"]
+    );
+    println!(
+        "  host        kind                                       tx frames  rx frames  rx CE"
+    );
+    for h in s["hosts"].as_array().into_iter().flatten() {
+        println!(
+            "  {:<11} {:<42} {:>9} {:>10} {:>6}",
+            h["name"].as_str().unwrap_or(""),
+            h["kind"].as_str().unwrap_or(""),
+            h["tx_frames"].as_u64().unwrap_or(0),
+            h["rx_frames"].as_u64().unwrap_or(0),
+            h["rx_ce"].as_u64().unwrap_or(0)
+        );
+    }
+    for q in s["queues"].as_array().into_iter().flatten() {
+        println!(
+            "  queue {:<22} peak {:>6} KB, p99 {:>6} KB, {} CE marks, {} drops, {} XOFF",
+            q["port"].as_str().unwrap_or(""),
+            q["peak_bytes"].as_u64().unwrap_or(0) / 1000,
+            q["p99_bytes"].as_u64().unwrap_or(0) / 1000,
+            q["ce_marked"],
+            q["drops"],
+            q["pfc_xoff_sent"]
+        );
+    }
+    for l in s["faulty_links"].as_array().into_iter().flatten() {
+        println!(
+            "  faulty link {}: lost {}",
+            l["link"].as_str().unwrap_or(""),
+            l["lost"]
+        );
+    }
+    if let Some(files) = s["files"].as_object() {
+        for (k, v) in files {
+            println!("  {k}: {}", v.as_str().unwrap_or(""));
+        }
+    }
+}
