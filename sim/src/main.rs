@@ -98,6 +98,8 @@ enum Command {
         /// Check the file and describe it; run nothing.
         #[arg(long)]
         check: bool,
+        #[command(flatten)]
+        vcd: cmd::VcdArgs,
     },
     /// Describe every frame of a capture (pcap or pcapng) as JSON Lines, then a summary object.
     PcapInfo {
@@ -334,12 +336,14 @@ fn main() -> ExitCode {
             out,
             json,
             check,
+            vcd,
         } => cmd::run::run(&cmd::run::RunArgs {
             file,
             engine,
             out,
             json,
             check,
+            vcd: vcd.window(),
         }),
         Command::PcapInfo { file } => cmd::pcap_info::run(&file),
         Command::RxReplay {

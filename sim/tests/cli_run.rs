@@ -486,3 +486,45 @@ fn a_run_stops_at_its_duration() {
     let cycles = s["cycles"].as_u64().unwrap();
     assert!((25_000..26_000).contains(&cycles), "{cycles} cycles");
 }
+
+/// `run --vcd`: both ferroce NICs' waveforms over the window asked for (A's to the file, B's
+/// beside it), read back by our reader, with the requester's and responder's state registers
+/// changing inside it (the window covers the start of the messages).
+#[test]
+fn run_writes_both_nics_waveforms() {
+    let d = std::env::temp_dir().join(format!("ferroce-cli-run-vcd-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let path = d.join("nic.vcd");
+    let (from, cycles) = (2_000, 3_000);
+    let file = workspace().join("scenarios/back-to-back.toml");
+    let mut args = vec!["run".to_string(), file.to_string_lossy().into_owned()];
+    args.extend(ferroce_testkit::vcd::vcd_options(&path, from, cycles));
+    args.push("--json".into());
+    let out = ferroce(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for p in [path.clone(), d.join("nic.b.vcd")] {
+        let vcd = ferroce_testkit::vcd::read_vcd(&p);
+        vcd.assert_window(
+            &p.display().to_string(),
+            from,
+            cycles,
+            ferroce_sim::vcd::PERIOD_PS,
+            2,
+        );
+        assert!(
+            vcd.changes_of(".dut.req.state$q") > 0,
+            "{}: requester",
+            p.display()
+        );
+        assert!(
+            vcd.changes_of(".dut.resp.state$q") > 0,
+            "{}: responder",
+            p.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

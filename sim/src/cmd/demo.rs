@@ -383,7 +383,7 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
         );
     }
     let wall = Instant::now();
-    let report = verbs::run_scenario_full(&vargs, &link, engine, hooks, args.vcd.as_ref())?;
+    let report = verbs::run_scenario_full(&vargs, &link, engine, hooks, args.vcd.as_ref(), None)?;
     let wall_s = wall.elapsed().as_secs_f64();
     let mut f = fabric_net::lock(&shared);
     let summary = summarise(args, size, &report, &mut f, &layout, wall_s)?;

@@ -36,6 +36,8 @@ pub struct RunArgs {
     pub json: bool,
     /// Check the file and print what it describes; run nothing.
     pub check: bool,
+    /// The two ferroce NICs' waveforms over this window (NIC A's to the file, B's beside it).
+    pub vcd: Option<crate::vcd::VcdWindow>,
 }
 
 fn ip(a: [u8; 4]) -> String {
@@ -220,7 +222,7 @@ fn describe(sc: &Scenario, sports: &[u16]) -> String {
 
 pub fn run(args: &RunArgs) -> Result<ExitCode, CliError> {
     let sc = scenario::load(&args.file).map_err(|e| CliError(e.0))?;
-    let engine = Engine::parse(&args.engine)?;
+    let engine = super::engine_and_vcd(&args.engine, args.vcd.as_ref())?;
     let (built, ids, sports) = build(&sc)?;
     if !args.json || args.check {
         print!("{}", describe(&sc, &sports));
@@ -243,7 +245,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, CliError> {
             fabric,
             nics: [ids[a], ids[b]],
         }));
-        let report = run_nics(&sc, engine, args.json, &shared)?;
+        let report = run_nics(&sc, engine, args.json, args.vcd.as_ref(), &shared)?;
         let fabric = std::mem::take(&mut fabric_net::lock(&shared).fabric);
         (Some(report), fabric)
     };
@@ -268,6 +270,7 @@ fn run_nics(
     sc: &Scenario,
     engine: Engine,
     quiet: bool,
+    vcd: Option<&crate::vcd::VcdWindow>,
     shared: &SharedFabric,
 ) -> Result<VerbsReport, CliError> {
     let (a, b) = (&sc.hosts[sc.ferroce[0]], &sc.hosts[sc.ferroce[1]]);
@@ -310,7 +313,7 @@ fn run_nics(
         messages: sc.plan.clone(),
         deadline: sc.duration.map(|d| d / PS_PER_CYCLE),
     };
-    verbs::run_scenario_planned(&vargs, &link, engine, hooks, plan)
+    verbs::run_scenario_full(&vargs, &link, engine, hooks, vcd, Some(plan))
 }
 
 #[allow(clippy::too_many_arguments)]
