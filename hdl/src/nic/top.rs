@@ -919,6 +919,8 @@ impl Logic for NicTop {
         self.fmt.qpc_default_dscp.next = self.csr.qpc_default_dscp.val();
         self.fmt.qpc_flow_label.next = self.csr.qpc_flow_label.val();
         self.fmt.qpc_udp_sport.next = self.csr.qpc_udp_sport.val();
+        self.fmt.qpc_dest_qpn.next = self.csr.qpc_dest_qpn.val();
+        self.fmt.qpc_state.next = self.csr.qpc_state.val();
         self.fmt.cfg_mac.next = self.csr.cfg_mac.val();
         self.fmt.cfg_traffic.next = self.csr.cfg_traffic.val();
         self.fmt.cfg_udp_sport.next = self.csr.cfg_udp_sport.val();

@@ -230,7 +230,7 @@ register_map! {
     CFG_MAC_LO = 0x110, RW, "Local MAC bytes 0..3 (byte 0, first on the wire, in 7:0).";
     CFG_MAC_HI = 0x114, RW, "Local MAC bytes 4..5 in 15:0; writing it applies the whole MAC.";
     CFG_UDP_SPORT = 0x118, RW = 0x000E_C000, "UDP source port policy: 15:0 base (0xC000); 19:16 entropy bits (14); 24 FIXED (1 = always base).";
-    CFG_TRAFFIC = 0x11C, RW = 0x0000_309A, "5:0 default DSCP (26); 7:6 ECN codepoint of data packets (2 = ECT(0)); 13:8 CNP DSCP (48).";
+    CFG_TRAFFIC = 0x11C, RW = 0x0002_B09A, "5:0 default DSCP (26); 7:6 ECN codepoint of data packets and READ responses (2 = ECT(0)); 13:8 CNP DSCP (48); 15:14 ECN codepoint of ACKs, NAKs and atomic ACKs (2); 17:16 ECN codepoint of CNPs (2, as ConnectX-4 Lx sends them).";
     CFG_PFC = 0x120, RW = 0x0000_0063, "2:0 priority of RoCE data and ACKs (3); 6:4 priority of CNPs (6). PFC pause of a class stops it.";
 
     // ---- congestion control parameters (0x200), mlx5 names and defaults ----
@@ -512,6 +512,8 @@ pub mod cfg_traffic {
     pub const DEFAULT_DSCP: Field = Field::new(0, 6);
     pub const DATA_ECN: Field = Field::new(6, 2);
     pub const CNP_DSCP: Field = Field::new(8, 6);
+    pub const ACK_ECN: Field = Field::new(14, 2);
+    pub const CNP_ECN: Field = Field::new(16, 2);
 }
 
 pub mod cfg_pfc {
