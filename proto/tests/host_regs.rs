@@ -239,6 +239,8 @@ fn packed_fields_are_disjoint() {
                 cfg_traffic::DEFAULT_DSCP,
                 cfg_traffic::DATA_ECN,
                 cfg_traffic::CNP_DSCP,
+                cfg_traffic::ACK_ECN,
+                cfg_traffic::CNP_ECN,
             ],
         ),
         ("CFG_PFC", &[cfg_pfc::DATA_PRIO, cfg_pfc::CNP_PRIO]),
@@ -325,7 +327,10 @@ fn reset_values_fit_and_decode() {
         regs::find("CFG_UDP_SPORT").unwrap().reset
     );
     let t = TrafficConfig::default();
-    assert_eq!((t.default_dscp, t.data_ecn, t.cnp_dscp), (26, 2, 48));
+    assert_eq!(
+        (t.default_dscp, t.data_ecn, t.cnp_dscp, t.ack_ecn, t.cnp_ecn),
+        (26, 2, 48, 2, 2)
+    );
     assert_eq!(
         t.encode().unwrap(),
         regs::find("CFG_TRAFFIC").unwrap().reset

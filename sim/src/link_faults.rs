@@ -11,6 +11,11 @@
 //!
 //! A corrupted frame gets one bit flipped anywhere in it (Ethernet header, IP header, payload,
 //! ICRC): the receiving NIC's checks (addresses, IP checksum, ICRC) must drop it.
+//!
+//! ECN marking (`ecn_mark`) models a congested switch queue (RFC 3168): an ECN-capable IP frame
+//! (ECT(0) or ECT(1)) is marked CE with that probability, the IPv4 header checksum updated (the
+//! RoCE ICRC does not cover the ECN bits). Its decisions come from a random stream of their own,
+//! so adding marking to a link leaves the fate of every frame under the other faults as it was.
 use std::collections::BTreeMap;
 
 /// How long a frame held back for reordering waits for a successor to overtake it before it is
@@ -35,6 +40,8 @@ pub struct LinkFaults {
     /// their order whatever their delay, except where they are reordered or duplicated on
     /// purpose.
     pub delay: u64,
+    /// An ECN-capable IPv4/IPv6 frame is marked CE (congestion experienced).
+    pub ecn_mark: f64,
     /// Seed of the random decisions (each direction draws its own stream from it).
     pub seed: u64,
 }
@@ -47,6 +54,7 @@ impl LinkFaults {
             ("dup", self.dup),
             ("reorder", self.reorder),
             ("corrupt", self.corrupt),
+            ("ecn_mark", self.ecn_mark),
         ] {
             if !(0.0..=1.0).contains(&rate) {
                 return Err(format!(
@@ -64,6 +72,7 @@ impl LinkFaults {
             && self.reorder == 0.0
             && self.corrupt == 0.0
             && self.delay == 0
+            && self.ecn_mark == 0.0
     }
 }
 
@@ -82,6 +91,8 @@ pub struct LinkStats {
     pub duplicated: u64,
     /// Frames delivered after their successor (swapped with it).
     pub reordered: u64,
+    /// ECN-capable frames marked CE.
+    pub ce_marked: u64,
 }
 
 /// The splitmix64 generator: tiny, fast, and good enough to decide the fate of frames.
@@ -141,6 +152,8 @@ struct Held {
 pub struct FaultyLink {
     faults: LinkFaults,
     rng: SplitMix64,
+    /// The ECN marking decisions (a stream of their own: see the module doc).
+    mark_rng: SplitMix64,
     /// Frames scheduled, by (due cycle, order of scheduling).
     pending: BTreeMap<(u64, u64), Vec<u8>>,
     seq: u64,
@@ -158,6 +171,7 @@ impl FaultyLink {
         FaultyLink {
             faults,
             rng: SplitMix64::new(stream_seed(faults.seed, direction)),
+            mark_rng: SplitMix64::new(stream_seed(faults.seed, direction + 2)),
             pending: BTreeMap::new(),
             seq: 0,
             last_due: 0,
@@ -176,6 +190,7 @@ impl FaultyLink {
     pub fn set_faults(&mut self, faults: LinkFaults, direction: u64) {
         self.faults = faults;
         self.rng = SplitMix64::new(stream_seed(faults.seed, direction));
+        self.mark_rng = SplitMix64::new(stream_seed(faults.seed, direction + 2));
     }
 
     pub fn faults(&self) -> &LinkFaults {
@@ -206,9 +221,14 @@ impl FaultyLink {
             r.unit(),
             r.up_to(f.delay),
         );
+        // one marking draw per frame, whatever happens to it
+        let u_mark = self.mark_rng.unit();
         if u_loss < f.loss {
             self.stats.dropped += 1;
             return;
+        }
+        if u_mark < f.ecn_mark && mark_ce(&mut frame) {
+            self.stats.ce_marked += 1;
         }
         if u_corrupt < f.corrupt && !frame.is_empty() {
             let bit = (((bit as u128) * (frame.len() as u128 * 8)) >> 64) as usize;
@@ -269,6 +289,52 @@ impl FaultyLink {
         self.pending.insert((due, self.seq), frame);
         self.seq += 2;
         due
+    }
+}
+
+/// Marks an ECN-capable (ECT(0) or ECT(1)) IPv4 or IPv6 frame CE in place, untagged or with one
+/// 802.1Q tag; IPv4's header checksum is updated. Returns whether it marked: Not-ECT frames,
+/// frames already CE and non-IP frames are left alone (RFC 3168 5).
+pub fn mark_ce(frame: &mut [u8]) -> bool {
+    let mut l3 = 14;
+    if frame.len() >= 18 && frame[12..14] == [0x81, 0x00] {
+        l3 = 18;
+    }
+    if frame.len() < l3 + 2 {
+        return false;
+    }
+    match [frame[l3 - 2], frame[l3 - 1]] {
+        [0x08, 0x00] => {
+            let ihl = (frame[l3] & 0x0F) as usize * 4;
+            if frame[l3] >> 4 != 4 || ihl < 20 || frame.len() < l3 + ihl {
+                return false;
+            }
+            let ecn = frame[l3 + 1] & 3;
+            if ecn == 0 || ecn == 3 {
+                return false;
+            }
+            frame[l3 + 1] |= 3;
+            frame[l3 + 10..l3 + 12].fill(0);
+            let mut sum = 0u32;
+            for w in frame[l3..l3 + ihl].chunks(2) {
+                sum += u16::from_be_bytes([w[0], w[1]]) as u32;
+            }
+            while sum > 0xFFFF {
+                sum = (sum & 0xFFFF) + (sum >> 16);
+            }
+            frame[l3 + 10..l3 + 12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+            true
+        }
+        [0x86, 0xDD] => {
+            // traffic class: bits 3:0 of byte 0 and 7:4 of byte 1; ECN is bits 5:4 of byte 1
+            let ecn = (frame[l3 + 1] >> 4) & 3;
+            if frame[l3] >> 4 != 6 || ecn == 0 || ecn == 3 {
+                return false;
+            }
+            frame[l3 + 1] |= 0x30;
+            true
+        }
+        _ => false,
     }
 }
 

@@ -248,6 +248,15 @@ enum Command {
         /// Largest random extra delay of a frame on the link, in cycles (frames stay in order).
         #[arg(long, value_name = "CYCLES", default_value_t = 0)]
         delay: u64,
+        /// Fraction of ECN-capable frames the link marks CE (a congested switch queue); the
+        /// receiving NIC answers with CNPs (at most one per QP per CC_NP_CNP_INTERVAL us).
+        #[arg(
+            long,
+            value_name = "R",
+            default_value_t = 0.0,
+            value_parser = verbs::fraction("--ecn-mark")
+        )]
+        ecn_mark: f64,
         /// Local ACK timeout of the QPs: 4.096 us x 2^T, 0 = none (0..=31). Default: chosen from
         /// the run, at least 6 (262 us, 65 536 cycles at 250 MHz: far above the round trip of
         /// the two simulated NICs, yet cheap to simulate; the driver's usual 14 would be 16.8 M
@@ -389,6 +398,7 @@ fn main() -> ExitCode {
             reorder,
             corrupt,
             delay,
+            ecn_mark,
             timeout,
             retry_cnt,
             rnr_retry,
@@ -411,6 +421,7 @@ fn main() -> ExitCode {
                 reorder,
                 corrupt,
                 delay,
+                ecn_mark,
                 timeout,
                 retry_cnt,
                 rnr_retry,

@@ -261,6 +261,7 @@ fn same_seed_same_link_other_seed_other_link() {
         reorder: 0.03,
         corrupt: 0.03,
         delay: 20,
+        ecn_mark: 0.0,
         seed,
     };
     let go = |f: LinkFaults, dir: u64| {

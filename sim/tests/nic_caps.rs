@@ -2,12 +2,16 @@
 //! behaviour through the driver, and every feature enable whose bit is clear is refused.
 //! * Set bits with a verb behind them (IPv4, RDMA READ, atomics): two NICs run those verbs,
 //!   every byte and completion verified.
+//! * `DCQCN_NP`: over a link that marks ECN CE, the receiving NIC counts the marked packets and
+//!   sends CNPs, which the other NIC counts as received.
 //! * Every `CFG_CONTROL` feature enable: accepted if its bit is set, else refused with
-//!   `Error::MissingCapability` naming the feature (DCQCN reaction and notification points, PFC:
-//!   the NIC has no shaper using the reaction point, no CNP generation and no PFC).
+//!   `Error::MissingCapability` naming the feature (DCQCN reaction point and PFC: the NIC has no
+//!   shaper using the reaction point and no PFC).
 use ferroce_driver::Error;
 use ferroce_proto::host::regs::{caps, cfg_control as c};
-use ferroce_sim::cmd::verbs::{open_pair, run_scenario, Engine, VerbsArgs};
+use ferroce_sim::cmd::verbs::{
+    open_pair, run_scenario, run_scenario_with, Engine, VerbsArgs, VerbsLinkArgs,
+};
 use ferroce_sim::host::ShellConfig;
 use ferroce_sim::nic_verilated::VerilatedNic;
 use ferroce_testkit::require_tool;
@@ -70,12 +74,25 @@ fn every_capability_bit_is_true_of_the_nic() {
         .join()
         .unwrap();
     // what no block of the NIC does is not claimed
-    for (cap, name) in [
-        (caps::DCQCN_RP, "DCQCN_RP"),
-        (caps::DCQCN_NP, "DCQCN_NP"),
-        (caps::PFC, "PFC"),
-    ] {
+    for (cap, name) in [(caps::DCQCN_RP, "DCQCN_RP"), (caps::PFC, "PFC")] {
         assert_eq!(caps_read & cap, 0, "{name} claimed");
+    }
+    // the notification point: CE-marked packets make the receiver send CNPs
+    if caps_read & caps::DCQCN_NP != 0 {
+        let link = VerbsLinkArgs {
+            ecn_mark: 0.2,
+            ..VerbsLinkArgs::default()
+        };
+        let r = run_scenario_with(&args(&["write"]), &link, Engine::Verilator).unwrap();
+        assert!(r.failed == 0 && r.verified == 6, "{r:?}");
+        let (marked, ce, sent, received) = (
+            r.link[0].ce_marked + r.link[1].ce_marked,
+            r.ecn_ce[0] + r.ecn_ce[1],
+            r.cnp_sent[0] + r.cnp_sent[1],
+            r.cnp_received[0] + r.cnp_received[1],
+        );
+        assert!(marked > 0 && ce > 0 && sent > 0, "{r:?}");
+        assert_eq!(sent, received, "{r:?}");
     }
     for (cap, ops) in [
         (caps::IPV4, &["write"][..]),

@@ -1,9 +1,13 @@
-//! Congestion control: the DCQCN reaction point (docs/CONGESTION.md).
+//! Congestion control: the DCQCN notification and reaction points (docs/CONGESTION.md).
 //!
+//! * [`notification_point::NotificationPoint`]: which ECN-CE-marked packets make the NIC send a
+//!   CNP to the QP's peer (at most one per QP per `CC_NP_CNP_INTERVAL` microseconds).
 //! * [`reaction_point::ReactionPoint`]: per-QP rate limiters (Rc, Rt, alpha, the timer and byte
 //!   stages, the alpha, rate-decrease and rate-increase timers) driven by CNP arrivals, bytes
 //!   sent and the 1 us tick; a read port gives a QP's current rate to the shaper.
 pub mod drive;
+pub mod notification_point;
 pub mod reaction_point;
 
+pub use notification_point::{NotificationPoint, NpModel, NpQpState};
 pub use reaction_point::{ReactionPoint, RpLimiter, LIMITERS};

@@ -157,9 +157,15 @@ impl Default for CsrParams {
     fn default() -> Self {
         CsrParams {
             build_id: 0,
-            // only what the built NicTop does: the DCQCN reaction point exists as a block
-            // (`crate::cc`) but no shaper uses it yet; no CNP generation, no PFC
-            caps: caps::IPV4 | caps::IPV6 | caps::ROCEV1 | caps::ATOMICS | caps::RDMA_READ,
+            // only what the built NicTop does: the DCQCN notification point (CNPs for
+            // CE-marked packets, `crate::cc::NotificationPoint`); the reaction point exists as
+            // a block (`crate::cc`) but no shaper uses it yet; no PFC
+            caps: caps::IPV4
+                | caps::IPV6
+                | caps::ROCEV1
+                | caps::ATOMICS
+                | caps::RDMA_READ
+                | caps::DCQCN_NP,
             datapath_bits: 64,
             clock_khz: 250_000,
             line_rate_mbps: 25_000,

@@ -15,18 +15,28 @@
 //! Addressing (docs/HOST-INTERFACE.md 5): destination MAC `QP_AV_DMAC`, destination IP from
 //! `QP_AV_DGID` (IPv4-mapped for IPv4), source MAC `CFG_MAC`, source IP and framing (IPv4 or
 //! IPv6) from GID table entry `QP_AV_PATH.SGID_INDEX`; DSCP from the QP's traffic class or
-//! `CFG_TRAFFIC`'s default, ECN from `CFG_TRAFFIC.DATA_ECN`; hop limit and flow label from the
-//! AV; UDP source port `QP_AV_SPORT`, or `CFG_UDP_SPORT`'s base when it is 0 (the hashed
-//! policy belongs to the requester's sender and arrives with it); IPv4 DF set, ID 0 (as rxe).
+//! `CFG_TRAFFIC`'s default; ECN by packet kind: `CFG_TRAFFIC.ACK_ECN` for ACKNOWLEDGE and
+//! ATOMIC ACKNOWLEDGE, `CNP_ECN` for CNPs, `DATA_ECN` for every other packet (requests and READ
+//! responses); hop limit and flow label from the AV; UDP source port `QP_AV_SPORT`, or
+//! `CFG_UDP_SPORT`'s base when it is 0 (the hashed policy belongs to the requester's sender and
+//! arrives with it); IPv4 DF set, ID 0 (as rxe).
+//!
+//! CNPs (opcode 0x81, IBTA Vol 1 Annex A17.9.2; requested by the notification point with only
+//! the QPN): DestQP is the QP's `dest_qpn` from its context, BECN set, PSN 0, DSCP
+//! `CFG_TRAFFIC.CNP_DSCP` whatever the AV says, UDP source port 0 (what a ConnectX-4 Lx sends),
+//! no payload (the TX builder adds the 16 reserved bytes). A CNP for a QP that is not in a
+//! receiving state (RTR, RTS, SQD, SQE) when its context is read is not sent: `cnp_drop`
+//! pulses instead of `hdr_valid`.
 //!
 //! Flow: `pk_*` is taken (`pk_ready` high in `Idle`) into registers, the QP's context is read
 //! through `qpc_rd_*` (granted by `qpc_rd_ready`; data on `qpc_valid`, which the NIC's
 //! [`super::QpcReadMux`] raises only for this requester's reads), the header is computed into a
 //! register and offered on `hdr_*`. One packet every ~5 cycles: far above the one-per-packet
 //! worst case of minimum-size packets (8 cycles each at 64 bits).
-use crate::csr::qp_config::{FLOW_W, SGID_W, SPORT_W};
-use crate::header::{RoceHeader, L3_IPV4, L3_IPV6};
+use crate::csr::qp_config::{FLOW_W, SGID_W, SPORT_W, ST_W};
+use crate::header::{RoceHeader, L3_IPV4, L3_IPV6, OPCODE_CNP};
 use ferroce_proto::host::config::GidType;
+use ferroce_proto::host::qp::QpState;
 use ferroce_proto::host::regs::{cfg_traffic, cfg_udp_sport};
 use ferroce_proto::wire::bth::DEFAULT_PKEY;
 use ferroce_proto::wire::udp::ROCE_V2_PORT;
@@ -37,18 +47,27 @@ use rust_hdl::prelude::*;
 // an undeclared Verilog identifier); these assertions tie the literals to the register map.
 const _: () = assert!(cfg_traffic::DEFAULT_DSCP.lsb == 0 && cfg_traffic::DEFAULT_DSCP.width == 6);
 const _: () = assert!(cfg_traffic::DATA_ECN.lsb == 6 && cfg_traffic::DATA_ECN.width == 2);
+const _: () = assert!(cfg_traffic::CNP_DSCP.lsb == 8 && cfg_traffic::CNP_DSCP.width == 6);
+const _: () = assert!(cfg_traffic::ACK_ECN.lsb == 14 && cfg_traffic::ACK_ECN.width == 2);
+const _: () = assert!(cfg_traffic::CNP_ECN.lsb == 16 && cfg_traffic::CNP_ECN.width == 2);
 const _: () = assert!(cfg_udp_sport::BASE.lsb == 0 && cfg_udp_sport::BASE.width == 16);
 
 /// RC ACKNOWLEDGE (`ferroce_proto::wire::Opcode::RC_ACKNOWLEDGE`).
 pub const OPCODE_RC_ACK: u64 = Opcode::RC_ACKNOWLEDGE.0 as u64;
 /// RC ATOMIC ACKNOWLEDGE (`Opcode::RC_ATOMIC_ACKNOWLEDGE`).
 pub const OPCODE_RC_ATOMIC_ACK: u64 = Opcode::RC_ATOMIC_ACKNOWLEDGE.0 as u64;
+/// CNP (`crate::header::OPCODE_CNP`).
+pub const OPCODE_RC_CNP: u64 = OPCODE_CNP as u64;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
 pub enum PktFmtState {
+    /// Ready: take a packet request into the `a_*` registers.
     Idle,
+    /// Ask for the QP's context (waits for the read mux's grant).
     Read,
+    /// The context arrives: compute the header (or discard a CNP of a non-receiving QP).
     Wait,
+    /// Offer the header to the TX builder until it takes it.
     Offer,
 }
 
@@ -89,6 +108,11 @@ pub struct PacketFormatter<const QA: usize> {
     pub qpc_default_dscp: Signal<In, Bit>,
     pub qpc_flow_label: Signal<In, Bits<FLOW_W>>,
     pub qpc_udp_sport: Signal<In, Bits<SPORT_W>>,
+    /// the QP's peer (a CNP's DestQP) and state (a CNP is sent only in a receiving state)
+    pub qpc_dest_qpn: Signal<In, Bits<24>>,
+    pub qpc_state: Signal<In, Bits<ST_W>>,
+    /// a CNP request was discarded: its QP is not in a receiving state
+    pub cnp_drop: Signal<Out, Bit>,
     // ---- device configuration (CSR block)
     pub cfg_mac: Signal<In, Bits<48>>,
     pub cfg_traffic: Signal<In, Bits<32>>,
@@ -140,6 +164,14 @@ pub struct PacketFormatter<const QA: usize> {
     c_idx: [Constant<Bits<SGID_W>>; 16],
     c_type_sh: [Constant<Bits<5>>; 16],
     dscp: Signal<Local, Bits<6>>,
+    ecn: Signal<Local, Bits<2>>,
+    is_cnp: Signal<Local, Bit>,
+    rx_state_ok: Signal<Local, Bit>,
+    c_ack: Constant<Bits<8>>,
+    c_atack: Constant<Bits<8>>,
+    c_cnp: Constant<Bits<8>>,
+    c_rtr: Constant<Bits<ST_W>>,
+    c_sqe: Constant<Bits<ST_W>>,
     c_ipv6: Constant<Bits<2>>,
     c_l3_v4: Constant<Bits<2>>,
     c_l3_v6: Constant<Bits<2>>,
@@ -182,6 +214,9 @@ impl<const QA: usize> Default for PacketFormatter<QA> {
             qpc_default_dscp: Default::default(),
             qpc_flow_label: Default::default(),
             qpc_udp_sport: Default::default(),
+            qpc_dest_qpn: Default::default(),
+            qpc_state: Default::default(),
+            cnp_drop: Default::default(),
             cfg_mac: Default::default(),
             cfg_traffic: Default::default(),
             cfg_udp_sport: Default::default(),
@@ -229,6 +264,14 @@ impl<const QA: usize> Default for PacketFormatter<QA> {
             c_idx: core::array::from_fn(|n| Constant::new((n as u64).into())),
             c_type_sh: core::array::from_fn(|n| Constant::new((2 * n as u64).into())),
             dscp: Default::default(),
+            ecn: Default::default(),
+            is_cnp: Default::default(),
+            rx_state_ok: Default::default(),
+            c_ack: Constant::new(OPCODE_RC_ACK.into()),
+            c_atack: Constant::new(OPCODE_RC_ATOMIC_ACK.into()),
+            c_cnp: Constant::new(OPCODE_RC_CNP.into()),
+            c_rtr: Constant::new((QpState::Rtr as u64).into()),
+            c_sqe: Constant::new((QpState::Sqe as u64).into()),
             c_ipv6: Constant::new((GidType::RoceV2Ipv6 as u64).into()),
             c_l3_v4: Constant::new(L3_IPV4.into()),
             c_l3_v6: Constant::new(L3_IPV6.into()),
@@ -310,6 +353,22 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
         if self.qpc_default_dscp.val() {
             self.dscp.next = self.cfg_traffic.val().get_bits::<6>(0);
         }
+        self.is_cnp.next = self.a_opcode.q.val() == self.c_cnp.val();
+        if self.is_cnp.val() {
+            self.dscp.next = self.cfg_traffic.val().get_bits::<6>(8);
+        }
+        self.ecn.next = self.cfg_traffic.val().get_bits::<2>(6);
+        if (self.a_opcode.q.val() == self.c_ack.val())
+            | (self.a_opcode.q.val() == self.c_atack.val())
+        {
+            self.ecn.next = self.cfg_traffic.val().get_bits::<2>(14);
+        }
+        if self.is_cnp.val() {
+            self.ecn.next = self.cfg_traffic.val().get_bits::<2>(16);
+        }
+        self.rx_state_ok.next =
+            (self.qpc_state.val() >= self.c_rtr.val()) & (self.qpc_state.val() <= self.c_sqe.val());
+        self.cnp_drop.next = false;
 
         match self.state.q.val() {
             PktFmtState::Idle => {
@@ -350,8 +409,8 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
                     if self.sel_type.val() == self.c_ipv6.val() {
                         self.h.d.next.l3 = self.c_l3_v6.val();
                     }
-                    self.h.d.next.tclass = (bit_cast::<8, 6>(self.dscp.val()) << 2)
-                        | bit_cast::<8, 2>(self.cfg_traffic.val().get_bits::<2>(6));
+                    self.h.d.next.tclass =
+                        (bit_cast::<8, 6>(self.dscp.val()) << 2) | bit_cast::<8, 2>(self.ecn.val());
                     self.h.d.next.hop_limit = self.qpc_hop_limit.val();
                     self.h.d.next.ip_frag = self.c_df.val();
                     self.h.d.next.ip4_src = self.sel_gid.val().get_bits::<32>(0);
@@ -380,7 +439,19 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
                     self.h.d.next.compare = self.a_cmp.q.val();
                     self.h.d.next.atomic_orig = self.a_orig.q.val();
                     self.h.d.next.payload_len = self.a_plen.q.val();
+                    self.h.d.next.becn = false;
                     self.state.d.next = PktFmtState::Offer;
+                    if self.is_cnp.val() {
+                        self.h.d.next.dest_qp = self.qpc_dest_qpn.val();
+                        self.h.d.next.becn = true;
+                        self.h.d.next.udp_sport = 0.into();
+                        self.h.d.next.psn = 0.into();
+                        self.h.d.next.payload_len = 0.into();
+                        if !self.rx_state_ok.val() {
+                            self.cnp_drop.next = true;
+                            self.state.d.next = PktFmtState::Idle;
+                        }
+                    }
                 }
             }
             PktFmtState::Offer => {

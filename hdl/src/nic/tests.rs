@@ -18,6 +18,27 @@ struct Av {
     default_dscp: bool,
     flow_label: u64,
     udp_sport: u64,
+    dest_qpn: u64,
+    state: u64,
+}
+
+/// The packet request given to the formatter, and the device's `CFG_TRAFFIC`.
+#[derive(Clone, Copy)]
+struct Req {
+    opcode: u64,
+    plen: u64,
+    cfg_traffic: u64,
+}
+
+/// An ACK with the NIC's reset `CFG_TRAFFIC`.
+fn ack_req() -> Req {
+    Req {
+        opcode: super::packet_formatter::OPCODE_RC_ACK,
+        plen: 0,
+        cfg_traffic: ferroce_proto::host::regs::find("CFG_TRAFFIC")
+            .unwrap()
+            .reset as u64,
+    }
 }
 
 fn b128(x: u128) -> Bits<128> {
@@ -43,6 +64,18 @@ fn format_one(
     grant_delay: u64,
     hdr_stall: u64,
 ) -> (RoceHeader, u64) {
+    format_req(ack_req(), av, gids, grant_delay, hdr_stall).expect("the ACK was not sent")
+}
+
+/// Runs one packet request through the formatter: its header and the cycles it took, or `None`
+/// if the formatter discarded it (`cnp_drop`) instead of offering a header.
+fn format_req(
+    req: Req,
+    av: Av,
+    gids: &[(usize, u128, GidType)],
+    grant_delay: u64,
+    hdr_stall: u64,
+) -> Option<(RoceHeader, u64)> {
     let mut fmt = Bench::new(PacketFormatter::<8>::default(), |u| &mut u.clock);
     let mut mux = Bench::new(QpcReadMux::<8>::default(), |u| &mut u.clock);
     let mut gid = [0u128; 16];
@@ -54,7 +87,7 @@ fn format_one(
     {
         let u = fmt.uut();
         u.cfg_mac.next = 0x0200_0000_0002u64.into();
-        u.cfg_traffic.next = ((26u64) | (2 << 6) | (48 << 8)).into();
+        u.cfg_traffic.next = req.cfg_traffic.into();
         u.cfg_udp_sport.next = (0xC000u64 | (14 << 16)).into();
         for (n, g) in gid.iter().enumerate() {
             let b = b128(*g);
@@ -79,7 +112,8 @@ fn format_one(
         }
         u.gid_type.next = gid_type.into();
         u.pk_valid.next = true;
-        u.pk_opcode.next = super::packet_formatter::OPCODE_RC_ACK.into();
+        u.pk_opcode.next = req.opcode.into();
+        u.pk_plen.next = req.plen.into();
         u.pk_qpn.next = 17u64.into();
         u.pk_dest_qpn.next = 0x12_3456u64.into();
         u.pk_psn.next = 0xFF_FFFEu64.into();
@@ -91,6 +125,7 @@ fn format_one(
     let mut cycles = 0u64;
     let mut stall = hdr_stall;
     let mut taken_ack = false;
+    let mut dropped = false;
     loop {
         cycles += 1;
         assert!(cycles < 100, "no header after 100 cycles");
@@ -136,6 +171,8 @@ fn format_one(
             u.qpc_default_dscp.next = av.default_dscp;
             u.qpc_flow_label.next = av.flow_label.into();
             u.qpc_udp_sport.next = av.udp_sport.into();
+            u.qpc_dest_qpn.next = av.dest_qpn.into();
+            u.qpc_state.next = av.state.into();
             u.hdr_ready.next = stall == 0;
         }
         fmt.settle();
@@ -149,7 +186,16 @@ fn format_one(
             fmt.uut().pk_valid.next = false;
         }
         if hv && stall == 0 {
-            return (h, cycles);
+            assert!(!dropped);
+            return Some((h, cycles));
+        }
+        if fmt.uut().cnp_drop.val() {
+            assert_eq!(req.opcode, super::packet_formatter::OPCODE_RC_CNP);
+            dropped = true;
+        }
+        if dropped && fmt.uut().pk_ready.val() {
+            // back in Idle without offering anything
+            return None;
         }
         if hv {
             stall -= 1;
@@ -170,6 +216,8 @@ fn base_av() -> Av {
         default_dscp: false,
         flow_label: 0xABCDE,
         udp_sport: 0xD00D,
+        dest_qpn: 0x00_0118,
+        state: ferroce_proto::host::qp::QpState::Rts as u64,
     }
 }
 
@@ -246,4 +294,85 @@ fn port_muxes_synthesize() {
     crate::csr::synth_check(&mut MrPortMux::default(), "mr_mux");
     crate::csr::synth_check(&mut DmaWriteMux::default(), "dma_wr_mux");
     crate::csr::synth_check(&mut QpcReadMux::<8>::default(), "qpc_mux");
+}
+
+/// ECN by packet kind: distinct codepoints in the three `CFG_TRAFFIC` fields show which one each
+/// kind takes; a CNP also takes `CNP_DSCP`, the QP's peer as DestQP, BECN, PSN 0, source port 0.
+#[test]
+fn ecn_and_dscp_follow_the_packet_kind() {
+    use ferroce_proto::host::regs::cfg_traffic as ct;
+    let v4 = gid_u128(Gid::from_ipv4("10.0.0.2".parse().unwrap()));
+    let gids = [(3, v4, GidType::RoceV2Ipv4)];
+    let traffic = (ct::DEFAULT_DSCP.place(26)
+        | ct::DATA_ECN.place(1)
+        | ct::CNP_DSCP.place(40)
+        | ct::ACK_ECN.place(0)
+        | ct::CNP_ECN.place(3)) as u64;
+    let kind = |opcode: u64, plen: u64| {
+        let req = Req {
+            opcode,
+            plen,
+            cfg_traffic: traffic,
+        };
+        format_req(req, base_av(), &gids, 0, 0).unwrap().0
+    };
+    use ferroce_proto::wire::Opcode;
+    // requests and READ responses: DATA_ECN (ECT(1) here), the QP's DSCP 26
+    for op in [
+        Opcode::RC_SEND_ONLY,
+        Opcode::RC_RDMA_WRITE_FIRST,
+        Opcode::RC_RDMA_READ_REQUEST,
+        Opcode::RC_RDMA_READ_RESPONSE_ONLY,
+        Opcode::RC_COMPARE_SWAP,
+    ] {
+        let h = kind(op.0 as u64, 64);
+        assert_eq!(h.tclass.to_u64(), (26 << 2) | 1, "opcode {:#x}", op.0);
+        assert!(!h.becn);
+    }
+    // ACKs, NAKs and atomic ACKs: ACK_ECN (not ECT here)
+    for op in [Opcode::RC_ACKNOWLEDGE, Opcode::RC_ATOMIC_ACKNOWLEDGE] {
+        let h = kind(op.0 as u64, 0);
+        assert_eq!(h.tclass.to_u64(), 26 << 2, "opcode {:#x}", op.0);
+    }
+    // CNP: CNP_DSCP and CNP_ECN whatever the AV's traffic class
+    let h = kind(super::packet_formatter::OPCODE_RC_CNP, 0);
+    assert_eq!(h.opcode.to_u64(), 0x81);
+    assert_eq!(h.tclass.to_u64(), (40 << 2) | 3);
+    assert!(h.becn && !h.fecn);
+    assert_eq!(h.dest_qp.to_u64(), 0x118);
+    assert_eq!(h.psn.to_u64(), 0);
+    assert_eq!(h.udp_sport.to_u64(), 0);
+    assert_eq!(h.payload_len.to_u64(), 0);
+    // and a packet after the CNP does not inherit its BECN
+    assert!(!kind(Opcode::RC_SEND_ONLY.0 as u64, 8).becn);
+}
+
+/// A CNP for a QP that is not in a receiving state is discarded (`cnp_drop`), not sent.
+#[test]
+fn cnp_needs_a_receiving_qp() {
+    use ferroce_proto::host::qp::QpState;
+    let v4 = gid_u128(Gid::from_ipv4("10.0.0.2".parse().unwrap()));
+    let gids = [(3, v4, GidType::RoceV2Ipv4)];
+    let req = Req {
+        opcode: super::packet_formatter::OPCODE_RC_CNP,
+        ..ack_req()
+    };
+    for st in [
+        QpState::Reset,
+        QpState::Init,
+        QpState::Rtr,
+        QpState::Rts,
+        QpState::Sqd,
+        QpState::Sqe,
+        QpState::Error,
+    ] {
+        let mut av = base_av();
+        av.state = st as u64;
+        let sent = format_req(req, av, &gids, 0, 0).is_some();
+        let receiving = matches!(
+            st,
+            QpState::Rtr | QpState::Rts | QpState::Sqd | QpState::Sqe
+        );
+        assert_eq!(sent, receiving, "{st:?}");
+    }
 }

@@ -1,4 +1,5 @@
-//! [`TimeBase`]: the NIC's timer tick, one pulse every 1.024 us of core clock.
+//! [`TimeBase`]: the NIC's timer tick, one pulse every 1.024 us of core clock (the transport
+//! timers), or every 1 us ([`TimeBase::microsecond`], the congestion-control timers).
 //!
 //! Every transport timer counts these ticks: the local ACK timeout (4.096 us x 2^timeout = 4
 //! ticks << timeout) and the RNR wait (the NAK's 10 us units, taken as 10 ticks = 10.24 us:
@@ -36,6 +37,28 @@ impl TimeBase {
             count: Default::default(),
             c_last: Constant::new((cycles - 1).into()),
         }
+    }
+
+    /// A 1 us time base for a core clock of `clock_khz`: `clock_khz / 1000` cycles, rounded
+    /// (exact when the clock is a whole number of MHz: 125 cycles at 125 MHz, 250 at 250 MHz;
+    /// 156 at 156.25 MHz, a 0.9984 us tick). The DCQCN timers count microseconds.
+    pub fn microsecond(clock_khz: u32) -> TimeBase {
+        let cycles = Self::cycles_per_us(clock_khz);
+        assert!(
+            cycles <= 1 << DIV_W,
+            "TimeBase: clock too fast for the divider"
+        );
+        TimeBase {
+            clock: Default::default(),
+            tick: Default::default(),
+            count: Default::default(),
+            c_last: Constant::new((cycles - 1).into()),
+        }
+    }
+
+    /// Cycles per tick of [`TimeBase::microsecond`].
+    pub fn cycles_per_us(clock_khz: u32) -> u64 {
+        ((clock_khz as u64 + 500) / 1000).max(1)
     }
 
     /// Cycles per tick of a time base built for `clock_khz`.
@@ -80,6 +103,24 @@ mod tests {
                 ticks.windows(2).all(|w| w[1] - w[0] == period),
                 "{khz} kHz: {ticks:?}"
             );
+        }
+    }
+
+    #[test]
+    fn microsecond_ticks_every_clock_mhz_cycles() {
+        for (khz, period) in [(125_000u32, 125u64), (250_000, 250), (156_250, 156)] {
+            assert_eq!(TimeBase::cycles_per_us(khz), period);
+            let mut b = Bench::new(TimeBase::microsecond(khz), |u: &mut TimeBase| &mut u.clock);
+            let mut ticks = vec![];
+            for c in 0..(period * 4) {
+                b.settle();
+                if b.uut().tick.val() {
+                    ticks.push(c);
+                }
+                b.tick();
+            }
+            assert_eq!(ticks.len(), 4, "{khz} kHz");
+            assert!(ticks.windows(2).all(|w| w[1] - w[0] == period));
         }
     }
 

@@ -33,8 +33,9 @@
 //! go to the CSR block's `CNT_*` registers (as `cnt_inc` pulses). The parser's, responder's,
 //! requester's and CQE writer's own totals are also top-level outputs (`rx_cnt_*`, `resp_cnt_*`,
 //! `req_cnt_*`, `cq_cnt_*`) for simulation summaries.
-use super::packet_formatter::{OPCODE_RC_ACK, OPCODE_RC_ATOMIC_ACK};
+use super::packet_formatter::{OPCODE_RC_ACK, OPCODE_RC_ATOMIC_ACK, OPCODE_RC_CNP};
 use super::{DmaReadMux, DmaWriteMux, MrPortMux, PacketFormatter, QpcReadMux, TimeBase};
+use crate::cc::NotificationPoint;
 use crate::cq::CqeWriter;
 use crate::csr::fifo::RegFifo;
 use crate::csr::{CsrBlockDefault, QEV_MODIFY, QEV_RQ};
@@ -58,6 +59,9 @@ const _: () = assert!(
 
 /// QPN bits of the default build (256 QPs), as `CsrBlockDefault`.
 pub const NIC_QA: usize = 8;
+// The kernel slices the BTH DestQP at bit 8 (QPN in range, the NP's and the CNP port's QPN) and
+// reads CFG_CONTROL.DCQCN_NP_ENABLE as bit 5, as literals.
+const _: () = assert!(NIC_QA == 8 && regs::cfg_control::DCQCN_NP_ENABLE == 1 << 5);
 /// Number of CSR counters (`cnt_inc` width).
 pub const NIC_COUNTERS: usize = regs::NUM_COUNTERS as usize;
 
@@ -91,8 +95,11 @@ const C_RETRY_EVENT: usize = cnt(regs::CNT_RETRY_EVENT_LO);
 const C_ACK_TIMEOUT: usize = cnt(regs::CNT_ACK_TIMEOUT_LO);
 const C_RETRY_EXCEEDED: usize = cnt(regs::CNT_RETRY_EXCEEDED_LO);
 const C_RX_DUPLICATE: usize = cnt(regs::CNT_RX_DUPLICATE_LO);
+const C_RX_ECN_CE: usize = cnt(regs::CNT_RX_ECN_CE_LO);
+const C_CNP_SENT: usize = cnt(regs::CNT_CNP_SENT_LO);
+const C_CNP_RECEIVED: usize = cnt(regs::CNT_CNP_RECEIVED_LO);
 /// Counter events the top pulses (the `idx` table in `Default`).
-const NEV: usize = 28;
+const NEV: usize = 31;
 
 #[derive(LogicBlock)]
 pub struct NicTop {
@@ -160,6 +167,10 @@ pub struct NicTop {
     tx: TxHeaderBuilder,
     req: RcRequester<NIC_QA>,
     timebase: TimeBase,
+    /// the 1 us tick of the congestion-control blocks
+    timebase_us: TimeBase,
+    /// DCQCN notification point: CNP requests for CE-marked packets (docs/CONGESTION.md)
+    np: NotificationPoint<NIC_QA>,
     cqw: CqeWriter<8>,
     mrmux: MrPortMux,
     wrmux: DmaWriteMux,
@@ -196,6 +207,20 @@ pub struct NicTop {
     ip_ok: Signal<Local, Bit>,
     /// a packet for a foreign IP was taken: its payload is being discarded
     draining: DFF<Bit>,
+    /// the received header's BTH DestQP is one of the build's QPNs
+    qp_in_range: Signal<Local, Bit>,
+    /// the received header is an accepted RoCEv2 RC packet with IP ECN = CE, for the NP
+    marked: Signal<Local, Bit>,
+    /// a marked header waits for the notification point (its CNP queue is full)
+    np_hold: Signal<Local, Bit>,
+    /// the received header is a CNP (opcode 0x81) for one of the build's QPNs
+    is_cnp: Signal<Local, Bit>,
+    /// CNP receive port, where the DCQCN reaction point attaches (not wired yet: it needs the
+    /// requester's shaper): one pulse per CNP received (good ICRC, local GID, QPN of the
+    /// build), `cnp_rx_qpn` its BTH DestQP. Counted in CNT_CNP_RECEIVED; never given to the
+    /// responder or the requester.
+    cnp_rx_valid: Signal<Local, Bit>,
+    cnp_rx_qpn: Signal<Local, Bits<NIC_QA>>,
     c_gt_v4: Constant<Bits<2>>,
     c_gt_v6: Constant<Bits<2>>,
     c_gt_v1: Constant<Bits<2>>,
@@ -208,6 +233,7 @@ pub struct NicTop {
     c_rq: Constant<Bits<2>>,
     c_ack_op: Constant<Bits<8>>,
     c_atack_op: Constant<Bits<8>>,
+    c_cnp_op: Constant<Bits<8>>,
     c_mask: [Constant<Bits<NIC_COUNTERS>>; NEV],
     c_nak: [Constant<Bits<5>>; 4],
     c_keep: [Constant<Bits<8>>; 8],
@@ -245,6 +271,9 @@ impl Default for NicTop {
             C_ACK_TIMEOUT,
             C_RETRY_EXCEEDED,
             C_RX_DUPLICATE,
+            C_RX_ECN_CE,
+            C_CNP_SENT,
+            C_CNP_RECEIVED,
         ];
         NicTop {
             clock: Default::default(),
@@ -305,6 +334,8 @@ impl Default for NicTop {
             tx: Default::default(),
             req: Default::default(),
             timebase: TimeBase::new(crate::csr::CsrParams::default().clock_khz),
+            timebase_us: TimeBase::microsecond(crate::csr::CsrParams::default().clock_khz),
+            np: Default::default(),
             cqw: Default::default(),
             mrmux: Default::default(),
             wrmux: Default::default(),
@@ -328,6 +359,12 @@ impl Default for NicTop {
             rsyn: Default::default(),
             ip_ok: Default::default(),
             draining: Default::default(),
+            qp_in_range: Default::default(),
+            marked: Default::default(),
+            np_hold: Default::default(),
+            is_cnp: Default::default(),
+            cnp_rx_valid: Default::default(),
+            cnp_rx_qpn: Default::default(),
             c_gt_v4: Constant::new((GidType::RoceV2Ipv4 as u64).into()),
             c_gt_v6: Constant::new((GidType::RoceV2Ipv6 as u64).into()),
             c_gt_v1: Constant::new((GidType::RoceV1 as u64).into()),
@@ -339,6 +376,7 @@ impl Default for NicTop {
             c_rq: Constant::new(QEV_RQ.into()),
             c_ack_op: Constant::new(OPCODE_RC_ACK.into()),
             c_atack_op: Constant::new(OPCODE_RC_ATOMIC_ACK.into()),
+            c_cnp_op: Constant::new(OPCODE_RC_CNP.into()),
             c_mask: core::array::from_fn(|i| {
                 Constant::new(Bits::<NIC_COUNTERS>::default().replace_bit(idx[i], true))
             }),
@@ -364,6 +402,8 @@ impl Logic for NicTop {
         self.tx.clock.next = self.clock.val();
         self.req.clock.next = self.clock.val();
         self.timebase.clock.next = self.clock.val();
+        self.timebase_us.clock.next = self.clock.val();
+        self.np.clock.next = self.clock.val();
         self.req.tick.next = self.timebase.tick.val();
         self.cqw.clock.next = self.clock.val();
         self.mrmux.clock.next = self.clock.val();
@@ -606,17 +646,39 @@ impl Logic for NicTop {
                     & (self.rx.hdr.val().l3 == self.c_l3_v1.val())
                     & (self.csr.gid15.val() == self.rx.hdr.val().ip6_dst)));
         self.is_rresp.next = (self.rx.hdr.val().opcode >= 13) & (self.rx.hdr.val().opcode <= 16);
+        // ---- ECN and CNPs (docs/CONGESTION.md): a RoCEv2 RC packet (opcode 0x00..0x1F) with
+        // IP ECN = CE for one of our QPNs goes to the notification point as well as to its
+        // engine (both in the same cycle: the NP's `mk_ready` holds the header if needed); a
+        // CNP for one of our QPNs is taken here (counted, offered on `cnp_rx_*`)
+        self.qp_in_range.next = !self.rx.hdr.val().dest_qp.get_bits::<16>(8).any();
+        self.marked.next = self.rx.hdr_valid.val()
+            & self.ip_ok.val()
+            & !self.draining.q.val()
+            & self.qp_in_range.val()
+            & !self.rx.hdr.val().opcode.get_bits::<3>(5).any()
+            & ((self.rx.hdr.val().l3 == self.c_l3_v4.val())
+                | (self.rx.hdr.val().l3 == self.c_l3_v6.val()))
+            & (self.rx.hdr.val().tclass.get_bits::<2>(0) == 3);
+        self.np_hold.next = self.marked.val() & !self.np.mk_ready.val();
+        self.is_cnp.next =
+            (self.rx.hdr.val().opcode == self.c_cnp_op.val()) & self.qp_in_range.val();
         self.resp.hdr_valid.next = self.rx.hdr_valid.val()
             & !self.is_ack.val()
             & !self.is_rresp.val()
+            & !self.is_cnp.val()
             & self.ip_ok.val()
-            & !self.draining.q.val();
+            & !self.draining.q.val()
+            & !self.np_hold.val();
         self.req.rr_valid.next = self.rx.hdr_valid.val()
             & self.is_rresp.val()
             & self.ip_ok.val()
-            & !self.draining.q.val();
-        self.req.ack_valid.next =
-            self.rx.hdr_valid.val() & self.is_ack.val() & self.ip_ok.val() & !self.draining.q.val();
+            & !self.draining.q.val()
+            & !self.np_hold.val();
+        self.req.ack_valid.next = self.rx.hdr_valid.val()
+            & self.is_ack.val()
+            & self.ip_ok.val()
+            & !self.draining.q.val()
+            & !self.np_hold.val();
         self.rx.hdr_ready.next = false;
         if !self.draining.q.val() {
             self.rx.hdr_ready.next = self.resp.hdr_ready.val();
@@ -626,6 +688,12 @@ impl Logic for NicTop {
             if self.is_rresp.val() {
                 self.rx.hdr_ready.next = self.req.rr_ready.val();
             }
+            if self.is_cnp.val() {
+                self.rx.hdr_ready.next = true;
+            }
+            if self.np_hold.val() {
+                self.rx.hdr_ready.next = false;
+            }
             if !self.ip_ok.val() {
                 self.rx.hdr_ready.next = true;
                 if self.rx.hdr_valid.val() & (self.rx.hdr.val().payload_len != 0) {
@@ -633,6 +701,14 @@ impl Logic for NicTop {
                 }
             }
         }
+        self.np.mk_valid.next = self.marked.val() & self.rx.hdr_ready.val();
+        self.np.mk_qpn.next = self.rx.hdr.val().dest_qp.get_bits::<8>(0);
+        self.np.tick_us.next = self.timebase_us.tick.val();
+        self.np.enable.next = self.csr.cfg_control.val().get_bit(5);
+        self.np.interval.next = self.csr.cc_np_cnp_interval.val();
+        self.cnp_rx_valid.next =
+            self.rx.hdr_valid.val() & self.is_cnp.val() & self.ip_ok.val() & !self.draining.q.val();
+        self.cnp_rx_qpn.next = self.rx.hdr.val().dest_qp.get_bits::<8>(0);
         // payload: to the responder, or to the requester after a READ response's header (the
         // parser presents a header only after the previous frame's payload is out), or
         // discarded after a foreign header
@@ -873,9 +949,13 @@ impl Logic for NicTop {
 
         // ---- packets out: the responder's ACKs first (they free the peer's requester), then
         // the requester's packets; the formatter latches its request when it takes it
-        self.fmt.pk_valid.next = self.resp.ack_valid.val() | self.req.pk_valid.val();
-        self.resp.ack_ready.next = self.fmt.pk_ready.val();
-        self.req.pk_ready.next = self.fmt.pk_ready.val() & !self.resp.ack_valid.val();
+        // CNPs go first of all (IBTA Annex A17: a CNP is not held behind data)
+        self.fmt.pk_valid.next =
+            self.np.cnp_valid.val() | self.resp.ack_valid.val() | self.req.pk_valid.val();
+        self.np.cnp_ready.next = self.fmt.pk_ready.val();
+        self.resp.ack_ready.next = self.fmt.pk_ready.val() & !self.np.cnp_valid.val();
+        self.req.pk_ready.next =
+            self.fmt.pk_ready.val() & !self.np.cnp_valid.val() & !self.resp.ack_valid.val();
         self.fmt.pk_qpn.next = self.resp.ack_qpn.val();
         self.fmt.pk_opcode.next = self.resp.ack_opcode.val();
         self.fmt.pk_orig.next = self.resp.ack_orig.val();
@@ -910,6 +990,25 @@ impl Logic for NicTop {
             self.fmt.pk_compare.next = self.req.pk_compare.val();
             self.fmt.pk_orig.next = 0.into();
         }
+        if self.np.cnp_valid.val() {
+            // the formatter takes DestQP, BECN and the CNP's marking from the QP context
+            self.fmt.pk_qpn.next = self.np.cnp_qpn.val();
+            self.fmt.pk_opcode.next = self.c_cnp_op.val();
+            self.fmt.pk_dest_qpn.next = 0.into();
+            self.fmt.pk_psn.next = 0.into();
+            self.fmt.pk_ackreq.next = false;
+            self.fmt.pk_se.next = false;
+            self.fmt.pk_syndrome.next = 0.into();
+            self.fmt.pk_msn.next = 0.into();
+            self.fmt.pk_va.next = 0.into();
+            self.fmt.pk_rkey.next = 0.into();
+            self.fmt.pk_dlen.next = 0.into();
+            self.fmt.pk_imm.next = 0.into();
+            self.fmt.pk_plen.next = 0.into();
+            self.fmt.pk_swap.next = 0.into();
+            self.fmt.pk_compare.next = 0.into();
+            self.fmt.pk_orig.next = 0.into();
+        }
         self.fmt.qpc_valid.next = self.qmux.b_valid.val();
         self.fmt.qpc_dmac.next = self.csr.qpc_dmac.val();
         self.fmt.qpc_dgid.next = self.csr.qpc_dgid.val();
@@ -919,6 +1018,8 @@ impl Logic for NicTop {
         self.fmt.qpc_default_dscp.next = self.csr.qpc_default_dscp.val();
         self.fmt.qpc_flow_label.next = self.csr.qpc_flow_label.val();
         self.fmt.qpc_udp_sport.next = self.csr.qpc_udp_sport.val();
+        self.fmt.qpc_dest_qpn.next = self.csr.qpc_dest_qpn.val();
+        self.fmt.qpc_state.next = self.csr.qpc_state.val();
         self.fmt.cfg_mac.next = self.csr.cfg_mac.val();
         self.fmt.cfg_traffic.next = self.csr.cfg_traffic.val();
         self.fmt.cfg_udp_sport.next = self.csr.cfg_udp_sport.val();
@@ -949,7 +1050,7 @@ impl Logic for NicTop {
         self.pay_own.push.next =
             self.fmt.pk_valid.val() & self.fmt.pk_ready.val() & (self.fmt.pk_plen.val() != 0);
         self.pay_own.din.next = 0.into();
-        if self.resp.ack_valid.val() {
+        if self.resp.ack_valid.val() & !self.np.cnp_valid.val() {
             self.pay_own.din.next = 1.into();
         }
         self.pay_own.flush.next = false;
@@ -1084,6 +1185,19 @@ impl Logic for NicTop {
         if self.resp.ev_duplicate.val() {
             self.ev[27].next = self.c_mask[27].val();
         }
+        // ECN-CE packets taken by the notification point; CNPs sent and received
+        if self.np.mk_valid.val() {
+            self.ev[28].next = self.c_mask[28].val();
+        }
+        if self.fmt.hdr_valid.val()
+            & self.tx.desc_ready.val()
+            & (self.fmt.hdr.val().opcode == self.c_cnp_op.val())
+        {
+            self.ev[29].next = self.c_mask[29].val();
+        }
+        if self.cnp_rx_valid.val() {
+            self.ev[30].next = self.c_mask[30].val();
+        }
         self.csr.cnt_inc.next = self.ev[0].val()
             | self.ev[1].val()
             | self.ev[2].val()
@@ -1111,7 +1225,10 @@ impl Logic for NicTop {
             | self.ev[24].val()
             | self.ev[25].val()
             | self.ev[26].val()
-            | self.ev[27].val();
+            | self.ev[27].val()
+            | self.ev[28].val()
+            | self.ev[29].val()
+            | self.ev[30].val();
         self.csr.cnt_rx_bytes.next = 0.into();
         if self.rx.vd_valid.val() {
             self.csr.cnt_rx_bytes.next = self.rx.vd_flen.val();

@@ -221,10 +221,14 @@ impl UdpSportPolicy {
 pub struct TrafficConfig {
     /// DSCP for QPs whose address vector asks for the default.
     pub default_dscp: u8,
-    /// ECN codepoint in every data, ACK and READ-response packet (0b10 = ECT(0); 0 = not ECT,
-    /// which disables ECN marking and therefore DCQCN on the path). CNPs are always not-ECT.
+    /// ECN codepoint in every request and READ-response packet (0b10 = ECT(0); 0 = not ECT,
+    /// which disables ECN marking and therefore DCQCN on the path).
     pub data_ecn: u8,
     pub cnp_dscp: u8,
+    /// ECN codepoint of ACKs, NAKs and atomic ACKs.
+    pub ack_ecn: u8,
+    /// ECN codepoint of CNPs (ECT(0) after reset, as a ConnectX-4 Lx sends them).
+    pub cnp_ecn: u8,
 }
 
 impl Default for TrafficConfig {
@@ -247,6 +251,14 @@ impl TrafficConfig {
             cfg_traffic::CNP_DSCP,
             "cnp_dscp",
             self.cnp_dscp as u32,
+        )?) | cfg_traffic::ACK_ECN.place(super::checked(
+            cfg_traffic::ACK_ECN,
+            "ack_ecn",
+            self.ack_ecn as u32,
+        )?) | cfg_traffic::CNP_ECN.place(super::checked(
+            cfg_traffic::CNP_ECN,
+            "cnp_ecn",
+            self.cnp_ecn as u32,
         )?))
     }
 
@@ -255,6 +267,8 @@ impl TrafficConfig {
             default_dscp: cfg_traffic::DEFAULT_DSCP.get(reg) as u8,
             data_ecn: cfg_traffic::DATA_ECN.get(reg) as u8,
             cnp_dscp: cfg_traffic::CNP_DSCP.get(reg) as u8,
+            ack_ecn: cfg_traffic::ACK_ECN.get(reg) as u8,
+            cnp_ecn: cfg_traffic::CNP_ECN.get(reg) as u8,
         }
     }
 }

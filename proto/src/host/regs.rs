@@ -230,7 +230,7 @@ register_map! {
     CFG_MAC_LO = 0x110, RW, "Local MAC bytes 0..3 (byte 0, first on the wire, in 7:0).";
     CFG_MAC_HI = 0x114, RW, "Local MAC bytes 4..5 in 15:0; writing it applies the whole MAC.";
     CFG_UDP_SPORT = 0x118, RW = 0x000E_C000, "UDP source port policy: 15:0 base (0xC000); 19:16 entropy bits (14); 24 FIXED (1 = always base).";
-    CFG_TRAFFIC = 0x11C, RW = 0x0000_309A, "5:0 default DSCP (26); 7:6 ECN codepoint of data packets (2 = ECT(0)); 13:8 CNP DSCP (48).";
+    CFG_TRAFFIC = 0x11C, RW = 0x0002_B09A, "5:0 default DSCP (26); 7:6 ECN codepoint of data packets and READ responses (2 = ECT(0)); 13:8 CNP DSCP (48); 15:14 ECN codepoint of ACKs, NAKs and atomic ACKs (2); 17:16 ECN codepoint of CNPs (2, as ConnectX-4 Lx sends them).";
     CFG_PFC = 0x120, RW = 0x0000_0063, "2:0 priority of RoCE data and ACKs (3); 6:4 priority of CNPs (6). PFC pause of a class stops it.";
 
     // ---- congestion control parameters (0x200), mlx5 names and defaults ----
@@ -249,7 +249,7 @@ register_map! {
     CC_RP_INITIAL_ALPHA = 0x230, RW = 1023, "DCQCN alpha on the first CNP, 0..1023 (initial_alpha_value, 1023).";
     CC_RP_FLAGS = 0x234, RW = 2, "0 clamp_tgt_rate; 1 clamp_tgt_rate_after_time_inc (default 2 = bit 1 set).";
     CC_RP_FIRST_CNP_RATE = 0x238, RW, "DCQCN Rc and Rt in Mb/s set on the first CNP, at most the cap; 0 = the cap: line rate, or CC_RP_MAX_RATE if lower (rate_to_set_on_first_cnp, 0).";
-    CC_NP_CNP_INTERVAL = 0x23C, RW = 4, "DCQCN NP minimum time between CNPs per QP in us (min_time_between_cnps, 4).";
+    CC_NP_CNP_INTERVAL = 0x23C, RW = 4, "DCQCN NP minimum time between CNPs per QP in us, 32 bits; 0 = a CNP for every CE-marked packet (min_time_between_cnps, 4).";
 
     // ---- interrupts and asynchronous events (0x300) ----
     IRQ_STATUS = 0x300, W1C, "Control-interrupt causes: 0 ASYNC (event queued); 1 FATAL; 2 CMD_DONE (a command window finished).";
@@ -389,11 +389,11 @@ register_map! {
     CNT_ACK_TIMEOUT_HI = 0x10EC, RO, "High half of CNT_ACK_TIMEOUT.";
     CNT_RETRY_EXCEEDED_LO = 0x10F0, RO, "QPs failed with retry_cnt or rnr_retry exhausted.";
     CNT_RETRY_EXCEEDED_HI = 0x10F4, RO, "High half of CNT_RETRY_EXCEEDED.";
-    CNT_CNP_SENT_LO = 0x10F8, RO, "CNPs sent (DCQCN notification point).";
+    CNT_CNP_SENT_LO = 0x10F8, RO, "CNPs sent by the DCQCN notification point (mlx5 np_cnp_sent).";
     CNT_CNP_SENT_HI = 0x10FC, RO, "High half of CNT_CNP_SENT.";
-    CNT_CNP_RECEIVED_LO = 0x1100, RO, "CNPs received (DCQCN reaction point).";
+    CNT_CNP_RECEIVED_LO = 0x1100, RO, "CNPs received for a local GID and a QPN of the build (for the DCQCN reaction point, not wired yet).";
     CNT_CNP_RECEIVED_HI = 0x1104, RO, "High half of CNT_CNP_RECEIVED.";
-    CNT_RX_ECN_CE_LO = 0x1108, RO, "RoCE packets received with ECN CE.";
+    CNT_RX_ECN_CE_LO = 0x1108, RO, "RoCEv2 RC packets accepted with IP ECN CE (mlx5 np_ecn_marked_roce_packets).";
     CNT_RX_ECN_CE_HI = 0x110C, RO, "High half of CNT_RX_ECN_CE.";
     CNT_PFC_PAUSE_LO = 0x1110, RO, "PFC pause frames received for a priority the NIC uses.";
     CNT_PFC_PAUSE_HI = 0x1114, RO, "High half of CNT_PFC_PAUSE.";
@@ -512,6 +512,8 @@ pub mod cfg_traffic {
     pub const DEFAULT_DSCP: Field = Field::new(0, 6);
     pub const DATA_ECN: Field = Field::new(6, 2);
     pub const CNP_DSCP: Field = Field::new(8, 6);
+    pub const ACK_ECN: Field = Field::new(14, 2);
+    pub const CNP_ECN: Field = Field::new(16, 2);
 }
 
 pub mod cfg_pfc {

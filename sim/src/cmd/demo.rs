@@ -18,9 +18,9 @@
 //! checked byte for byte. Only the network is software ([`ferroce_fabric`]).
 //!
 //! What the run shows is what is built: switches mark ECN CE above the threshold and the NICs
-//! receive the marked packets; switches pause each other with PFC. The NIC has no CNP
-//! generation, no DCQCN reaction point and no PFC yet, so those counts are reported as such,
-//! never made up in software.
+//! receive the marked packets and answer with CNPs (the NICs' notification points, counted by
+//! the NICs); switches pause each other with PFC. The NIC has no DCQCN reaction point wired and
+//! no PFC yet, so those counts are reported as such, never made up in software.
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -604,8 +604,9 @@ fn summarise(
             "ce_received": {"a": hsa.rx_ce, "b": hsb.rx_ce},
         },
         "cnps": {
-            "sent": {"a": link.sent.get("cnp").copied().unwrap_or(0), "b": link.received.get("cnp").copied().unwrap_or(0)},
-            "note": "CNP generation is not built in the NIC yet: a NIC receiving CE-marked packets sends no CNP",
+            "sent": {"a": r.cnp_sent[0], "b": r.cnp_sent[1]},
+            "received": {"a": r.cnp_received[0], "b": r.cnp_received[1]},
+            "note": "NIC counters (CNT_CNP_SENT, CNT_CNP_RECEIVED); the reaction point is not wired yet, so a CNP changes no rate",
         },
         "dcqcn": {
             "rate_cuts": Value::Null,
@@ -682,8 +683,9 @@ fn print_summary(s: &Value) {
         s["ecn"]["ce_received"]["b"], s["ecn"]["ce_received"]["a"]
     );
     println!(
-        "  CNPs: {} ({})",
+        "  CNPs sent by B: {}, received by A: {} ({})",
         s["cnps"]["sent"]["b"],
+        s["cnps"]["received"]["a"],
         s["cnps"]["note"].as_str().unwrap_or("")
     );
     println!(

@@ -192,6 +192,8 @@ pub struct VerbsLinkArgs {
     pub corrupt: f64,
     /// Largest random extra delay of a frame, in cycles.
     pub delay: u64,
+    /// Fraction of ECN-capable frames the link marks CE (a congested switch queue).
+    pub ecn_mark: f64,
     /// Local ACK timeout code (4.096 us x 2^timeout; 0 = infinite); `None`: chosen from the
     /// run's QPs and sizes ([`auto_timeout`]).
     pub timeout: Option<u8>,
@@ -233,6 +235,7 @@ impl Default for VerbsLinkArgs {
             reorder: 0.0,
             corrupt: 0.0,
             delay: 0,
+            ecn_mark: 0.0,
             timeout: None,
             retry_cnt: 7,
             rnr_retry: 7,
@@ -249,6 +252,7 @@ impl VerbsLinkArgs {
             reorder: self.reorder,
             corrupt: self.corrupt,
             delay: self.delay,
+            ecn_mark: self.ecn_mark,
             seed,
         }
     }
@@ -265,6 +269,7 @@ impl VerbsLinkArgs {
             ("--dup", self.dup),
             ("--reorder", self.reorder),
             ("--corrupt", self.corrupt),
+            ("--ecn-mark", self.ecn_mark),
         ] {
             check_fraction(name, rate)?;
         }
@@ -372,6 +377,11 @@ pub struct VerbsReport {
     pub retransmitted: [u64; 2],
     pub timeouts: [u64; 2],
     pub retry_exceeded: [u64; 2],
+    /// The NICs' congestion counters: RoCE packets received with ECN CE
+    /// (`np_ecn_marked_roce_packets`), CNPs sent (`np_cnp_sent`), CNPs received.
+    pub ecn_ce: [u64; 2],
+    pub cnp_sent: [u64; 2],
+    pub cnp_received: [u64; 2],
     /// What each direction of the link did (0: A to B, 1: B to A).
     pub link: [LinkStats; 2],
     /// The QPs' local ACK timeout code (as given, or chosen by [`auto_timeout`]).
@@ -528,8 +538,15 @@ fn open_host<H: NicHardware + Send + 'static>(
         (GidEntry::ipv4(ip.into()), Gid::from_ipv4(ip.into()), 0)
     };
     device.set_gid(0, &entry).map_err(cli("GID 0"))?;
+    // the DCQCN notification point when the NIC has one (CNPs for CE-marked packets, as a
+    // ConnectX does by default)
+    let np = if device.info().has(regs::caps::DCQCN_NP) {
+        regs::cfg_control::DCQCN_NP_ENABLE
+    } else {
+        0
+    };
     device
-        .set_control(regs::cfg_control::RX_ENABLE | regs::cfg_control::TX_ENABLE | family)
+        .set_control(regs::cfg_control::RX_ENABLE | regs::cfg_control::TX_ENABLE | family | np)
         .map_err(cli("CFG_CONTROL"))?;
     let pd = device.alloc_pd().map_err(cli("allocating a PD"))?;
     let cq = device
@@ -1432,6 +1449,9 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
         report.retransmitted[side] = h.device.counter(regs::CNT_RETRANSMIT_LO);
         report.timeouts[side] = h.device.counter(regs::CNT_ACK_TIMEOUT_LO);
         report.retry_exceeded[side] = h.device.counter(regs::CNT_RETRY_EXCEEDED_LO);
+        report.ecn_ce[side] = h.device.counter(regs::CNT_RX_ECN_CE_LO);
+        report.cnp_sent[side] = h.device.counter(regs::CNT_CNP_SENT_LO);
+        report.cnp_received[side] = h.device.counter(regs::CNT_CNP_RECEIVED_LO);
     }
     if let Some(mut w) = pcap {
         w.flush().map_err(cli("writing the pcap"))?;
@@ -1450,6 +1470,7 @@ fn link_json(s: &LinkStats) -> serde_json::Value {
         "corrupted": s.corrupted,
         "duplicated": s.duplicated,
         "reordered": s.reordered,
+        "ce_marked": s.ce_marked,
         "delivered": s.delivered,
     })
 }
@@ -1483,6 +1504,11 @@ pub fn run(
                 "retransmitted_packets": {"a": r.retransmitted[0], "b": r.retransmitted[1]},
                 "timeouts": {"a": r.timeouts[0], "b": r.timeouts[1]},
                 "retry_exceeded": {"a": r.retry_exceeded[0], "b": r.retry_exceeded[1]},
+                "ecn_ce_received": {"a": r.ecn_ce[0], "b": r.ecn_ce[1]},
+                "cnps": {
+                    "sent": {"a": r.cnp_sent[0], "b": r.cnp_sent[1]},
+                    "received": {"a": r.cnp_received[0], "b": r.cnp_received[1]},
+                },
                 "link": {"a_to_b": link_json(&r.link[0]), "b_to_a": link_json(&r.link[1])},
                 "transport": {
                     "timeout": r.timeout,
@@ -1505,6 +1531,13 @@ pub fn run(
                 l[1].dropped, l[1].corrupted, l[1].duplicated, l[1].reordered, l[1].delivered,
                 r.retransmitted[0], r.retransmitted[1], r.naks[0], r.naks[1],
                 r.timeouts[0], r.timeouts[1], r.retry_exceeded[0], r.retry_exceeded[1]
+            );
+        }
+        if link.ecn_mark > 0.0 || r.cnp_sent.iter().any(|&n| n > 0) {
+            println!(
+                "  ECN: {}/{} frames marked CE A->B/B->A; A/B: {}/{} CE packets received, {}/{} CNPs sent, {}/{} CNPs received",
+                r.link[0].ce_marked, r.link[1].ce_marked, r.ecn_ce[0], r.ecn_ce[1],
+                r.cnp_sent[0], r.cnp_sent[1], r.cnp_received[0], r.cnp_received[1]
             );
         }
         for e in &r.errors {
