@@ -124,11 +124,22 @@
 //!   §7.2: READs are replayed by re-reading, not from a cache). While an MR drain is requested, the
 //!   block acknowledges only with the ACK queue empty and the read responder idle (queued
 //!   READs hold translated addresses).
-//! * **Atomic replay cache**: per QP the last four executed atomics (PSN and original value,
-//!   four RAM ways written round robin, cleared by the load into RTR). A duplicate atomic is
-//!   never executed again: a way holding its PSN answers it with the saved value; one older
-//!   than the cache is dropped (counted as a duplicate). Four ways cover a requester with up
-//!   to four atomics outstanding (this NIC's requester has one).
+//! * **Atomic replay cache** ([`atomic_cache::AtomicReplayCache`], its RAM organisation is
+//!   argued there): per QP the last 16 executed atomics (PSN and original value, a ring per
+//!   QP, cleared by the load into RTR); 16 is the NIC's `max_dest_rd_atomic`
+//!   (`ID_QP_LIMITS[23:16]`). A duplicate atomic is never executed again: the cache is
+//!   searched for its PSN (newest entry first, at most 18 cycles, only for duplicates) and a
+//!   hit answers it with the saved value; one older than the cache is dropped (counted as a
+//!   duplicate). A duplicate READ needs no resource: it is read again (below), so every
+//!   duplicate of a QP's last 16 READs and atomics is answered.
+//! * **More READs/atomics than `max_dest_rd_atomic`** (IBTA Vol 1, 9.4.4 and 9.7.5.1.3: a
+//!   requester must not exceed the negotiated number): the responder keeps unanswered READs
+//!   and atomics in its 8-entry ACK queue (shared by all QPs); when it is full the next
+//!   request waits in `Check`, so the receive path back-pressures instead of refusing. A
+//!   QP's queued READs and atomics therefore never exceed 8, below the advertised 16; the
+//!   requester's own count (responses it has not received) is not visible here, so a
+//!   requester exceeding it is slowed, not detected: no NAK 0x61 is sent for it, and only a
+//!   duplicate atomic older than the cache goes unanswered.
 //! * **Flush on ERR**: when a QP enters ERR (the host's MODIFY, or any engine's `qerr_*`,
 //!   which the CSR block notifies like a MODIFY into ERR), the NIC top gives the block a
 //!   kind-2 load: it marks the QP's receive queue as in error and walks it from the consumer
@@ -154,6 +165,7 @@
 //! advances ePSN by its response packet count, and the atomic replay cache sits beside it in
 //! RAMs keyed by QPN.
 pub mod ack_queue;
+pub mod atomic_cache;
 pub mod counters;
 pub mod cutter;
 #[cfg(test)]
@@ -163,6 +175,7 @@ pub mod read;
 pub mod write;
 
 pub use ack_queue::RespAckQueue;
+pub use atomic_cache::AtomicReplayCache;
 pub use counters::RespCounters;
 pub use cutter::StreamCutter;
 pub use flat::{RcWriteResponderFlat, RcWriteResponderFlat64};

@@ -58,9 +58,10 @@
 //! the WQE read (`WqeReq` -> `WqeRx` -> `WqeChk`), then per piece `PlaceNext` -> (`SgeReq` ->
 //! `SgeRx` -> `SgeLoad` when the SGE is used up) -> `MrReq` -> `MrWait` -> `Xfer`; a receive
 //! error goes through `RecvErr` (its NAK and error completion) and `DrainCut`.
+use super::atomic_cache::{AT_OP_CLEAR, AT_OP_INSERT, AT_OP_LOOKUP};
 use super::{
-    RcReadResponder, RecvCqe, RespAckQueue, RespCounters, StreamCutter, ACKQ_BITS,
-    QERR_STATUS_ACCESS, QERR_STATUS_DMA, QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS,
+    AtomicReplayCache, RcReadResponder, RecvCqe, RespAckQueue, RespCounters, StreamCutter,
+    ACKQ_BITS, QERR_STATUS_ACCESS, QERR_STATUS_DMA, QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS,
     SYN_NAK_INVALID, SYN_NAK_OPERATIONAL, SYN_NAK_PSN, SYN_RNR,
 };
 use crate::csr::qp_config::{ACC_W, CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RNR_W, ST_W};
@@ -135,6 +136,8 @@ pub enum WrState {
     AtRx,
     AtWr,
     AtDone,
+    /// a duplicate atomic: its lookup in the replay cache, then its answer (or nothing)
+    AtDup,
     DbWait,
     DbChk,
     FlWait,
@@ -298,19 +301,18 @@ pub struct RcWriteResponder<const QA: usize> {
     ram_qrci: RAM<Bits<16>, QA>,
     /// the WQE read in progress is a flush (WqeRx continues to FlCqe)
     r_fl: DFF<Bit>,
-    /// the atomic replay cache: per QP the last four executed atomics, each 88 valid,
-    /// 87:64 PSN, 63:0 original value; `ram_atp` is the way the next one overwrites
-    ram_atc: [RAM<Bits<89>, QA>; 4],
-    ram_atp: RAM<Bits<2>, QA>,
+    /// the atomic replay cache: per QP the last 16 executed atomics (PSN, original value)
+    atc: AtomicReplayCache<QA>,
+    /// the duplicate atomic's lookup has been taken by the cache
+    r_atq: DFF<Bit>,
     /// the atomic: swap (or add) and compare data, the value read (a beat, memory order)
     r_swap: DFF<Bits<64>>,
     r_cmp: DFF<Bits<64>>,
     r_old: DFF<Bits<64>>,
-    c_idx2: [Constant<Bits<2>>; 4],
+    c_at_lookup: Constant<Bits<2>>,
+    c_at_insert: Constant<Bits<2>>,
+    c_at_clear: Constant<Bits<2>>,
     is_atomic: Signal<Local, Bit>,
-    at_hit: Signal<Local, Bit>,
-    at_orig: Signal<Local, Bits<64>>,
-    c_valid25: Constant<Bits<25>>,
     old_v: Signal<Local, Bits<64>>,
     new_v: Signal<Local, Bits<64>>,
 
@@ -760,16 +762,15 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             r_fl: Default::default(),
             rtq_qpn: Default::default(),
             rtq_rq_index: Default::default(),
-            ram_atc: core::array::from_fn(|_| zram()),
-            ram_atp: zram(),
+            atc: Default::default(),
+            r_atq: Default::default(),
             r_swap: Default::default(),
             r_cmp: Default::default(),
             r_old: Default::default(),
-            c_idx2: core::array::from_fn(|i| Constant::new((i as u64).into())),
+            c_at_lookup: Constant::new(AT_OP_LOOKUP.into()),
+            c_at_insert: Constant::new(AT_OP_INSERT.into()),
+            c_at_clear: Constant::new(AT_OP_CLEAR.into()),
             is_atomic: Default::default(),
-            at_hit: Default::default(),
-            at_orig: Default::default(),
-            c_valid25: Constant::new((1u64 << 24).into()),
             old_v: Default::default(),
             new_v: Default::default(),
             c_syn_rnr: Constant::new(SYN_RNR.into()),
@@ -792,14 +793,15 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
 impl<const QA: usize> Logic for RcWriteResponder<QA> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, ackq, counters, cutter, cqf, rdr);
+        clock!(self, clock, ackq, counters, cutter, cqf, rdr, atc);
         dff_setup!(
             self, clock, state, r_op, r_qpn, r_psn, r_ackreq, r_va_hi, r_va_lo, r_rkey, r_dlen,
             r_plen, r_imm, r_se, r_qst, r_qacc, r_qpd, r_qdest, r_pmtu, r_rqbase, r_rqle, r_rqls,
             r_rcqn, r_rnrt, s_epsn, s_msn, s_flags, s_va_hi, s_va_lo, s_rkey, s_resid, s_rqpi,
             s_rqci, s_wrid, s_nsge, s_sidx, s_cap, s_mlen, r_lqpn, r_lkind, p_rem, r_n, r_place,
             r_cutd, d0, d1, d2, d3, d_cnt, d_err, r_mkey, r_mva, r_mlen, r_addr, r_reqd, r_datad,
-            dma_out, in_cut, pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup, r_fl
+            dma_out, in_cut, pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup, r_fl,
+            r_atq
         );
         self.ram_rqerr.read_clock.next = self.clock.val();
         self.ram_rqerr.write_clock.next = self.clock.val();
@@ -807,12 +809,6 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_qrpi.write_clock.next = self.clock.val();
         self.ram_qrci.read_clock.next = self.clock.val();
         self.ram_qrci.write_clock.next = self.clock.val();
-        for k in 0..4 {
-            self.ram_atc[k].read_clock.next = self.clock.val();
-            self.ram_atc[k].write_clock.next = self.clock.val();
-        }
-        self.ram_atp.read_clock.next = self.clock.val();
-        self.ram_atp.write_clock.next = self.clock.val();
         self.ram_epsn.read_clock.next = self.clock.val();
         self.ram_epsn.write_clock.next = self.clock.val();
         self.ram_msn.read_clock.next = self.clock.val();
@@ -1037,18 +1033,6 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.c_va_lo.next = self.s_va_lo.q.val() + bit_cast::<32, 16>(self.r_n.q.val());
 
         // ================= atomics ===========================================================
-        // the replay cache ways of the packet's QP (read at its QPN like the state RAMs): a
-        // duplicate atomic is answered from the way that holds its PSN
-        self.at_hit.next = false;
-        self.at_orig.next = 0.into();
-        for k in 0..4 {
-            if self.ram_atc[k].read_data.val().get_bit(88)
-                & (self.ram_atc[k].read_data.val().get_bits::<24>(64) == self.r_psn.q.val())
-            {
-                self.at_hit.next = true;
-                self.at_orig.next = self.ram_atc[k].read_data.val().get_bits::<64>(0);
-            }
-        }
         // host memory holds the 8-byte value little-endian; a beat's MSB is the byte at the
         // lowest address, so the value is the byte-reversed beat (and back for the write)
         self.old_v.next = (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(0)) << 56)
@@ -1066,6 +1050,14 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 self.new_v.next = self.r_swap.q.val();
             }
         }
+
+        // the replay cache: looked up by a duplicate (`AtDup`), written by an executed atomic
+        // (`AtDone`), cleared by the load into RTR
+        self.atc.cmd_valid.next = false;
+        self.atc.cmd_op.next = self.c_at_lookup.val();
+        self.atc.cmd_qpn.next = self.r_qpn.q.val().get_bits::<QA>(0);
+        self.atc.cmd_psn.next = self.r_psn.q.val();
+        self.atc.cmd_orig.next = self.old_v.val();
 
         // ================= defaults ==========================================================
         self.hdr_ready.next = false;
@@ -1099,19 +1091,6 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_qrci.read_address.next = self.rtq_qpn.val();
         self.rtq_rq_index.next = (bit_cast::<32, 16>(self.ram_qrci.read_data.val()) << 16)
             | bit_cast::<32, 16>(self.ram_qrpi.read_data.val());
-        self.ram_atp.read_address.next = self.wr_qpn.val();
-        self.ram_atp.write_address.next = self.wr_qpn.val();
-        self.ram_atp.write_data.next = self.ram_atp.read_data.val() + 1;
-        self.ram_atp.write_enable.next = false;
-        for k in 0..4 {
-            self.ram_atc[k].read_address.next = self.wr_qpn.val();
-            self.ram_atc[k].write_address.next = self.wr_qpn.val();
-            self.ram_atc[k].write_data.next =
-                (bit_cast::<89, 25>(self.c_valid25.val() | bit_cast::<25, 24>(self.r_psn.q.val()))
-                    << 64)
-                    | bit_cast::<89, 64>(self.old_v.val());
-            self.ram_atc[k].write_enable.next = false;
-        }
         // write-back: unchanged fields keep the row's current value
         self.ram_epsn.write_enable.next = false;
         self.ram_msn.write_enable.next = false;
@@ -1286,9 +1265,13 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 }
             }
             WrState::LoadRd => {
-                self.qpc_rd_valid.next = true;
+                // only this block gives the cache commands, and none between here and
+                // `LoadWrite`: ready now means ready for the clear there
                 self.qpc_rd_qpn.next = self.r_lqpn.q.val();
-                self.state.d.next = WrState::LoadWait;
+                if self.atc.cmd_ready.val() {
+                    self.qpc_rd_valid.next = true;
+                    self.state.d.next = WrState::LoadWait;
+                }
             }
             WrState::LoadWait => {
                 self.state.d.next = WrState::LoadWrite;
@@ -1335,11 +1318,11 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     self.ram_va_lo.write_enable.next = true;
                     self.ram_rkey.write_enable.next = true;
                     self.ram_resid.write_enable.next = true;
-                    // a new connection: no atomic to replay
-                    for k in 0..4 {
-                        self.ram_atc[k].write_data.next = 0.into();
-                        self.ram_atc[k].write_enable.next = true;
-                    }
+                    // a new connection: no atomic to replay (the cache is idle: `LoadRd`
+                    // waited for it)
+                    self.atc.cmd_valid.next = true;
+                    self.atc.cmd_op.next = self.c_at_clear.val();
+                    self.atc.cmd_qpn.next = self.r_lqpn.q.val();
                 }
                 self.state.d.next = WrState::Idle;
                 if self.r_lkind.q.val() == 2 {
@@ -1436,14 +1419,10 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.counters.inc_qp_drop.next = true;
                     } else if self.dup.val() & self.is_atomic.val() {
                         // a duplicate atomic is never executed again: the cache's original
-                        // value answers it; one older than the cache holds is dropped (the
-                        // requester's later retry or its own ACK state sorts it out)
+                        // value answers it (`AtDup`)
                         self.counters.inc_duplicate.next = true;
-                        if self.at_hit.val() {
-                            self.ackq.push.next = true;
-                            self.ackq.entry.next.atomic = true;
-                            self.ackq.entry.next.orig = self.at_orig.val();
-                        }
+                        self.r_atq.d.next = false;
+                        self.state.d.next = WrState::AtDup;
                     } else if self.dup.val() & self.is_read.val() {
                         // a duplicate READ (the requester asks again from a PSN inside an
                         // earlier READ, with the RETH of the rest): answered again from host
@@ -1952,28 +1931,49 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     }
                 }
             }
+            WrState::AtDup => {
+                // the duplicate's lookup; the ACK queue has room (checked in `Check`, and only
+                // this block pushes). One older than the cache's 16 is dropped (the requester
+                // has more than `max_dest_rd_atomic` outstanding, or it asked after the
+                // response was retired on its side)
+                self.atc.cmd_valid.next = !self.r_atq.q.val();
+                if self.atc.cmd_ready.val() & !self.r_atq.q.val() {
+                    self.r_atq.d.next = true;
+                }
+                if self.atc.rsp_valid.val() {
+                    self.r_atq.d.next = false;
+                    if self.atc.rsp_hit.val() {
+                        self.ackq.push.next = true;
+                        self.ackq.entry.next.atomic = true;
+                        self.ackq.entry.next.orig = self.atc.rsp_orig.val();
+                    }
+                    self.state.d.next = WrState::Idle;
+                    if self.r_plen.q.val() != 0 {
+                        self.state.d.next = WrState::Drain;
+                    }
+                }
+            }
             WrState::AtDone => {
                 // executed: the ATOMIC ACKNOWLEDGE waits for the write's completion (the
                 // requester may read the location next), ePSN and MSN advance, the result
-                // goes into the replay cache's next way
-                self.ackq.push.next = true;
-                self.ackq.entry.next.need_done = true;
-                self.ackq.entry.next.atomic = true;
-                self.ackq.entry.next.msn = self.s_msn.q.val() + 1;
-                self.ram_epsn.write_data.next = self.n_epsn.val();
-                self.ram_msn.write_data.next = self.s_msn.q.val() + 1;
-                self.ram_flags.write_data.next = 0.into();
-                self.ram_epsn.write_enable.next = true;
-                self.ram_msn.write_enable.next = true;
-                self.ram_flags.write_enable.next = true;
-                for k in 0..4 {
-                    if self.ram_atp.read_data.val() == self.c_idx2[k].val() {
-                        self.ram_atc[k].write_enable.next = true;
-                    }
+                // goes into the replay cache as the QP's newest entry (the cache is idle by
+                // now: its last command was answered or written long before this packet's read)
+                if self.atc.cmd_ready.val() {
+                    self.atc.cmd_valid.next = true;
+                    self.atc.cmd_op.next = self.c_at_insert.val();
+                    self.ackq.push.next = true;
+                    self.ackq.entry.next.need_done = true;
+                    self.ackq.entry.next.atomic = true;
+                    self.ackq.entry.next.msn = self.s_msn.q.val() + 1;
+                    self.ram_epsn.write_data.next = self.n_epsn.val();
+                    self.ram_msn.write_data.next = self.s_msn.q.val() + 1;
+                    self.ram_flags.write_data.next = 0.into();
+                    self.ram_epsn.write_enable.next = true;
+                    self.ram_msn.write_enable.next = true;
+                    self.ram_flags.write_enable.next = true;
+                    self.counters.inc_executed.next = true;
+                    self.state.d.next = WrState::Idle;
                 }
-                self.ram_atp.write_enable.next = true;
-                self.counters.inc_executed.next = true;
-                self.state.d.next = WrState::Idle;
             }
             WrState::Drain => {
                 self.pay.ready.next = true;
