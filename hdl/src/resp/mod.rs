@@ -27,11 +27,20 @@
 //!   always sends, docs/PROTOCOL.md §6 / §7.3). Plain RDMA WRITE never needs credits; SEND and
 //!   WRITE_WITH_IMMEDIATE would, but no credit count is advertised (the ACK queue entry carries
 //!   the whole syndrome byte, so one can be added).
-//! * **ACK generation** (no further coalescing): one ACK for every executed LAST/ONLY packet
-//!   and for every executed packet with AckReq set; one ACK for every duplicate (not
-//!   executed again, PSN = the duplicate's PSN, current MSN); every NAK. An ACK with PSN p
-//!   acknowledges everything up to p, so a later version may drop queued ACKs that a newer
-//!   one of the same QP supersedes; this one emits them all.
+//! * **ACK generation and coalescing** (`cfg_ack_every`, the NIC's `CFG_ACK_COALESCE`, reset
+//!   16): one ACK for every executed packet with AckReq set and every executed LAST/ONLY
+//!   packet, and besides those at least one every N executed packets of a QP (a per-QP count
+//!   of executed packets since the QP's last ACK, in block RAM; N = 1 acknowledges every
+//!   packet, N = 0 turns the count off); one ACK for every duplicate (not executed again,
+//!   PSN = the duplicate's PSN, current MSN); every NAK; every READ response and ATOMIC
+//!   ACKNOWLEDGE. So a long WRITE is acknowledged while it streams (a requester with a window
+//!   of PSNs retires its packets without waiting for the message's end) even from a requester
+//!   that sets AckReq only on the last packet (ferroce's, and rxe's by default). Why 16:
+//!   rxe's requester asks for an ACK (AckReq) every 64 packets (`RXE_MAX_PKT_PER_ACK`) and its
+//!   responder answers only those; 16 gives a 128-PSN window eight ACKs per window at the
+//!   cost of one 8-beat ACK frame per 16 data packets (under 1 % of the reverse link at PMTU
+//!   1024). An ACK with PSN p acknowledges everything up to p, so a later version may drop
+//!   queued ACKs that a newer one of the same QP supersedes; this one emits them all.
 //! * **Ordering**: every response (ACK, duplicate re-ACK, NAK) goes through one FIFO in packet
 //!   order, and an entry whose packet wrote memory waits for that write's `done_valid` (the
 //!   DMA channel completes in order, so the entries consume completions in order). A response
@@ -254,6 +263,20 @@ pub struct AckEntry {
     pub raddr: Bits<64>,
     pub rlen: Bits<32>,
     pub rpmtu: Bits<3>,
+}
+
+/// The responder's per-QP flags (one block-RAM word per QP, written back once per packet).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
+pub struct RespQpFlags {
+    /// A PSN sequence NAK was sent; later out-of-sequence packets are dropped silently until
+    /// an in-sequence one.
+    pub nak_sent: Bit,
+    /// A WRITE FIRST/MIDDLE was executed: the message continues (MIDDLE/LAST expected).
+    pub in_write: Bit,
+    /// This responder moved the QP to ERR: everything after is dropped.
+    pub err: Bit,
+    /// A SEND FIRST/MIDDLE was executed: the message continues.
+    pub in_send: Bit,
 }
 
 /// One receive completion, queued by the responder until its message's data is placed.

@@ -39,10 +39,11 @@
 //!
 //! # Per-QP state (block RAM, `2^QA` rows, zero at power-up)
 //!
-//! ePSN (24), MSN (24), flags (`nak_sent`, `in_write`: a FIRST/MIDDLE was executed and the
-//! message continues, `err`: this responder moved the QP to ERR), and the WRITE cursor: VA
-//! (64, as two 32-bit RAMs: 32-bit values simulate much faster), rkey (32) and bytes remaining
-//! (32). Read at the address of the packet's QPN, written back once per packet.
+//! ePSN (24), MSN (24), the flags ([`super::RespQpFlags`]: `nak_sent`, `in_write`, `err`,
+//! `in_send`), the executed packets since the QP's last ACK (8, ACK coalescing), and the WRITE
+//! cursor: VA (64, as two 32-bit RAMs: 32-bit values simulate much faster), rkey (32) and bytes
+//! remaining (32). Read at the address of the packet's QPN, written back once per packet. The
+//! atomic replay cache is its own block ([`super::AtomicReplayCache`]).
 //!
 //! # Timing
 //!
@@ -60,9 +61,9 @@
 //! error goes through `RecvErr` (its NAK and error completion) and `DrainCut`.
 use super::atomic_cache::{AT_OP_CLEAR, AT_OP_INSERT, AT_OP_LOOKUP};
 use super::{
-    AtomicReplayCache, RcReadResponder, RecvCqe, RespAckQueue, RespCounters, StreamCutter,
-    ACKQ_BITS, QERR_STATUS_ACCESS, QERR_STATUS_DMA, QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS,
-    SYN_NAK_INVALID, SYN_NAK_OPERATIONAL, SYN_NAK_PSN, SYN_RNR,
+    AtomicReplayCache, RcReadResponder, RecvCqe, RespAckQueue, RespCounters, RespQpFlags,
+    StreamCutter, ACKQ_BITS, QERR_STATUS_ACCESS, QERR_STATUS_DMA, QERR_STATUS_INVALID, SYN_ACK,
+    SYN_NAK_ACCESS, SYN_NAK_INVALID, SYN_NAK_OPERATIONAL, SYN_NAK_PSN, SYN_RNR,
 };
 use crate::csr::qp_config::{ACC_W, CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RNR_W, ST_W};
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
@@ -168,6 +169,10 @@ pub struct RcWriteResponder<const QA: usize> {
     pub qpc_rq_log2_stride: Signal<In, Bits<LOG2S_W>>,
     pub qpc_recv_cqn: Signal<In, Bits<CQN_W>>,
     pub qpc_min_rnr_timer: Signal<In, Bits<RNR_W>>,
+    /// ACK coalescing (`CFG_ACK_COALESCE`): at least one ACK every this many executed
+    /// packets of a QP, besides every AckReq packet and message end (1: every packet; 0: no
+    /// count)
+    pub cfg_ack_every: Signal<In, Bits<8>>,
     // ---- responder state load ----
     pub load_valid: Signal<In, Bit>,
     pub load_ready: Signal<Out, Bit>,
@@ -278,7 +283,16 @@ pub struct RcWriteResponder<const QA: usize> {
     // per-QP responder state
     ram_epsn: RAM<Bits<24>, QA>,
     ram_msn: RAM<Bits<24>, QA>,
-    ram_flags: RAM<Bits<4>, QA>,
+    ram_flags: RAM<RespQpFlags, QA>,
+    /// the flag words the kernel writes whole (no struct literals in a kernel)
+    c_fl_clear: Constant<RespQpFlags>,
+    c_fl_err: Constant<RespQpFlags>,
+    c_fl_in_write: Constant<RespQpFlags>,
+    c_fl_in_send: Constant<RespQpFlags>,
+    /// executed packets of the QP since its last ACK (ACK coalescing)
+    ram_nack: RAM<Bits<8>, QA>,
+    n_nack: Signal<Local, Bits<8>>,
+    ack_due: Signal<Local, Bit>,
     ram_va_hi: RAM<Bits<32>, QA>,
     ram_va_lo: RAM<Bits<32>, QA>,
     ram_rkey: RAM<Bits<32>, QA>,
@@ -343,7 +357,7 @@ pub struct RcWriteResponder<const QA: usize> {
     // responder state of the packet's QP
     s_epsn: DFF<Bits<24>>,
     s_msn: DFF<Bits<24>>,
-    s_flags: DFF<Bits<4>>,
+    s_flags: DFF<RespQpFlags>,
     s_va_hi: DFF<Bits<32>>,
     s_va_lo: DFF<Bits<32>>,
     s_rkey: DFF<Bits<32>>,
@@ -575,7 +589,24 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             counters: Default::default(),
             ram_epsn: zram(),
             ram_msn: zram(),
-            ram_flags: zram(),
+            ram_flags: RAM::from((0..(1usize << QA)).map(|_| RespQpFlags::default())),
+            c_fl_clear: Constant::new(RespQpFlags::default()),
+            c_fl_err: Constant::new(RespQpFlags {
+                err: true,
+                ..Default::default()
+            }),
+            c_fl_in_write: Constant::new(RespQpFlags {
+                in_write: true,
+                ..Default::default()
+            }),
+            c_fl_in_send: Constant::new(RespQpFlags {
+                in_send: true,
+                ..Default::default()
+            }),
+            ram_nack: zram(),
+            n_nack: Default::default(),
+            ack_due: Default::default(),
+            cfg_ack_every: Default::default(),
             ram_va_hi: zram(),
             ram_va_lo: zram(),
             ram_rkey: zram(),
@@ -814,6 +845,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_msn.read_clock.next = self.clock.val();
         self.ram_msn.write_clock.next = self.clock.val();
         self.ram_flags.read_clock.next = self.clock.val();
+        self.ram_nack.read_clock.next = self.clock.val();
+        self.ram_nack.write_clock.next = self.clock.val();
         self.ram_flags.write_clock.next = self.clock.val();
         self.ram_va_hi.read_clock.next = self.clock.val();
         self.ram_va_hi.write_clock.next = self.clock.val();
@@ -874,10 +907,10 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.supported.next =
             self.w_op.val() | self.is_send.val() | self.is_atomic.val() | self.is_read.val();
         // flags: bit 0 nak_sent, bit 1 in_write, bit 2 err, bit 3 in_send
-        self.nak_sent.next = self.s_flags.q.val().get_bit(0);
-        self.in_write.next = self.s_flags.q.val().get_bit(1);
-        self.qp_err.next = self.s_flags.q.val().get_bit(2);
-        self.in_send.next = self.s_flags.q.val().get_bit(3);
+        self.nak_sent.next = self.s_flags.q.val().nak_sent;
+        self.in_write.next = self.s_flags.q.val().in_write;
+        self.qp_err.next = self.s_flags.q.val().err;
+        self.in_send.next = self.s_flags.q.val().in_send;
         // QP states that receive: RTR 2, RTS 3, SQD 4 (QpState::receives)
         self.qp_ok.next = (self.r_qpn.q.val() < self.c_nqp.val())
             & ((self.r_qst.q.val() == 2) | (self.r_qst.q.val() == 3) | (self.r_qst.q.val() == 4))
@@ -968,7 +1001,12 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             self.n_msn.next = self.s_msn.q.val() + 1;
         }
         self.n_epsn.next = self.r_psn.q.val() + 1;
-        self.emit.next = self.is_end.val() | self.r_ackreq.q.val();
+        // ACK coalescing: an executed packet is acknowledged when it asks (AckReq), ends its
+        // message, or is the N-th executed packet of its QP since the QP's last ACK
+        self.n_nack.next = self.ram_nack.read_data.val() + 1;
+        self.ack_due.next =
+            (self.cfg_ack_every.val() != 0) & (self.n_nack.val() >= self.cfg_ack_every.val());
+        self.emit.next = self.is_end.val() | self.r_ackreq.q.val() | self.ack_due.val();
         // bytes of the message so far, this packet included (a receive CQE's byte_len), and
         // the receive WQE's room for them (33 bits: no wrap)
         self.mlen_base.next = self.s_mlen.q.val();
@@ -1073,6 +1111,9 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_epsn.read_address.next = self.wr_qpn.val();
         self.ram_msn.read_address.next = self.wr_qpn.val();
         self.ram_flags.read_address.next = self.wr_qpn.val();
+        self.ram_nack.read_address.next = self.wr_qpn.val();
+        self.ram_nack.write_data.next = 0.into();
+        self.ram_nack.write_enable.next = false;
         self.ram_va_hi.read_address.next = self.wr_qpn.val();
         self.ram_va_lo.read_address.next = self.wr_qpn.val();
         self.ram_rkey.read_address.next = self.wr_qpn.val();
@@ -1280,7 +1321,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 // the QP context of the load is on qpc_* now. Into RTR: ePSN = rq_psn, MSN 0,
                 // flags clear, no message in progress. RQ restart: indices 0, flags clear.
                 self.wr_qpn.next = self.r_lqpn.q.val();
-                self.ram_flags.write_data.next = 0.into();
+                self.ram_flags.write_data.next = self.c_fl_clear.val();
                 self.ram_flags.write_enable.next = true;
                 self.ram_mlen.write_data.next = 0.into();
                 self.ram_mlen.write_enable.next = true;
@@ -1308,6 +1349,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 } else {
                     self.ram_epsn.write_data.next = self.qpc_rq_psn.val();
                     self.ram_msn.write_data.next = 0.into();
+                    self.ram_nack.write_enable.next = true;
                     self.ram_va_hi.write_data.next = 0.into();
                     self.ram_va_lo.write_data.next = 0.into();
                     self.ram_rkey.write_data.next = 0.into();
@@ -1447,7 +1489,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                             self.ackq.entry.next.psn = self.s_epsn.q.val();
                             self.ackq.entry.next.syndrome = self.c_syn_psn.val();
                             // flags: nak_sent set, the message in progress kept (err is clear)
-                            self.ram_flags.write_data.next = (self.s_flags.q.val() & 10) | 1;
+                            self.ram_flags.write_data.next.nak_sent = true;
+                            self.ram_flags.write_data.next.err = false;
                             self.ram_flags.write_enable.next = true;
                         }
                     } else if !self.seq_ok.val() | !self.len_ok.val() | !self.dlen_ok.val() {
@@ -1456,7 +1499,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.ackq.entry.next.syndrome = self.c_syn_inv.val();
                         self.ackq.entry.next.qerr = true;
                         self.ackq.entry.next.qerr_status = self.c_st_inv.val();
-                        self.ram_flags.write_data.next = 4.into();
+                        self.ram_flags.write_data.next = self.c_fl_err.val();
                         self.ram_flags.write_enable.next = true;
                         self.counters.inc_invalid.next = true;
                     } else if !self.acc_ok.val() | !self.resid_ok.val() {
@@ -1465,7 +1508,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.ackq.entry.next.syndrome = self.c_syn_acc.val();
                         self.ackq.entry.next.qerr = true;
                         self.ackq.entry.next.qerr_status = self.c_st_acc.val();
-                        self.ram_flags.write_data.next = 4.into();
+                        self.ram_flags.write_data.next = self.c_fl_err.val();
                         self.ram_flags.write_enable.next = true;
                         self.counters.inc_access_err.next = true;
                     } else if self.is_send.val() {
@@ -1478,7 +1521,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                                     | bit_cast::<8, RNR_W>(self.r_rnrt.q.val());
                                 self.counters.inc_rnr.next = true;
                                 // in sequence: a later PSN gap may be NAKed again
-                                self.ram_flags.write_data.next = self.s_flags.q.val() & 14;
+                                self.ram_flags.write_data.next.nak_sent = false;
                                 self.ram_flags.write_enable.next = true;
                             } else {
                                 self.state.d.next = WrState::WqeReq;
@@ -1543,7 +1586,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                                 self.ram_epsn.write_data.next =
                                     self.r_psn.q.val() + self.rd_np.val().get_bits::<24>(0);
                                 self.ram_msn.write_data.next = self.s_msn.q.val() + 1;
-                                self.ram_flags.write_data.next = 0.into();
+                                self.ram_flags.write_data.next = self.c_fl_clear.val();
                                 self.ram_epsn.write_enable.next = true;
                                 self.ram_msn.write_enable.next = true;
                                 self.ram_flags.write_enable.next = true;
@@ -1556,7 +1599,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                             self.ackq.entry.next.syndrome =
                                 self.c_syn_rnr.val() | bit_cast::<8, RNR_W>(self.r_rnrt.q.val());
                             self.counters.inc_rnr.next = true;
-                            self.ram_flags.write_data.next = self.s_flags.q.val() & 14;
+                            self.ram_flags.write_data.next.nak_sent = false;
                             self.ram_flags.write_enable.next = true;
                             self.state.d.next = WrState::Idle;
                             if self.r_plen.q.val() != 0 {
@@ -1581,7 +1624,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.ackq.entry.next.syndrome = self.c_syn_acc.val();
                         self.ackq.entry.next.qerr = true;
                         self.ackq.entry.next.qerr_status = self.c_st_acc.val();
-                        self.ram_flags.write_data.next = 4.into();
+                        self.ram_flags.write_data.next = self.c_fl_err.val();
                         self.ram_flags.write_enable.next = true;
                         self.counters.inc_access_err.next = true;
                         self.state.d.next = WrState::Idle;
@@ -1816,14 +1859,18 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         !self.is_send.val() & (self.r_plen.q.val() != 0);
                     self.ackq.entry.next.emit = self.emit.val();
                     self.ackq.entry.next.msn = self.n_msn.val();
+                    self.ram_nack.write_enable.next = true;
+                    if !self.emit.val() & (self.cfg_ack_every.val() != 0) {
+                        self.ram_nack.write_data.next = self.n_nack.val();
+                    }
                     self.ram_epsn.write_data.next = self.n_epsn.val();
                     self.ram_msn.write_data.next = self.n_msn.val();
-                    self.ram_flags.write_data.next = 0.into();
+                    self.ram_flags.write_data.next = self.c_fl_clear.val();
                     if !self.is_end.val() & self.is_send.val() {
-                        self.ram_flags.write_data.next = 8.into();
+                        self.ram_flags.write_data.next = self.c_fl_in_send.val();
                     }
                     if !self.is_end.val() & !self.is_send.val() {
-                        self.ram_flags.write_data.next = 2.into();
+                        self.ram_flags.write_data.next = self.c_fl_in_write.val();
                     }
                     if !self.is_send.val() {
                         self.ram_va_hi.write_data.next = self.n_va_hi.val();
@@ -1896,7 +1943,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     self.ackq.entry.next.syndrome = self.c_syn_op.val();
                     self.ackq.entry.next.qerr = true;
                     self.ackq.entry.next.qerr_status = self.c_st_fatal.val();
-                    self.ram_flags.write_data.next = 4.into();
+                    self.ram_flags.write_data.next = self.c_fl_err.val();
                     self.ram_flags.write_enable.next = true;
                     self.counters.inc_dma_error.next = true;
                     self.state.d.next = WrState::Idle;
@@ -1967,7 +2014,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     self.ackq.entry.next.msn = self.s_msn.q.val() + 1;
                     self.ram_epsn.write_data.next = self.n_epsn.val();
                     self.ram_msn.write_data.next = self.s_msn.q.val() + 1;
-                    self.ram_flags.write_data.next = 0.into();
+                    self.ram_flags.write_data.next = self.c_fl_clear.val();
                     self.ram_epsn.write_enable.next = true;
                     self.ram_msn.write_enable.next = true;
                     self.ram_flags.write_enable.next = true;
@@ -2030,7 +2077,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 self.ackq.entry.next.qerr_status = self.e_st.q.val();
                 self.ackq.entry.next.cqe = true;
                 self.cq_push.next = true;
-                self.ram_flags.write_data.next = 4.into();
+                self.ram_flags.write_data.next = self.c_fl_err.val();
                 self.ram_flags.write_enable.next = true;
                 self.ram_rqci.write_data.next = self.s_rqci.q.val() + 1;
                 self.ram_rqci.write_enable.next = true;
@@ -2121,6 +2168,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_sge.write_address.next = self.wr_qpn.val();
         self.ram_cap.write_address.next = self.wr_qpn.val();
         self.ram_mlen.write_address.next = self.wr_qpn.val();
+        self.ram_nack.write_address.next = self.wr_qpn.val();
         self.ram_rqerr.write_address.next = self.wr_qpn.val();
         // the query copies follow every write of the indices
         self.ram_qrpi.write_address.next = self.wr_qpn.val();
