@@ -1073,7 +1073,7 @@ fn cosim_verilog_matches_rust_hdl() {
 /// 20-packet WRITE, packet by packet interleaved, under random back-pressure. Each QP gets an
 /// ACK at its message's last packet (AckReq) and one every N executed packets of its own in
 /// between: N = 3 gives PSNs 2, 5, .., 17 and 19; N = 1 every packet; N = 0 only the last; the
-/// reset value 16 gives 15 and 19. The model agrees on every response and byte.
+/// value 16 gives 15 and 19. The model agrees on every response and byte.
 #[test]
 fn acks_coalesced_every_n_packets_per_qp() {
     let pmtu = 256usize;

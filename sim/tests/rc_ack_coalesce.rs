@@ -1,9 +1,9 @@
 //! ACK coalescing through two hardware NICs (the Verilator model of the emitted Verilog): the
 //! responder acknowledges every AckReq packet (the requester sets it on a message's last packet)
-//! and at least every N executed packets of a QP, N from `CFG_ACK_COALESCE` (reset 16), so a
-//! long WRITE is acknowledged while it streams. Checked on the frames the responder sends: their
-//! PSNs for N = 16 (the reset value), 1 (every packet) and 0 (message ends only), with the data
-//! verified and the completion delivered.
+//! and at least every N executed packets of a QP, N from `CFG_ACK_COALESCE` (reset 64), so a
+//! long WRITE is acknowledged while it streams. Checked on the frames the responder sends for a
+//! 16-packet WRITE: their PSNs for N = 64 (the reset value: the last packet only), 5, 1 (every
+//! packet) and 0 (message ends only), with the data verified and the completion delivered.
 use ferroce_driver::{Pmtu, Remote, RtsAttr, SendWr, WcStatus};
 use ferroce_hdl::testbench::Rng;
 use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode};
@@ -36,10 +36,11 @@ fn long_write_is_acknowledged_every_n_packets() {
         rkey: b.mr.rkey(),
     };
     // (N, the packets of the 16-packet WRITE that are acknowledged, 1-based)
-    let cases: [(u8, Vec<u32>); 3] = [
-        (16, vec![16]),
+    let cases: [(u8, Vec<u32>); 4] = [
+        (64, vec![16]),
         (5, vec![5, 10, 15, 16]),
         (1, (1..=16).collect()),
+        (0, vec![16]),
     ];
     let mut first_psn = None;
     for (id, (every, want)) in cases.iter().enumerate() {

@@ -335,7 +335,7 @@ impl Device {
 
     /// Set the responder's ACK interval (`CFG_ACK_COALESCE`): besides every AckReq packet and
     /// message end, at least one ACK every `every` executed packets of a QP; 1 = every packet,
-    /// 0 = no count. The reset value is 16.
+    /// 0 = no count. The reset value is 64.
     pub fn set_ack_coalesce(&self, every: u8) {
         self.inner.regs.write(
             regs::CFG_ACK_COALESCE,

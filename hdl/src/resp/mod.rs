@@ -28,18 +28,21 @@
 //!   WRITE_WITH_IMMEDIATE would, but no credit count is advertised (the ACK queue entry carries
 //!   the whole syndrome byte, so one can be added).
 //! * **ACK generation and coalescing** (`cfg_ack_every`, the NIC's `CFG_ACK_COALESCE`, reset
-//!   16): one ACK for every executed packet with AckReq set and every executed LAST/ONLY
+//!   64): one ACK for every executed packet with AckReq set and every executed LAST/ONLY
 //!   packet, and besides those at least one every N executed packets of a QP (a per-QP count
 //!   of executed packets since the QP's last ACK, in block RAM; N = 1 acknowledges every
 //!   packet, N = 0 turns the count off); one ACK for every duplicate (not executed again,
 //!   PSN = the duplicate's PSN, current MSN); every NAK; every READ response and ATOMIC
 //!   ACKNOWLEDGE. So a long WRITE is acknowledged while it streams (a requester with a window
 //!   of PSNs retires its packets without waiting for the message's end) even from a requester
-//!   that sets AckReq only on the last packet (ferroce's, and rxe's by default). Why 16:
-//!   rxe's requester asks for an ACK (AckReq) every 64 packets (`RXE_MAX_PKT_PER_ACK`) and its
-//!   responder answers only those; 16 gives a 128-PSN window eight ACKs per window at the
-//!   cost of one 8-beat ACK frame per 16 data packets (under 1 % of the reverse link at PMTU
-//!   1024). An ACK with PSN p acknowledges everything up to p, so a later version may drop
+//!   that sets AckReq only on the last packet (ferroce's). Why 64: rxe's requester asks for
+//!   an ACK (AckReq) every 64 packets (`RXE_MAX_PKT_PER_ACK`) and its responder answers only
+//!   those, so 64 acknowledges a ferroce requester as often as rxe is; and today's requester
+//!   (one message in flight per QP) gains nothing from an ACK in the middle of a message but
+//!   pays for it (measured, the cause not analysed yet): with N = 16, 16 QPs x 64 KiB WRITEs both ways at PMTU
+//!   1024 took 219,776 cycles instead of 184,686 (`ferroce verbs --seed 1`, docs/MEASUREMENTS.md);
+//!   at 64 a 64 KiB message at PMTU 1024 gets its one ACK at the end, as before. A requester
+//!   with a window of PSNs may want a smaller N (16 gives a 128-PSN window eight ACKs). An ACK with PSN p acknowledges everything up to p, so a later version may drop
 //!   queued ACKs that a newer one of the same QP supersedes; this one emits them all.
 //! * **Ordering**: every response (ACK, duplicate re-ACK, NAK) goes through one FIFO in packet
 //!   order, and an entry whose packet wrote memory waits for that write's `done_valid` (the

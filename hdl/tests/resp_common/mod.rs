@@ -684,7 +684,7 @@ impl Env {
             model: Model {
                 mem: mem.clone(),
                 // the NIC's reset value of CFG_ACK_COALESCE
-                ack_every: 16,
+                ack_every: 64,
                 ..Default::default()
             },
             mem,
