@@ -670,3 +670,165 @@ fn real_send_capture_with_hundreds_of_receives_replays_on_verilator() {
     let data: Vec<_> = data.iter().map(|(a, l)| (a - base, *l)).collect();
     assert_eq!(data, want_data);
 }
+
+/// A QP with READ and atomic access, an MR that allows both, at `VA` (the WRITE MR's keys).
+fn config_rd_atomic(d: &Path) -> PathBuf {
+    let p = d.join("nic.json");
+    std::fs::write(
+        &p,
+        format!(
+            r#"{{
+  "local": {{"mac": "02:00:00:00:00:02", "ip": "10.0.0.2"}},
+  "remote": {{"mac": "02:00:00:00:00:01", "ip": "10.0.0.1"}},
+  "qps": [{{"qpn": {QPN}, "dest_qpn": {PEER_QPN}, "rq_psn": 100, "sq_psn": 5000, "pmtu": 1024,
+           "access": ["remote_write", "remote_read", "remote_atomic"]}}],
+  "mrs": [{{"va": "{VA:#x}", "len": {MR_LEN}, "rkey": "{RKEY:#x}",
+            "access": ["local_write", "remote_write", "remote_read", "remote_atomic"]}}]
+}}"#
+        ),
+    )
+    .unwrap();
+    p
+}
+
+/// The responder's READ/atomic resources (`max_dest_rd_atomic` = 16): 16 fetch-adds on one QP
+/// whose ATOMIC ACKNOWLEDGEs are all lost, then all 16 sent again (duplicates, as a requester
+/// with 16 outstanding resends them after its timeout): every duplicate is answered with its
+/// original value, and the word was added to exactly once per atomic (16 DMA writes, and a
+/// READ at the end returns the sum). The same with 16 READs of distinct data: every duplicate
+/// READ is answered again with the same bytes.
+#[test]
+fn sixteen_atomics_and_reads_are_answered_again() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let d = dir("rd_atomic");
+    let cfg = config_rd_atomic(&d);
+    let word_va = VA + 4096;
+    let adds: Vec<u64> = (0..16u64)
+        .map(|i| 0x1_0000_0001 * (i + 1) + (i << 40))
+        .collect();
+    let mut frames = vec![];
+    let mut psn = 100u32;
+    // 16 fetch-adds; their responses are "lost": the peer sends them all again
+    let atomics: Vec<(u32, u64)> = adds
+        .iter()
+        .map(|&a| {
+            psn += 1;
+            (psn - 1, a)
+        })
+        .collect();
+    for _ in 0..2 {
+        for &(p, a) in &atomics {
+            frames.push(roce_frames::atomic(
+                QPN,
+                Opcode::RC_FETCH_ADD,
+                p,
+                word_va,
+                RKEY,
+                a,
+                0,
+            ));
+        }
+    }
+    // 16 distinct 64-byte blocks written, then READ back, then the READs again
+    let block = |i: usize| -> Vec<u8> { (0..64).map(|b| (i * 37 + b * 5 + 1) as u8).collect() };
+    for i in 0..16 {
+        frames.push(frame(
+            Opcode::RC_RDMA_WRITE_ONLY,
+            psn,
+            Some((VA + 64 * i as u64, RKEY, 64)),
+            block(i),
+        ));
+        psn += 1;
+    }
+    let reads: Vec<u32> = (0..16).map(|i| psn + i).collect();
+    for _ in 0..2 {
+        for (i, &p) in reads.iter().enumerate() {
+            frames.push(frame(
+                Opcode::RC_RDMA_READ_REQUEST,
+                p,
+                Some((VA + 64 * i as u64, RKEY, 64)),
+                vec![],
+            ));
+        }
+    }
+    psn += 16;
+    // the word after everything: one READ
+    frames.push(frame(
+        Opcode::RC_RDMA_READ_REQUEST,
+        psn,
+        Some((word_va, RKEY, 8)),
+        vec![],
+    ));
+    let (s, sent) = respond(&d, &cfg, &frames);
+    let roce: Vec<_> = sent
+        .iter()
+        .map(|f| {
+            let FrameBody::Roce(r) = &f.body else {
+                panic!("not RoCE: {f:?}")
+            };
+            assert!(r.icrc_ok());
+            assert_eq!(r.bth.dest_qp, PEER_QPN);
+            r.clone()
+        })
+        .collect();
+    // atomics: 32 ATOMIC ACKNOWLEDGEs, the second 16 equal to the first
+    let at: Vec<(u32, u64)> = roce
+        .iter()
+        .filter(|r| r.bth.opcode == Opcode::RC_ATOMIC_ACKNOWLEDGE)
+        .map(|r| (r.bth.psn, r.ext.atomic_ack_eth.expect("AtomicAckETH").orig))
+        .collect();
+    let mut sum = 0u64;
+    let want: Vec<(u32, u64)> = atomics
+        .iter()
+        .map(|&(p, a)| {
+            let o = sum;
+            sum = sum.wrapping_add(a);
+            (p, o)
+        })
+        .collect();
+    assert_eq!(
+        at.len(),
+        32,
+        "every atomic and every duplicate answered: {at:x?}"
+    );
+    assert_eq!(&at[..16], &want[..], "executed in order");
+    assert_eq!(
+        &at[16..],
+        &want[..],
+        "duplicates answered with the original values"
+    );
+    let word_writes = s["dma_writes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["remote"]["va"].as_u64() == Some(word_va))
+        .count();
+    assert_eq!(
+        word_writes, 16,
+        "one write per atomic, none per duplicate: {s}"
+    );
+    // READs: 16 responses, then the same 16 again; then the word
+    let rd: Vec<(u32, Vec<u8>)> = roce
+        .iter()
+        .filter(|r| r.bth.opcode == Opcode::RC_RDMA_READ_RESPONSE_ONLY)
+        .map(|r| (r.bth.psn, r.payload.clone()))
+        .collect();
+    assert_eq!(
+        rd.len(),
+        33,
+        "{:?}",
+        rd.iter().map(|x| x.0).collect::<Vec<_>>()
+    );
+    for k in 0..32 {
+        let i = k % 16;
+        assert_eq!(rd[k], (reads[i], block(i)), "READ response {k}");
+    }
+    assert_eq!(
+        rd[32],
+        (psn, sum.to_le_bytes().to_vec()),
+        "the word holds the sum"
+    );
+    assert_eq!(s["responder"]["duplicate"], 32, "{s}");
+}

@@ -333,6 +333,16 @@ impl Device {
         Ok(())
     }
 
+    /// Set the responder's ACK interval (`CFG_ACK_COALESCE`): besides every AckReq packet and
+    /// message end, at least one ACK every `every` executed packets of a QP; 1 = every packet,
+    /// 0 = no count. The reset value is 64.
+    pub fn set_ack_coalesce(&self, every: u8) {
+        self.inner.regs.write(
+            regs::CFG_ACK_COALESCE,
+            regs::cfg_ack_coalesce::EVERY.place(every as u32),
+        );
+    }
+
     /// `CFG_STATUS` (`cfg_status` bits: READY, LINK_UP, FATAL).
     pub fn status(&self) -> u32 {
         self.inner.regs.read(regs::CFG_STATUS)

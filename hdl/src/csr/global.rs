@@ -51,10 +51,11 @@ pub fn plain_rw() -> [u32; NRW] {
         regs::CC_RP_FLAGS,
         regs::CC_RP_FIRST_CNP_RATE,
         regs::CC_NP_CNP_INTERVAL,
+        regs::CFG_ACK_COALESCE,
     ]
 }
 /// Number of plain RW registers.
-pub const NRW: usize = 26;
+pub const NRW: usize = 27;
 /// Number of identity registers.
 pub const NID: usize = 13;
 /// GID data words (4 per entry).
@@ -99,6 +100,8 @@ pub struct CsrGlobal {
     pub cfg_udp_sport: Signal<Out, Bits<32>>,
     pub cfg_traffic: Signal<Out, Bits<32>>,
     pub cfg_pfc: Signal<Out, Bits<32>>,
+    /// `CFG_ACK_COALESCE` (the responder's ACK interval)
+    pub cfg_ack_coalesce: Signal<Out, Bits<32>>,
     pub cfg_mac: Signal<Out, Bits<48>>,
     pub cc_rp_time_reset: Signal<Out, Bits<32>>,
     pub cc_rp_byte_reset: Signal<Out, Bits<32>>,
@@ -261,6 +264,7 @@ impl CsrGlobal {
             cfg_udp_sport: Default::default(),
             cfg_traffic: Default::default(),
             cfg_pfc: Default::default(),
+            cfg_ack_coalesce: Default::default(),
             cfg_mac: Default::default(),
             cc_rp_time_reset: Default::default(),
             cc_rp_byte_reset: Default::default(),
@@ -586,6 +590,7 @@ impl Logic for CsrGlobal {
         self.cfg_udp_sport.next = self.rw[4].q.val();
         self.cfg_traffic.next = self.rw[5].q.val();
         self.cfg_pfc.next = self.rw[6].q.val();
+        self.cfg_ack_coalesce.next = self.rw[26].q.val();
         self.cfg_mac.next = self.mac.q.val();
         self.cc_rp_time_reset.next = self.rw[10].q.val();
         self.cc_rp_byte_reset.next = self.rw[11].q.val();

@@ -175,9 +175,9 @@ impl Default for CsrParams {
             max_log2_stride: ring::MAX_LOG2_WQE_STRIDE,
             max_pmtu: 5,
             max_rd_atomic: 16,
-            // the responder's atomic replay cache holds the last 4 atomics of a QP: a peer
-            // with more outstanding could see a duplicate dropped (READs need no resource)
-            max_dest_rd_atomic: 4,
+            // the responder's atomic replay cache holds the last 16 atomics of every QP
+            // (`resp::atomic_cache`); a duplicate READ needs no resource (read again)
+            max_dest_rd_atomic: crate::resp::atomic_cache::AT_CACHE_ENTRIES as u8,
             max_sge: wqe::send_sge_capacity(ring::MAX_LOG2_WQE_STRIDE) as u8,
             pd_bits: 24,
         }

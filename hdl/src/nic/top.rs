@@ -778,6 +778,7 @@ impl Logic for NicTop {
         self.resp.qpc_dest_qpn.next = self.csr.qpc_dest_qpn.val();
         self.resp.qpc_pmtu.next = self.csr.qpc_pmtu.val();
         self.resp.qpc_rq_psn.next = self.csr.qpc_rq_psn.val();
+        self.resp.cfg_ack_every.next = self.csr.cfg_ack_coalesce.val().get_bits::<8>(0);
         self.resp.qpc_rq_base.next = self.csr.qpc_rq_base.val();
         self.resp.qpc_rq_log2_entries.next = self.csr.qpc_rq_log2_entries.val();
         self.resp.qpc_rq_log2_stride.next = self.csr.qpc_rq_log2_stride.val();

@@ -31,6 +31,7 @@ pub struct RcWriteResponderFlat<const QA: usize> {
     pub qpc_dest_qpn: Signal<In, Bits<24>>,
     pub qpc_pmtu: Signal<In, Bits<PMTU_W>>,
     pub qpc_rq_psn: Signal<In, Bits<24>>,
+    pub cfg_ack_every: Signal<In, Bits<8>>,
     pub load_valid: Signal<In, Bit>,
     pub load_ready: Signal<Out, Bit>,
     pub load_qpn: Signal<In, Bits<QA>>,
@@ -94,6 +95,7 @@ impl<const QA: usize> Default for RcWriteResponderFlat<QA> {
             qpc_dest_qpn: Default::default(),
             qpc_pmtu: Default::default(),
             qpc_rq_psn: Default::default(),
+            cfg_ack_every: Default::default(),
             load_valid: Default::default(),
             load_ready: Default::default(),
             load_qpn: Default::default(),
@@ -164,6 +166,7 @@ impl<const QA: usize> Logic for RcWriteResponderFlat<QA> {
         self.core.qpc_dest_qpn.next = self.qpc_dest_qpn.val();
         self.core.qpc_pmtu.next = self.qpc_pmtu.val();
         self.core.qpc_rq_psn.next = self.qpc_rq_psn.val();
+        self.core.cfg_ack_every.next = self.cfg_ack_every.val();
         self.core.load_valid.next = self.load_valid.val();
         self.load_ready.next = self.core.load_ready.val();
         self.core.load_qpn.next = self.load_qpn.val();

@@ -27,11 +27,23 @@
 //!   always sends, docs/PROTOCOL.md §6 / §7.3). Plain RDMA WRITE never needs credits; SEND and
 //!   WRITE_WITH_IMMEDIATE would, but no credit count is advertised (the ACK queue entry carries
 //!   the whole syndrome byte, so one can be added).
-//! * **ACK generation** (no further coalescing): one ACK for every executed LAST/ONLY packet
-//!   and for every executed packet with AckReq set; one ACK for every duplicate (not
-//!   executed again, PSN = the duplicate's PSN, current MSN); every NAK. An ACK with PSN p
-//!   acknowledges everything up to p, so a later version may drop queued ACKs that a newer
-//!   one of the same QP supersedes; this one emits them all.
+//! * **ACK generation and coalescing** (`cfg_ack_every`, the NIC's `CFG_ACK_COALESCE`, reset
+//!   64): one ACK for every executed packet with AckReq set and every executed LAST/ONLY
+//!   packet, and besides those at least one every N executed packets of a QP (a per-QP count
+//!   of executed packets since the QP's last ACK, in block RAM; N = 1 acknowledges every
+//!   packet, N = 0 turns the count off); one ACK for every duplicate (not executed again,
+//!   PSN = the duplicate's PSN, current MSN); every NAK; every READ response and ATOMIC
+//!   ACKNOWLEDGE. So a long WRITE is acknowledged while it streams (a requester with a window
+//!   of PSNs retires its packets without waiting for the message's end) even from a requester
+//!   that sets AckReq only on the last packet (ferroce's). Why 64: rxe's requester asks for
+//!   an ACK (AckReq) every 64 packets (`RXE_MAX_PKT_PER_ACK`) and its responder answers only
+//!   those, so 64 acknowledges a ferroce requester as often as rxe is; and today's requester
+//!   (one message in flight per QP) gains nothing from an ACK in the middle of a message but
+//!   pays for it (measured, the cause not analysed yet): with N = 16, 16 QPs x 64 KiB WRITEs both ways at PMTU
+//!   1024 took 219,776 cycles instead of 184,686 (`ferroce verbs --seed 1`, docs/MEASUREMENTS.md);
+//!   at 64 a 64 KiB message at PMTU 1024 gets its one ACK at the end, as before. A requester
+//!   with a window of PSNs may want a smaller N (16 gives a 128-PSN window eight ACKs). An ACK with PSN p acknowledges everything up to p, so a later version may drop
+//!   queued ACKs that a newer one of the same QP supersedes; this one emits them all.
 //! * **Ordering**: every response (ACK, duplicate re-ACK, NAK) goes through one FIFO in packet
 //!   order, and an entry whose packet wrote memory waits for that write's `done_valid` (the
 //!   DMA channel completes in order, so the entries consume completions in order). A response
@@ -124,11 +136,22 @@
 //!   §7.2: READs are replayed by re-reading, not from a cache). While an MR drain is requested, the
 //!   block acknowledges only with the ACK queue empty and the read responder idle (queued
 //!   READs hold translated addresses).
-//! * **Atomic replay cache**: per QP the last four executed atomics (PSN and original value,
-//!   four RAM ways written round robin, cleared by the load into RTR). A duplicate atomic is
-//!   never executed again: a way holding its PSN answers it with the saved value; one older
-//!   than the cache is dropped (counted as a duplicate). Four ways cover a requester with up
-//!   to four atomics outstanding (this NIC's requester has one).
+//! * **Atomic replay cache** ([`atomic_cache::AtomicReplayCache`], its RAM organisation is
+//!   argued there): per QP the last 16 executed atomics (PSN and original value, a ring per
+//!   QP, cleared by the load into RTR); 16 is the NIC's `max_dest_rd_atomic`
+//!   (`ID_QP_LIMITS[23:16]`). A duplicate atomic is never executed again: the cache is
+//!   searched for its PSN (newest entry first, at most 18 cycles, only for duplicates) and a
+//!   hit answers it with the saved value; one older than the cache is dropped (counted as a
+//!   duplicate). A duplicate READ needs no resource: it is read again (below), so every
+//!   duplicate of a QP's last 16 READs and atomics is answered.
+//! * **More READs/atomics than `max_dest_rd_atomic`** (IBTA Vol 1, 9.4.4 and 9.7.5.1.3: a
+//!   requester must not exceed the negotiated number): the responder keeps unanswered READs
+//!   and atomics in its 8-entry ACK queue (shared by all QPs); when it is full the next
+//!   request waits in `Check`, so the receive path back-pressures instead of refusing. A
+//!   QP's queued READs and atomics therefore never exceed 8, below the advertised 16; the
+//!   requester's own count (responses it has not received) is not visible here, so a
+//!   requester exceeding it is slowed, not detected: no NAK 0x61 is sent for it, and only a
+//!   duplicate atomic older than the cache goes unanswered.
 //! * **Flush on ERR**: when a QP enters ERR (the host's MODIFY, or any engine's `qerr_*`,
 //!   which the CSR block notifies like a MODIFY into ERR), the NIC top gives the block a
 //!   kind-2 load: it marks the QP's receive queue as in error and walks it from the consumer
@@ -154,6 +177,7 @@
 //! advances ePSN by its response packet count, and the atomic replay cache sits beside it in
 //! RAMs keyed by QPN.
 pub mod ack_queue;
+pub mod atomic_cache;
 pub mod counters;
 pub mod cutter;
 #[cfg(test)]
@@ -163,6 +187,7 @@ pub mod read;
 pub mod write;
 
 pub use ack_queue::RespAckQueue;
+pub use atomic_cache::AtomicReplayCache;
 pub use counters::RespCounters;
 pub use cutter::StreamCutter;
 pub use flat::{RcWriteResponderFlat, RcWriteResponderFlat64};
@@ -241,6 +266,20 @@ pub struct AckEntry {
     pub raddr: Bits<64>,
     pub rlen: Bits<32>,
     pub rpmtu: Bits<3>,
+}
+
+/// The responder's per-QP flags (one block-RAM word per QP, written back once per packet).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
+pub struct RespQpFlags {
+    /// A PSN sequence NAK was sent; later out-of-sequence packets are dropped silently until
+    /// an in-sequence one.
+    pub nak_sent: Bit,
+    /// A WRITE FIRST/MIDDLE was executed: the message continues (MIDDLE/LAST expected).
+    pub in_write: Bit,
+    /// This responder moved the QP to ERR: everything after is dropped.
+    pub err: Bit,
+    /// A SEND FIRST/MIDDLE was executed: the message continues.
+    pub in_send: Bit,
 }
 
 /// One receive completion, queued by the responder until its message's data is placed.

@@ -39,10 +39,11 @@
 //!
 //! # Per-QP state (block RAM, `2^QA` rows, zero at power-up)
 //!
-//! ePSN (24), MSN (24), flags (`nak_sent`, `in_write`: a FIRST/MIDDLE was executed and the
-//! message continues, `err`: this responder moved the QP to ERR), and the WRITE cursor: VA
-//! (64, as two 32-bit RAMs: 32-bit values simulate much faster), rkey (32) and bytes remaining
-//! (32). Read at the address of the packet's QPN, written back once per packet.
+//! ePSN (24), MSN (24), the flags ([`super::RespQpFlags`]: `nak_sent`, `in_write`, `err`,
+//! `in_send`), the executed packets since the QP's last ACK (8, ACK coalescing), and the WRITE
+//! cursor: VA (64, as two 32-bit RAMs: 32-bit values simulate much faster), rkey (32) and bytes
+//! remaining (32). Read at the address of the packet's QPN, written back once per packet. The
+//! atomic replay cache is its own block ([`super::AtomicReplayCache`]).
 //!
 //! # Timing
 //!
@@ -58,10 +59,11 @@
 //! the WQE read (`WqeReq` -> `WqeRx` -> `WqeChk`), then per piece `PlaceNext` -> (`SgeReq` ->
 //! `SgeRx` -> `SgeLoad` when the SGE is used up) -> `MrReq` -> `MrWait` -> `Xfer`; a receive
 //! error goes through `RecvErr` (its NAK and error completion) and `DrainCut`.
+use super::atomic_cache::{AT_OP_CLEAR, AT_OP_INSERT, AT_OP_LOOKUP};
 use super::{
-    RcReadResponder, RecvCqe, RespAckQueue, RespCounters, StreamCutter, ACKQ_BITS,
-    QERR_STATUS_ACCESS, QERR_STATUS_DMA, QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS,
-    SYN_NAK_INVALID, SYN_NAK_OPERATIONAL, SYN_NAK_PSN, SYN_RNR,
+    AtomicReplayCache, RcReadResponder, RecvCqe, RespAckQueue, RespCounters, RespQpFlags,
+    StreamCutter, ACKQ_BITS, QERR_STATUS_ACCESS, QERR_STATUS_DMA, QERR_STATUS_INVALID, SYN_ACK,
+    SYN_NAK_ACCESS, SYN_NAK_INVALID, SYN_NAK_OPERATIONAL, SYN_NAK_PSN, SYN_RNR,
 };
 use crate::csr::qp_config::{ACC_W, CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RNR_W, ST_W};
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
@@ -135,6 +137,8 @@ pub enum WrState {
     AtRx,
     AtWr,
     AtDone,
+    /// a duplicate atomic: its lookup in the replay cache, then its answer (or nothing)
+    AtDup,
     DbWait,
     DbChk,
     FlWait,
@@ -165,6 +169,10 @@ pub struct RcWriteResponder<const QA: usize> {
     pub qpc_rq_log2_stride: Signal<In, Bits<LOG2S_W>>,
     pub qpc_recv_cqn: Signal<In, Bits<CQN_W>>,
     pub qpc_min_rnr_timer: Signal<In, Bits<RNR_W>>,
+    /// ACK coalescing (`CFG_ACK_COALESCE`): at least one ACK every this many executed
+    /// packets of a QP, besides every AckReq packet and message end (1: every packet; 0: no
+    /// count)
+    pub cfg_ack_every: Signal<In, Bits<8>>,
     // ---- responder state load ----
     pub load_valid: Signal<In, Bit>,
     pub load_ready: Signal<Out, Bit>,
@@ -275,7 +283,16 @@ pub struct RcWriteResponder<const QA: usize> {
     // per-QP responder state
     ram_epsn: RAM<Bits<24>, QA>,
     ram_msn: RAM<Bits<24>, QA>,
-    ram_flags: RAM<Bits<4>, QA>,
+    ram_flags: RAM<RespQpFlags, QA>,
+    /// the flag words the kernel writes whole (no struct literals in a kernel)
+    c_fl_clear: Constant<RespQpFlags>,
+    c_fl_err: Constant<RespQpFlags>,
+    c_fl_in_write: Constant<RespQpFlags>,
+    c_fl_in_send: Constant<RespQpFlags>,
+    /// executed packets of the QP since its last ACK (ACK coalescing)
+    ram_nack: RAM<Bits<8>, QA>,
+    n_nack: Signal<Local, Bits<8>>,
+    ack_due: Signal<Local, Bit>,
     ram_va_hi: RAM<Bits<32>, QA>,
     ram_va_lo: RAM<Bits<32>, QA>,
     ram_rkey: RAM<Bits<32>, QA>,
@@ -298,19 +315,18 @@ pub struct RcWriteResponder<const QA: usize> {
     ram_qrci: RAM<Bits<16>, QA>,
     /// the WQE read in progress is a flush (WqeRx continues to FlCqe)
     r_fl: DFF<Bit>,
-    /// the atomic replay cache: per QP the last four executed atomics, each 88 valid,
-    /// 87:64 PSN, 63:0 original value; `ram_atp` is the way the next one overwrites
-    ram_atc: [RAM<Bits<89>, QA>; 4],
-    ram_atp: RAM<Bits<2>, QA>,
+    /// the atomic replay cache: per QP the last 16 executed atomics (PSN, original value)
+    atc: AtomicReplayCache<QA>,
+    /// the duplicate atomic's lookup has been taken by the cache
+    r_atq: DFF<Bit>,
     /// the atomic: swap (or add) and compare data, the value read (a beat, memory order)
     r_swap: DFF<Bits<64>>,
     r_cmp: DFF<Bits<64>>,
     r_old: DFF<Bits<64>>,
-    c_idx2: [Constant<Bits<2>>; 4],
+    c_at_lookup: Constant<Bits<2>>,
+    c_at_insert: Constant<Bits<2>>,
+    c_at_clear: Constant<Bits<2>>,
     is_atomic: Signal<Local, Bit>,
-    at_hit: Signal<Local, Bit>,
-    at_orig: Signal<Local, Bits<64>>,
-    c_valid25: Constant<Bits<25>>,
     old_v: Signal<Local, Bits<64>>,
     new_v: Signal<Local, Bits<64>>,
 
@@ -341,7 +357,7 @@ pub struct RcWriteResponder<const QA: usize> {
     // responder state of the packet's QP
     s_epsn: DFF<Bits<24>>,
     s_msn: DFF<Bits<24>>,
-    s_flags: DFF<Bits<4>>,
+    s_flags: DFF<RespQpFlags>,
     s_va_hi: DFF<Bits<32>>,
     s_va_lo: DFF<Bits<32>>,
     s_rkey: DFF<Bits<32>>,
@@ -573,7 +589,24 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             counters: Default::default(),
             ram_epsn: zram(),
             ram_msn: zram(),
-            ram_flags: zram(),
+            ram_flags: RAM::from((0..(1usize << QA)).map(|_| RespQpFlags::default())),
+            c_fl_clear: Constant::new(RespQpFlags::default()),
+            c_fl_err: Constant::new(RespQpFlags {
+                err: true,
+                ..Default::default()
+            }),
+            c_fl_in_write: Constant::new(RespQpFlags {
+                in_write: true,
+                ..Default::default()
+            }),
+            c_fl_in_send: Constant::new(RespQpFlags {
+                in_send: true,
+                ..Default::default()
+            }),
+            ram_nack: zram(),
+            n_nack: Default::default(),
+            ack_due: Default::default(),
+            cfg_ack_every: Default::default(),
             ram_va_hi: zram(),
             ram_va_lo: zram(),
             ram_rkey: zram(),
@@ -760,16 +793,15 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             r_fl: Default::default(),
             rtq_qpn: Default::default(),
             rtq_rq_index: Default::default(),
-            ram_atc: core::array::from_fn(|_| zram()),
-            ram_atp: zram(),
+            atc: Default::default(),
+            r_atq: Default::default(),
             r_swap: Default::default(),
             r_cmp: Default::default(),
             r_old: Default::default(),
-            c_idx2: core::array::from_fn(|i| Constant::new((i as u64).into())),
+            c_at_lookup: Constant::new(AT_OP_LOOKUP.into()),
+            c_at_insert: Constant::new(AT_OP_INSERT.into()),
+            c_at_clear: Constant::new(AT_OP_CLEAR.into()),
             is_atomic: Default::default(),
-            at_hit: Default::default(),
-            at_orig: Default::default(),
-            c_valid25: Constant::new((1u64 << 24).into()),
             old_v: Default::default(),
             new_v: Default::default(),
             c_syn_rnr: Constant::new(SYN_RNR.into()),
@@ -792,14 +824,15 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
 impl<const QA: usize> Logic for RcWriteResponder<QA> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, ackq, counters, cutter, cqf, rdr);
+        clock!(self, clock, ackq, counters, cutter, cqf, rdr, atc);
         dff_setup!(
             self, clock, state, r_op, r_qpn, r_psn, r_ackreq, r_va_hi, r_va_lo, r_rkey, r_dlen,
             r_plen, r_imm, r_se, r_qst, r_qacc, r_qpd, r_qdest, r_pmtu, r_rqbase, r_rqle, r_rqls,
             r_rcqn, r_rnrt, s_epsn, s_msn, s_flags, s_va_hi, s_va_lo, s_rkey, s_resid, s_rqpi,
             s_rqci, s_wrid, s_nsge, s_sidx, s_cap, s_mlen, r_lqpn, r_lkind, p_rem, r_n, r_place,
             r_cutd, d0, d1, d2, d3, d_cnt, d_err, r_mkey, r_mva, r_mlen, r_addr, r_reqd, r_datad,
-            dma_out, in_cut, pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup, r_fl
+            dma_out, in_cut, pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup, r_fl,
+            r_atq
         );
         self.ram_rqerr.read_clock.next = self.clock.val();
         self.ram_rqerr.write_clock.next = self.clock.val();
@@ -807,17 +840,13 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_qrpi.write_clock.next = self.clock.val();
         self.ram_qrci.read_clock.next = self.clock.val();
         self.ram_qrci.write_clock.next = self.clock.val();
-        for k in 0..4 {
-            self.ram_atc[k].read_clock.next = self.clock.val();
-            self.ram_atc[k].write_clock.next = self.clock.val();
-        }
-        self.ram_atp.read_clock.next = self.clock.val();
-        self.ram_atp.write_clock.next = self.clock.val();
         self.ram_epsn.read_clock.next = self.clock.val();
         self.ram_epsn.write_clock.next = self.clock.val();
         self.ram_msn.read_clock.next = self.clock.val();
         self.ram_msn.write_clock.next = self.clock.val();
         self.ram_flags.read_clock.next = self.clock.val();
+        self.ram_nack.read_clock.next = self.clock.val();
+        self.ram_nack.write_clock.next = self.clock.val();
         self.ram_flags.write_clock.next = self.clock.val();
         self.ram_va_hi.read_clock.next = self.clock.val();
         self.ram_va_hi.write_clock.next = self.clock.val();
@@ -878,10 +907,10 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.supported.next =
             self.w_op.val() | self.is_send.val() | self.is_atomic.val() | self.is_read.val();
         // flags: bit 0 nak_sent, bit 1 in_write, bit 2 err, bit 3 in_send
-        self.nak_sent.next = self.s_flags.q.val().get_bit(0);
-        self.in_write.next = self.s_flags.q.val().get_bit(1);
-        self.qp_err.next = self.s_flags.q.val().get_bit(2);
-        self.in_send.next = self.s_flags.q.val().get_bit(3);
+        self.nak_sent.next = self.s_flags.q.val().nak_sent;
+        self.in_write.next = self.s_flags.q.val().in_write;
+        self.qp_err.next = self.s_flags.q.val().err;
+        self.in_send.next = self.s_flags.q.val().in_send;
         // QP states that receive: RTR 2, RTS 3, SQD 4 (QpState::receives)
         self.qp_ok.next = (self.r_qpn.q.val() < self.c_nqp.val())
             & ((self.r_qst.q.val() == 2) | (self.r_qst.q.val() == 3) | (self.r_qst.q.val() == 4))
@@ -972,7 +1001,12 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             self.n_msn.next = self.s_msn.q.val() + 1;
         }
         self.n_epsn.next = self.r_psn.q.val() + 1;
-        self.emit.next = self.is_end.val() | self.r_ackreq.q.val();
+        // ACK coalescing: an executed packet is acknowledged when it asks (AckReq), ends its
+        // message, or is the N-th executed packet of its QP since the QP's last ACK
+        self.n_nack.next = self.ram_nack.read_data.val() + 1;
+        self.ack_due.next =
+            (self.cfg_ack_every.val() != 0) & (self.n_nack.val() >= self.cfg_ack_every.val());
+        self.emit.next = self.is_end.val() | self.r_ackreq.q.val() | self.ack_due.val();
         // bytes of the message so far, this packet included (a receive CQE's byte_len), and
         // the receive WQE's room for them (33 bits: no wrap)
         self.mlen_base.next = self.s_mlen.q.val();
@@ -1037,18 +1071,6 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.c_va_lo.next = self.s_va_lo.q.val() + bit_cast::<32, 16>(self.r_n.q.val());
 
         // ================= atomics ===========================================================
-        // the replay cache ways of the packet's QP (read at its QPN like the state RAMs): a
-        // duplicate atomic is answered from the way that holds its PSN
-        self.at_hit.next = false;
-        self.at_orig.next = 0.into();
-        for k in 0..4 {
-            if self.ram_atc[k].read_data.val().get_bit(88)
-                & (self.ram_atc[k].read_data.val().get_bits::<24>(64) == self.r_psn.q.val())
-            {
-                self.at_hit.next = true;
-                self.at_orig.next = self.ram_atc[k].read_data.val().get_bits::<64>(0);
-            }
-        }
         // host memory holds the 8-byte value little-endian; a beat's MSB is the byte at the
         // lowest address, so the value is the byte-reversed beat (and back for the write)
         self.old_v.next = (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(0)) << 56)
@@ -1067,6 +1089,14 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             }
         }
 
+        // the replay cache: looked up by a duplicate (`AtDup`), written by an executed atomic
+        // (`AtDone`), cleared by the load into RTR
+        self.atc.cmd_valid.next = false;
+        self.atc.cmd_op.next = self.c_at_lookup.val();
+        self.atc.cmd_qpn.next = self.r_qpn.q.val().get_bits::<QA>(0);
+        self.atc.cmd_psn.next = self.r_psn.q.val();
+        self.atc.cmd_orig.next = self.old_v.val();
+
         // ================= defaults ==========================================================
         self.hdr_ready.next = false;
         self.hva.next = self.hdr.val().va;
@@ -1081,6 +1111,9 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_epsn.read_address.next = self.wr_qpn.val();
         self.ram_msn.read_address.next = self.wr_qpn.val();
         self.ram_flags.read_address.next = self.wr_qpn.val();
+        self.ram_nack.read_address.next = self.wr_qpn.val();
+        self.ram_nack.write_data.next = 0.into();
+        self.ram_nack.write_enable.next = false;
         self.ram_va_hi.read_address.next = self.wr_qpn.val();
         self.ram_va_lo.read_address.next = self.wr_qpn.val();
         self.ram_rkey.read_address.next = self.wr_qpn.val();
@@ -1099,19 +1132,6 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_qrci.read_address.next = self.rtq_qpn.val();
         self.rtq_rq_index.next = (bit_cast::<32, 16>(self.ram_qrci.read_data.val()) << 16)
             | bit_cast::<32, 16>(self.ram_qrpi.read_data.val());
-        self.ram_atp.read_address.next = self.wr_qpn.val();
-        self.ram_atp.write_address.next = self.wr_qpn.val();
-        self.ram_atp.write_data.next = self.ram_atp.read_data.val() + 1;
-        self.ram_atp.write_enable.next = false;
-        for k in 0..4 {
-            self.ram_atc[k].read_address.next = self.wr_qpn.val();
-            self.ram_atc[k].write_address.next = self.wr_qpn.val();
-            self.ram_atc[k].write_data.next =
-                (bit_cast::<89, 25>(self.c_valid25.val() | bit_cast::<25, 24>(self.r_psn.q.val()))
-                    << 64)
-                    | bit_cast::<89, 64>(self.old_v.val());
-            self.ram_atc[k].write_enable.next = false;
-        }
         // write-back: unchanged fields keep the row's current value
         self.ram_epsn.write_enable.next = false;
         self.ram_msn.write_enable.next = false;
@@ -1286,9 +1306,13 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 }
             }
             WrState::LoadRd => {
-                self.qpc_rd_valid.next = true;
+                // only this block gives the cache commands, and none between here and
+                // `LoadWrite`: ready now means ready for the clear there
                 self.qpc_rd_qpn.next = self.r_lqpn.q.val();
-                self.state.d.next = WrState::LoadWait;
+                if self.atc.cmd_ready.val() {
+                    self.qpc_rd_valid.next = true;
+                    self.state.d.next = WrState::LoadWait;
+                }
             }
             WrState::LoadWait => {
                 self.state.d.next = WrState::LoadWrite;
@@ -1297,7 +1321,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 // the QP context of the load is on qpc_* now. Into RTR: ePSN = rq_psn, MSN 0,
                 // flags clear, no message in progress. RQ restart: indices 0, flags clear.
                 self.wr_qpn.next = self.r_lqpn.q.val();
-                self.ram_flags.write_data.next = 0.into();
+                self.ram_flags.write_data.next = self.c_fl_clear.val();
                 self.ram_flags.write_enable.next = true;
                 self.ram_mlen.write_data.next = 0.into();
                 self.ram_mlen.write_enable.next = true;
@@ -1325,6 +1349,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 } else {
                     self.ram_epsn.write_data.next = self.qpc_rq_psn.val();
                     self.ram_msn.write_data.next = 0.into();
+                    self.ram_nack.write_enable.next = true;
                     self.ram_va_hi.write_data.next = 0.into();
                     self.ram_va_lo.write_data.next = 0.into();
                     self.ram_rkey.write_data.next = 0.into();
@@ -1335,11 +1360,11 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     self.ram_va_lo.write_enable.next = true;
                     self.ram_rkey.write_enable.next = true;
                     self.ram_resid.write_enable.next = true;
-                    // a new connection: no atomic to replay
-                    for k in 0..4 {
-                        self.ram_atc[k].write_data.next = 0.into();
-                        self.ram_atc[k].write_enable.next = true;
-                    }
+                    // a new connection: no atomic to replay (the cache is idle: `LoadRd`
+                    // waited for it)
+                    self.atc.cmd_valid.next = true;
+                    self.atc.cmd_op.next = self.c_at_clear.val();
+                    self.atc.cmd_qpn.next = self.r_lqpn.q.val();
                 }
                 self.state.d.next = WrState::Idle;
                 if self.r_lkind.q.val() == 2 {
@@ -1436,14 +1461,10 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.counters.inc_qp_drop.next = true;
                     } else if self.dup.val() & self.is_atomic.val() {
                         // a duplicate atomic is never executed again: the cache's original
-                        // value answers it; one older than the cache holds is dropped (the
-                        // requester's later retry or its own ACK state sorts it out)
+                        // value answers it (`AtDup`)
                         self.counters.inc_duplicate.next = true;
-                        if self.at_hit.val() {
-                            self.ackq.push.next = true;
-                            self.ackq.entry.next.atomic = true;
-                            self.ackq.entry.next.orig = self.at_orig.val();
-                        }
+                        self.r_atq.d.next = false;
+                        self.state.d.next = WrState::AtDup;
                     } else if self.dup.val() & self.is_read.val() {
                         // a duplicate READ (the requester asks again from a PSN inside an
                         // earlier READ, with the RETH of the rest): answered again from host
@@ -1468,7 +1489,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                             self.ackq.entry.next.psn = self.s_epsn.q.val();
                             self.ackq.entry.next.syndrome = self.c_syn_psn.val();
                             // flags: nak_sent set, the message in progress kept (err is clear)
-                            self.ram_flags.write_data.next = (self.s_flags.q.val() & 10) | 1;
+                            self.ram_flags.write_data.next.nak_sent = true;
+                            self.ram_flags.write_data.next.err = false;
                             self.ram_flags.write_enable.next = true;
                         }
                     } else if !self.seq_ok.val() | !self.len_ok.val() | !self.dlen_ok.val() {
@@ -1477,7 +1499,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.ackq.entry.next.syndrome = self.c_syn_inv.val();
                         self.ackq.entry.next.qerr = true;
                         self.ackq.entry.next.qerr_status = self.c_st_inv.val();
-                        self.ram_flags.write_data.next = 4.into();
+                        self.ram_flags.write_data.next = self.c_fl_err.val();
                         self.ram_flags.write_enable.next = true;
                         self.counters.inc_invalid.next = true;
                     } else if !self.acc_ok.val() | !self.resid_ok.val() {
@@ -1486,7 +1508,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.ackq.entry.next.syndrome = self.c_syn_acc.val();
                         self.ackq.entry.next.qerr = true;
                         self.ackq.entry.next.qerr_status = self.c_st_acc.val();
-                        self.ram_flags.write_data.next = 4.into();
+                        self.ram_flags.write_data.next = self.c_fl_err.val();
                         self.ram_flags.write_enable.next = true;
                         self.counters.inc_access_err.next = true;
                     } else if self.is_send.val() {
@@ -1499,7 +1521,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                                     | bit_cast::<8, RNR_W>(self.r_rnrt.q.val());
                                 self.counters.inc_rnr.next = true;
                                 // in sequence: a later PSN gap may be NAKed again
-                                self.ram_flags.write_data.next = self.s_flags.q.val() & 14;
+                                self.ram_flags.write_data.next.nak_sent = false;
                                 self.ram_flags.write_enable.next = true;
                             } else {
                                 self.state.d.next = WrState::WqeReq;
@@ -1564,7 +1586,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                                 self.ram_epsn.write_data.next =
                                     self.r_psn.q.val() + self.rd_np.val().get_bits::<24>(0);
                                 self.ram_msn.write_data.next = self.s_msn.q.val() + 1;
-                                self.ram_flags.write_data.next = 0.into();
+                                self.ram_flags.write_data.next = self.c_fl_clear.val();
                                 self.ram_epsn.write_enable.next = true;
                                 self.ram_msn.write_enable.next = true;
                                 self.ram_flags.write_enable.next = true;
@@ -1577,7 +1599,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                             self.ackq.entry.next.syndrome =
                                 self.c_syn_rnr.val() | bit_cast::<8, RNR_W>(self.r_rnrt.q.val());
                             self.counters.inc_rnr.next = true;
-                            self.ram_flags.write_data.next = self.s_flags.q.val() & 14;
+                            self.ram_flags.write_data.next.nak_sent = false;
                             self.ram_flags.write_enable.next = true;
                             self.state.d.next = WrState::Idle;
                             if self.r_plen.q.val() != 0 {
@@ -1602,7 +1624,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.ackq.entry.next.syndrome = self.c_syn_acc.val();
                         self.ackq.entry.next.qerr = true;
                         self.ackq.entry.next.qerr_status = self.c_st_acc.val();
-                        self.ram_flags.write_data.next = 4.into();
+                        self.ram_flags.write_data.next = self.c_fl_err.val();
                         self.ram_flags.write_enable.next = true;
                         self.counters.inc_access_err.next = true;
                         self.state.d.next = WrState::Idle;
@@ -1837,14 +1859,18 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         !self.is_send.val() & (self.r_plen.q.val() != 0);
                     self.ackq.entry.next.emit = self.emit.val();
                     self.ackq.entry.next.msn = self.n_msn.val();
+                    self.ram_nack.write_enable.next = true;
+                    if !self.emit.val() & (self.cfg_ack_every.val() != 0) {
+                        self.ram_nack.write_data.next = self.n_nack.val();
+                    }
                     self.ram_epsn.write_data.next = self.n_epsn.val();
                     self.ram_msn.write_data.next = self.n_msn.val();
-                    self.ram_flags.write_data.next = 0.into();
+                    self.ram_flags.write_data.next = self.c_fl_clear.val();
                     if !self.is_end.val() & self.is_send.val() {
-                        self.ram_flags.write_data.next = 8.into();
+                        self.ram_flags.write_data.next = self.c_fl_in_send.val();
                     }
                     if !self.is_end.val() & !self.is_send.val() {
-                        self.ram_flags.write_data.next = 2.into();
+                        self.ram_flags.write_data.next = self.c_fl_in_write.val();
                     }
                     if !self.is_send.val() {
                         self.ram_va_hi.write_data.next = self.n_va_hi.val();
@@ -1917,7 +1943,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     self.ackq.entry.next.syndrome = self.c_syn_op.val();
                     self.ackq.entry.next.qerr = true;
                     self.ackq.entry.next.qerr_status = self.c_st_fatal.val();
-                    self.ram_flags.write_data.next = 4.into();
+                    self.ram_flags.write_data.next = self.c_fl_err.val();
                     self.ram_flags.write_enable.next = true;
                     self.counters.inc_dma_error.next = true;
                     self.state.d.next = WrState::Idle;
@@ -1952,28 +1978,49 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     }
                 }
             }
+            WrState::AtDup => {
+                // the duplicate's lookup; the ACK queue has room (checked in `Check`, and only
+                // this block pushes). One older than the cache's 16 is dropped (the requester
+                // has more than `max_dest_rd_atomic` outstanding, or it asked after the
+                // response was retired on its side)
+                self.atc.cmd_valid.next = !self.r_atq.q.val();
+                if self.atc.cmd_ready.val() & !self.r_atq.q.val() {
+                    self.r_atq.d.next = true;
+                }
+                if self.atc.rsp_valid.val() {
+                    self.r_atq.d.next = false;
+                    if self.atc.rsp_hit.val() {
+                        self.ackq.push.next = true;
+                        self.ackq.entry.next.atomic = true;
+                        self.ackq.entry.next.orig = self.atc.rsp_orig.val();
+                    }
+                    self.state.d.next = WrState::Idle;
+                    if self.r_plen.q.val() != 0 {
+                        self.state.d.next = WrState::Drain;
+                    }
+                }
+            }
             WrState::AtDone => {
                 // executed: the ATOMIC ACKNOWLEDGE waits for the write's completion (the
                 // requester may read the location next), ePSN and MSN advance, the result
-                // goes into the replay cache's next way
-                self.ackq.push.next = true;
-                self.ackq.entry.next.need_done = true;
-                self.ackq.entry.next.atomic = true;
-                self.ackq.entry.next.msn = self.s_msn.q.val() + 1;
-                self.ram_epsn.write_data.next = self.n_epsn.val();
-                self.ram_msn.write_data.next = self.s_msn.q.val() + 1;
-                self.ram_flags.write_data.next = 0.into();
-                self.ram_epsn.write_enable.next = true;
-                self.ram_msn.write_enable.next = true;
-                self.ram_flags.write_enable.next = true;
-                for k in 0..4 {
-                    if self.ram_atp.read_data.val() == self.c_idx2[k].val() {
-                        self.ram_atc[k].write_enable.next = true;
-                    }
+                // goes into the replay cache as the QP's newest entry (the cache is idle by
+                // now: its last command was answered or written long before this packet's read)
+                if self.atc.cmd_ready.val() {
+                    self.atc.cmd_valid.next = true;
+                    self.atc.cmd_op.next = self.c_at_insert.val();
+                    self.ackq.push.next = true;
+                    self.ackq.entry.next.need_done = true;
+                    self.ackq.entry.next.atomic = true;
+                    self.ackq.entry.next.msn = self.s_msn.q.val() + 1;
+                    self.ram_epsn.write_data.next = self.n_epsn.val();
+                    self.ram_msn.write_data.next = self.s_msn.q.val() + 1;
+                    self.ram_flags.write_data.next = self.c_fl_clear.val();
+                    self.ram_epsn.write_enable.next = true;
+                    self.ram_msn.write_enable.next = true;
+                    self.ram_flags.write_enable.next = true;
+                    self.counters.inc_executed.next = true;
+                    self.state.d.next = WrState::Idle;
                 }
-                self.ram_atp.write_enable.next = true;
-                self.counters.inc_executed.next = true;
-                self.state.d.next = WrState::Idle;
             }
             WrState::Drain => {
                 self.pay.ready.next = true;
@@ -2030,7 +2077,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 self.ackq.entry.next.qerr_status = self.e_st.q.val();
                 self.ackq.entry.next.cqe = true;
                 self.cq_push.next = true;
-                self.ram_flags.write_data.next = 4.into();
+                self.ram_flags.write_data.next = self.c_fl_err.val();
                 self.ram_flags.write_enable.next = true;
                 self.ram_rqci.write_data.next = self.s_rqci.q.val() + 1;
                 self.ram_rqci.write_enable.next = true;
@@ -2121,6 +2168,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_sge.write_address.next = self.wr_qpn.val();
         self.ram_cap.write_address.next = self.wr_qpn.val();
         self.ram_mlen.write_address.next = self.wr_qpn.val();
+        self.ram_nack.write_address.next = self.wr_qpn.val();
         self.ram_rqerr.write_address.next = self.wr_qpn.val();
         // the query copies follow every write of the indices
         self.ram_qrpi.write_address.next = self.wr_qpn.val();

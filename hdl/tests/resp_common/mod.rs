@@ -337,6 +337,8 @@ struct MState {
     va: u64,
     rkey: u32,
     resid: u32,
+    /// executed packets since the QP's last ACK (ACK coalescing)
+    nack: u32,
 }
 
 /// The software responder (the reference the block is compared with).
@@ -350,6 +352,9 @@ pub struct Model {
     pub mem: Vec<u8>,
     /// DMA writes the block must issue so far.
     pub dma_writes: usize,
+    /// `cfg_ack_every` (`CFG_ACK_COALESCE`): at least one ACK every this many executed
+    /// packets of a QP; 0 = only AckReq packets and message ends.
+    pub ack_every: u32,
 }
 
 impl Model {
@@ -559,6 +564,11 @@ impl Model {
         st.va = va.wrapping_add(plen as u64);
         st.rkey = key;
         st.resid = resid - plen;
+        st.nack += 1;
+        let emit = end || h.ack_req || (self.ack_every != 0 && st.nack >= self.ack_every);
+        if emit || self.ack_every == 0 {
+            st.nack = 0;
+        }
         self.qp.insert(qpn, st);
         self.cnt.executed += 1;
         if dma_err {
@@ -569,7 +579,7 @@ impl Model {
                 status: QERR_STATUS_DMA as u8,
                 vendor: QERR_VENDOR_DMA as u8,
             });
-        } else if end || h.ack_req {
+        } else if emit {
             self.respond(qpn, cfg.dest_qpn, psn, ACK, st.msn);
         }
     }
@@ -673,6 +683,8 @@ impl Env {
             mrs: MrModel::default(),
             model: Model {
                 mem: mem.clone(),
+                // the NIC's reset value of CFG_ACK_COALESCE
+                ack_every: 64,
                 ..Default::default()
             },
             mem,
@@ -877,6 +889,7 @@ impl Env {
             u.mr_resp_remote.next = r.is_some();
             u.mr_resp_tag.next = rr.tag.into();
             u.mr_drain_req.next = self.drain_req;
+            u.cfg_ack_every.next = (self.model.ack_every as u64).into();
             // DMA slave
             u.dma_wr.req_ready.next = !rng.percent(k.dma_req_stall);
             let want = !k.data_needs_req || self.dma.reqs.len() > self.dma.frames.len();

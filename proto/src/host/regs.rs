@@ -232,6 +232,7 @@ register_map! {
     CFG_UDP_SPORT = 0x118, RW = 0x000E_C000, "UDP source port policy: 15:0 base (0xC000); 19:16 entropy bits (14); 24 FIXED (1 = always base).";
     CFG_TRAFFIC = 0x11C, RW = 0x0002_B09A, "5:0 default DSCP (26); 7:6 ECN codepoint of data packets and READ responses (2 = ECT(0)); 13:8 CNP DSCP (48); 15:14 ECN codepoint of ACKs, NAKs and atomic ACKs (2); 17:16 ECN codepoint of CNPs (2, as ConnectX-4 Lx sends them).";
     CFG_PFC = 0x120, RW = 0x0000_0063, "2:0 priority of RoCE data and ACKs (3); 6:4 priority of CNPs (6). PFC pause of a class stops it.";
+    CFG_ACK_COALESCE = 0x124, RW = 0x0000_0040, "7:0 N: the responder acknowledges at least every N executed request packets of a QP, besides every AckReq packet, message end, NAK and duplicate (64); 1 = every packet; 0 = only those.";
 
     // ---- congestion control parameters (0x200), mlx5 names and defaults ----
     CC_RP_TIME_RESET = 0x200, RW = 300, "DCQCN RP rate-increase timer period in us (rpg_time_reset, 300).";
@@ -520,6 +521,12 @@ pub mod cfg_pfc {
     use crate::host::Field;
     pub const DATA_PRIO: Field = Field::new(0, 3);
     pub const CNP_PRIO: Field = Field::new(4, 3);
+}
+
+pub mod cfg_ack_coalesce {
+    use crate::host::Field;
+    /// At least one ACK every this many executed packets of a QP (1: every packet; 0: no count).
+    pub const EVERY: Field = Field::new(0, 8);
 }
 
 pub mod cc_rp_flags {

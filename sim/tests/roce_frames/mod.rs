@@ -2,7 +2,8 @@
 //! (10.0.0.2, 02:..:02), shared by the whole-NIC tests.
 #![allow(dead_code)]
 use ferroce_proto::wire::{
-    BthRepr, EthernetRepr, ExtHeaders, FrameRepr, ImmDtRepr, Opcode, RethRepr, RoceNet,
+    AtomicEthRepr, BthRepr, EthernetRepr, ExtHeaders, FrameRepr, ImmDtRepr, Opcode, RethRepr,
+    RoceNet,
 };
 
 pub const LOCAL_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 0x02];
@@ -70,4 +71,36 @@ pub fn send(qpn: u32, opcode: Opcode, psn: u32, imm: u32, payload: Vec<u8>) -> V
         ethertype: net.ethertype(),
     };
     FrameRepr::new_roce(eth, net, bth, ext, payload).emit()
+}
+
+/// An RC atomic (COMPARE_SWAP or FETCH_ADD) to QP `qpn`: AtomicETH `(va, rkey, swap_add,
+/// compare)`, AckReq set, no payload.
+pub fn atomic(
+    qpn: u32,
+    opcode: Opcode,
+    psn: u32,
+    va: u64,
+    rkey: u32,
+    swap_add: u64,
+    compare: u64,
+) -> Vec<u8> {
+    let mut bth = BthRepr::new(opcode, qpn, psn);
+    bth.ack_req = true;
+    let ext = ExtHeaders {
+        atomic_eth: Some(AtomicEthRepr {
+            va,
+            rkey,
+            swap_add,
+            compare,
+        }),
+        ..ExtHeaders::default()
+    };
+    let net = RoceNet::ipv4(REMOTE_IP, LOCAL_IP, 0xC123);
+    let eth = EthernetRepr {
+        dst: LOCAL_MAC,
+        src: REMOTE_MAC,
+        vlan: None,
+        ethertype: net.ethertype(),
+    };
+    FrameRepr::new_roce(eth, net, bth, ext, vec![]).emit()
 }
