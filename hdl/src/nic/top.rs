@@ -158,7 +158,7 @@ pub struct NicTop {
     qmux: QpcReadMux<NIC_QA>,
     fmt: PacketFormatter<NIC_QA>,
     tx: TxHeaderBuilder,
-    req: RcRequester<NIC_QA>,
+    req: RcRequester<NIC_QA, { NIC_QA + crate::req::WIN_LOG2 }>,
     timebase: TimeBase,
     cqw: CqeWriter<8>,
     mrmux: MrPortMux,
