@@ -266,7 +266,8 @@ fn retry_exhaustion_fails_only_that_qp_then_reset_and_reuse() {
     );
     assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), retries as u64 + 1);
     assert_eq!(counter(a, regs::CNT_RETRY_EXCEEDED_LO), 1);
-    assert_eq!(counter(a, regs::CNT_RETRANSMIT_LO), 3 * retries as u64);
+    // both WQEs are in the send window: every retry sends WQE 10's three packets and WQE 11's
+    assert_eq!(counter(a, regs::CNT_RETRANSMIT_LO), 4 * retries as u64);
     assert_eq!(a.qps[1].query().unwrap().attr.state, QpState::Error);
     assert_eq!(a.qps[0].query().unwrap().attr.state, QpState::Rts);
     for i in 0..8 {
@@ -622,11 +623,12 @@ fn psn_wrap_with_loss() {
                 (0..n as u64).map(|i| (id + i, WcStatus::Success)).collect();
             assert_eq!(got, want);
         };
-    // A: 3 x 2000 B = 24 packets (8 per message) from PSN 0xFFFFF0: lose 0xFFFFFD (message 2,
-    // 6th packet; the responder NAKs the gap), then the first two packets of the resend
+    // A: 3 x 2000 B = 24 packets (8 per message) from PSN 0xFFFFF0, all three messages in the
+    // send window at once: lose 0xFFFFFD (message 2, 6th packet; the responder NAKs the gap),
+    // then the first two packets of the resend, which starts after the window's 24 packets
     // (0xFFFFFD, 0xFFFFFE: the responder does not NAK the same gap twice, the ACK timer
     // recovers); message 3 runs from PSN 0 after the wrap
-    lock(&pair).lose_frames(0, [13, 16, 17]);
+    lock(&pair).lose_frames(0, [13, 24, 25]);
     send(a, b, 3, 2000, 0);
     // B: 2 x 3000 B = 24 packets (12 per message) from 0xFFFFF3: message 2 runs from
     // 0xFFFFFF across the wrap; lose its 3rd packet (PSN 0x000001)

@@ -165,7 +165,7 @@ pub struct NicTop {
     qmux: QpcReadMux<NIC_QA>,
     fmt: PacketFormatter<NIC_QA>,
     tx: TxHeaderBuilder,
-    req: RcRequester<NIC_QA>,
+    req: RcRequester<NIC_QA, { NIC_QA + crate::req::WIN_LOG2 }>,
     timebase: TimeBase,
     /// the 1 us tick of the congestion-control blocks
     timebase_us: TimeBase,

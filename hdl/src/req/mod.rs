@@ -6,53 +6,91 @@
 //!   served in order), WQE and SGE fetch by DMA with lkey checks in the MR table, segmentation
 //!   into PMTU packets with FIRST/MIDDLE/LAST/ONLY opcodes, RETH and ImmDt, payload gather by
 //!   DMA, and the completer (ACKs retire WQEs, CQEs through [`crate::cq::CqeWriter`]).
+//! * [`InflightTable`]: the send window, one [`InflightSlot`] row per WQE sent and not retired.
 //! * [`StreamPacker`]: joins the DMA read pieces of one packet (a packet may span SGEs) into
 //!   one contiguous payload stream.
 //!
 //! # Decisions
 //!
-//! * **One message in flight per QP** (the ACK of its last packet retires it before the QP's
-//!   next WQE is fetched). Many QPs keep the link busy; one QP is limited to one message per
-//!   round trip. The per-QP state keeps the first and last PSN of the message in flight, so
-//!   the RC issue can grow it into a window.
+//! * **A send window per QP**: up to [`WINDOW`] (16) WQEs in flight. Per QP the block keeps
+//!   the consumer index `ci` (the oldest WQE not retired), the *send index* `si` (the next WQE
+//!   to send) and the window's high index `hi` (one past the newest WQE sent; `si < hi` only
+//!   while a rewind sends the window again), the window's first PSN (the oldest's first), the
+//!   next PSN and one past the highest PSN sent. The work-ring job of a QP sends WQE `si`
+//!   (fetch, pass-1 checks, segmentation) and puts the QP back at the tail of the ring while
+//!   the window allows another: a WQE sent again after a rewind always may; a new one needs a
+//!   free row, fewer than [`PSN_WINDOW`] (1024) unacknowledged PSNs, and no READ or atomic
+//!   outstanding. A QP whose window is full leaves the ring; the ACK job that frees room puts
+//!   it back. Fairness between QPs is at message granularity (one message per turn).
+//! * **The in-flight table** ([`InflightTable`], one block RAM of `2^QA x 16` rows of 92 bits:
+//!   last PSN, wr_id, completion opcode, signaled) holds what retirement and recovery need
+//!   without reading the WQE again; a row is written when its WQE's last packet (a READ's
+//!   request) is handed to the formatter. 16 rows: at 256 QPs the table is 4096 x 92 bits
+//!   (368 Kbit, about 21 ECP5 EBRs or 11 Xilinx 36 Kb BRAMs), and 16 one-packet messages cover
+//!   the round trip of the two simulated NICs (~550 cycles for a 1 KiB WRITE, ~140 cycles of
+//!   wire time each); 32 would double the RAM for the small-message case only.
+//! * **Cumulative retirement**: an ACK with PSN p retires, from the oldest, every SEND / WRITE
+//!   whose last PSN is at or before p (24-bit modular, relative to the window's first PSN; only
+//!   a PSN between the window's first and the highest sent counts, others are stale), one CQE
+//!   per signaled WQE, in order, two cycles per WQE. Progress reloads the retry budgets and
+//!   restarts the ACK timer if anything is still outstanding (stops it otherwise). A NAK first
+//!   retires everything before its PSN (IBTA Vol 1, 9.7.5.2.2: a NAK acknowledges the PSNs
+//!   before it), then acts on the oldest WQE left.
+//! * **READ and atomics are alone in the window** (this step of the window): a READ or an
+//!   atomic is sent only when nothing is outstanding (its job, finding one at `si` with
+//!   earlier WQEs outstanding, leaves the QP out of the ring until they retire, flag 6), and
+//!   nothing is sent after it until it retires. The READ's scatter cursor and the atomic's
+//!   destination (`ram_dst`, `ram_rk`, ...) therefore still belong to the one READ / atomic in
+//!   flight, and no implied NAK can arise (no later request can be answered first);
+//!   `max_rd_atomic` is met for any value of at least one. A READ or atomic thus costs the
+//!   window a drain; SEND and WRITE windows around it are unaffected.
+//! * **Completions stay in order**: a WQE that fails its pass-1 checks while earlier WQEs are
+//!   outstanding waits (flag 6) until they retire, then fails as before. An MR invalidated
+//!   between the passes of such a WQE (its first packet already out) moves the QP to ERR with
+//!   that status and leaves the WQE's completion to the flush (WR_FLUSH_ERR, in order after the
+//!   outstanding ones).
 //! * **Two passes over the SGEs**: every SGE's lkey, PD and range are checked (and the lengths
 //!   added up against the WQE's length) before the first packet leaves, so a bad SGE is a local
 //!   protection or length error with nothing on the wire. The second pass translates and reads.
 //!   An MR invalidated between the passes finishes the packet already announced with zeros and
 //!   fails the WQE (the QP goes to ERR, so the peer never completes that message).
-//! * **AckReq on the last packet of each message only** (as rxe by default). An ACK retires the
-//!   message when its PSN is at or after the message's last PSN (24-bit modular comparison).
-//! * **Go-Back-N at PSN granularity, from host memory** (no retransmission buffer on the card):
-//!   per QP the block keeps the *resume PSN*, the first PSN of the message in flight that the
-//!   peer has not acknowledged. An ACK inside the message moves it forward; a NAK PSN sequence
-//!   error sets it to the NAK's PSN (the first one the responder misses) and sends again at
-//!   once; an ACK timeout sends again from it. Sending again re-reads the WQE, re-checks the
+//! * **AckReq on the last packet of each message only** (as rxe by default): with at most 16
+//!   messages in flight, every message's ACK request keeps ACKs coming back well before the
+//!   window fills (the responder may coalesce them: one ACK retires every WQE up to its PSN).
+//! * **Go-Back-N at PSN granularity across messages, from host memory** (no retransmission
+//!   buffer on the card): per QP the block keeps the *resume PSN*, the first PSN the peer has
+//!   not acknowledged (inside the oldest WQE). An ACK inside it moves it forward; a NAK PSN
+//!   sequence error sets it to the NAK's PSN (the first one the responder misses) and sends
+//!   again at once; an ACK timeout or the end of an RNR wait sends again from it. A rewind
+//!   sets `si := ci` and the next PSN to the window's first; the send path then re-reads WQE
+//!   `ci` and the following ones in turn (packets below the highest PSN sent count as
+//!   retransmissions; while they go out, sequence NAKs are the echo of the loss and are
+//!   ignored). An ACK that arrives meanwhile still retires what it covers, and the resend goes
+//!   on from the new oldest. Sending again re-reads the WQE, re-checks the
 //!   SGEs and walks the segmentation from the message's first PSN, but packets before the
 //!   resume PSN are *skipped*: their bytes move the SGE cursor (and may fetch the next SGE)
 //!   without a DMA read or a packet, so the first packet on the wire is the resume PSN's
 //!   (FIRST/MIDDLE/LAST as its position in the message says; RETH only on a FIRST/ONLY).
 //!   Packets sent again count in CNT_RETRANSMIT, each rewind in CNT_RETRY_EVENT.
-//! * **ACKs and NAKs are checked against the message in flight**: only a PSN in
-//!   `[first, last]` of the message (24-bit modular, so a message may straddle the PSN wrap)
-//!   counts; an ACK at or after `last` retires it (coalesced ACKs); anything else is stale (a
-//!   duplicate or a late frame from an earlier try) and dropped. An ACK that arrives after a
-//!   timeout already queued the message again still retires it (the resend then goes on to the
-//!   next WQE); a NAK then is ignored (the resend answers it).
+//! * **ACKs and NAKs are checked against the window**: only a PSN from the window's first to
+//!   the highest one sent (24-bit modular, so a window may straddle the PSN wrap) counts;
+//!   anything else is stale (a duplicate or a late frame from an earlier try) and dropped.
 //! * **Local ACK timer** (per QP, in block RAM): armed when a message's last packet is handed to
-//!   the formatter and re-armed by every ACK that moves the resume PSN: 4.096 us x 2^timeout
+//!   the formatter and the timer is not running, re-armed by every ACK that shows progress,
+//!   stopped when nothing is outstanding: 4.096 us x 2^timeout
 //!   (QP_TIMERS; 0 = never; codes above 28 count as 28), in ticks of 1.024 us from
 //!   [`crate::nic::TimeBase`]. A scanner reads one QP's timer per cycle (a second copy of the
 //!   timer RAM, since a RAM has one read port), holds the first expired one, and the job
 //!   machine takes it after ACKs and doorbells; the job re-reads the QP's own timer, so a stale
 //!   find does nothing. Expiry counts in CNT_ACK_TIMEOUT.
 //! * **Retry budgets** (IBA): `retry_cnt` retries after a timeout or a NAK sequence error,
-//!   `rnr_retry` after RNR NAKs (7 = infinite), both reloaded at each new message and whenever
+//!   `rnr_retry` after RNR NAKs (7 = infinite), both reloaded when a window starts and whenever
 //!   an ACK shows progress. A retry needed with none left completes the WQE with
 //!   RETRY_EXC_ERR (vendor RETRY_TIMEOUT or RETRY_NAK) or RNR_RETRY_EXC_ERR, puts only that QP
 //!   in ERR and flushes the rest of its SQ (CNT_RETRY_EXCEEDED).
 //! * **RNR NAK**: the QP waits the time the NAK's timer field encodes (IBA table: 0.01 ms ..
 //!   491.52 ms, 0 = 655.36 ms), counted as 10.24 us per 10 us unit (never shorter than asked),
-//!   then sends again from the NAK's PSN. While it waits, sequence NAKs for the rest of that
+//!   sending nothing meanwhile, then sends the window again from the NAK's PSN. While it waits, sequence NAKs for the rest of that
 //!   message (the responder's reaction to packets after the refused one) are ignored.
 //! * **NAK invalid request / remote access / remote operational error**: the WQE completes with
 //!   REM_INV_REQ_ERR / REM_ACCESS_ERR / REM_OP_ERR, the QP goes to ERR through the CSR block's
@@ -86,14 +124,16 @@
 //!   strays are drained and dropped. A plain ACK never retires a READ; a NAK fails it as any
 //!   request; the ACK timer sends it again from the resume PSN. An SGE whose MR went away
 //!   since the request, or a failed write, fails it with LOC_PROT_ERR (the rest of the packet
-//!   discarded). With one message in flight per QP there is no later request for an implied
-//!   NAK, and `max_rd_atomic` is met for any value of at least one.
+//!   discarded). A READ is alone in the window (see above): there is no later request for an
+//!   implied NAK.
 //! * **Supported opcodes**: SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ
 //!   and the two atomics. Others (LOCAL_INV, SEND_WITH_INV) and the INLINE flag complete with
 //!   LOC_QP_OP_ERR (vendor error WQE_OPCODE).
+pub mod inflight;
 pub mod packer;
 pub mod requester;
 
+pub use inflight::{InflightSlot, InflightTable, PSN_WINDOW, WINDOW, WIN_LOG2};
 pub use packer::StreamPacker;
 pub use requester::RcRequester;
 

@@ -16,28 +16,31 @@
 //!
 //! # Per-QP state (block RAM, `2^QA` rows)
 //!
-//! SQ producer index (last doorbell), consumer index (the oldest WQE not completed), next PSN,
-//! first and last PSN of the message in flight, the resume PSN (first one not acknowledged),
-//! retries left, the timer (armed, ACK or RNR kind, deadline), flags (`queued` in the work
-//! ring, `outstanding`, `signaled`, `err`, `retrying`), and the in-flight WQE's wr_id and
-//! opcode for its completion.
+//! SQ producer index (last doorbell), consumer index (the oldest WQE not completed), send
+//! index (the next WQE to send) and the window's high index, next PSN, the window's first PSN,
+//! one past the highest PSN sent, the resume PSN (first one not acknowledged), retries left,
+//! the timer (armed, ACK or RNR kind, deadline), flags (`queued` in the work ring, `err`, a
+//! READ's gap rewind, a WQE waiting for the window to drain), and the in-flight table
+//! ([`super::InflightTable`]: per WQE in flight its last PSN, wr_id, completion opcode and
+//! whether it is signaled).
 //!
 //! # Flow
 //!
 //! One job at a time, in priority order: an ACK, an SQ event, an expired timer, then the QP at
 //! the head of the work ring. Each job reads the QP's context and state, updates it, and writes it back:
 //!
-//! * send: fetch the WQE at the consumer index (48 bytes), check owner bit, opcode, flags, SGE
+//! * send: fetch the WQE at the send index (48 bytes), check owner bit, opcode, flags, SGE
 //!   count and length; fetch and check every SGE's lkey in the MR table and add up their lengths
 //!   (pass 1, nothing sent yet); then segment (pass 2): per packet a header request (FIRST /
 //!   MIDDLE / LAST / ONLY, RETH on a WRITE's first packet, ImmDt on the last, AckReq on the last),
 //!   then one DMA read per piece of SGE the packet covers, packed into one payload.
-//! * ACK covering the message's last PSN: retire the WQE (a CQE if it was signaled), take the
-//!   next; an ACK inside it moves the resume PSN. NAK PSN sequence error or ACK timeout: send
+//! * ACK: retire every WQE it covers from the oldest (a CQE for each signaled one), the QP
+//!   back in the ring if the window has room; an ACK inside the oldest moves the resume PSN. NAK PSN sequence error or ACK timeout: send
 //!   again from the resume PSN (earlier packets skipped); RNR NAK: the same after the RNR wait.
 //!   NAK invalid request / remote access / remote operational, or retries exhausted: error
 //!   completion, QP to ERR.
 //! * a QP in ERR: every WQE left completes with WR_FLUSH_ERR.
+use super::inflight::{InflightTable, PSN_WINDOW, WINDOW, WIN_LOG2};
 use super::StreamPacker;
 use crate::csr::fifo::RegFifo;
 use crate::csr::qp_config::{CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RETRY_W, ST_W, TIMEOUT_W};
@@ -68,6 +71,8 @@ const _: () = assert!(
         && wf::SGES == SEND_HEADER_LEN
         && SEND_HEADER_LEN == 48
 );
+// The in-flight table's row index is the low 4 bits of a WQE index (a literal in the kernel).
+const _: () = assert!(WIN_LOG2 == 4);
 // beat 4 = compare (or add) data (LE), beat 5 = swap data (LE).
 const _: () = assert!(wf::COMPARE_ADD == 32 && wf::SWAP == 40);
 // Atomics: WQE opcodes 5 (compare-swap) and 6 (fetch-add), their completion opcodes and
@@ -158,6 +163,16 @@ pub enum ReqState {
     RrXfer,
     RrDone,
     RrDrain,
+    /// the in-flight row of the consumer index is read (the QP's oldest outstanding WQE)
+    SlotRd,
+    /// retirement: the oldest row retires if the ACK (NAK) covers it, else the walk ends
+    RetChk,
+    /// retirement: the next row is read
+    RetRd,
+    /// retirement: the CQE of a signaled row
+    RetCqe,
+    /// after retirement: what the ACK / NAK means for the oldest WQE left
+    AckTail,
 }
 
 // Job kinds (`r_job`, written as literals in the kernel: rust-hdl emits named constants as
@@ -167,7 +182,7 @@ pub enum ReqState {
 // 4 length, 5 lkey.
 
 #[derive(LogicBlock)]
-pub struct RcRequester<const QA: usize> {
+pub struct RcRequester<const QA: usize, const TA: usize> {
     pub clock: Signal<In, Clock>,
     // ---- SQ events ----
     pub ev_valid: Signal<In, Bit>,
@@ -306,11 +321,13 @@ pub struct RcRequester<const QA: usize> {
     ram_ci: RAM<Bits<16>, QA>,
     ram_psn: RAM<Bits<24>, QA>,
     ram_spsn: RAM<Bits<24>, QA>,
-    ram_lpsn: RAM<Bits<24>, QA>,
+    /// one past the highest PSN sent (a rewind sends again below it)
+    ram_hpsn: RAM<Bits<24>, QA>,
     ram_flags: RAM<Bits<8>, QA>,
-    ram_wrid_hi: RAM<Bits<32>, QA>,
-    ram_wrid_lo: RAM<Bits<32>, QA>,
-    ram_op: RAM<Bits<8>, QA>,
+    /// the send index (the next WQE to send) and the window's high index (one past the newest
+    /// WQE sent): rows `ci .. hi` of the in-flight table are outstanding
+    ram_si: RAM<Bits<16>, QA>,
+    ram_hi: RAM<Bits<16>, QA>,
     /// first PSN of the message in flight not acknowledged yet: where Go-Back-N resumes
     ram_rpsn: RAM<Bits<24>, QA>,
     /// retries left: 2:0 retry_cnt, 6:4 rnr_retry (loaded at each message and on progress)
@@ -424,6 +441,33 @@ pub struct RcRequester<const QA: usize> {
     s_psn: DFF<Bits<24>>,
     s_spsn: DFF<Bits<24>>,
     s_lpsn: DFF<Bits<24>>,
+    s_si: DFF<Bits<16>>,
+    s_hi: DFF<Bits<16>>,
+    s_hpsn: DFF<Bits<24>>,
+    /// the oldest outstanding WQE is signaled (its row, as `s_wrid`, `s_op`, `s_lpsn`)
+    s_sig: DFF<Bit>,
+    /// the send window: one row per WQE sent and not retired
+    tbl: InflightTable<TA>,
+    /// the ACK job retired at least one WQE (progress)
+    r_ret: DFF<Bit>,
+    inflight: Signal<Local, Bit>,
+    rewinding: Signal<Local, Bit>,
+    d_rew: Signal<Local, Bits<24>>,
+    d_rs: Signal<Local, Bits<24>>,
+    d_ps: Signal<Local, Bits<24>>,
+    d_sc: Signal<Local, Bits<16>>,
+    can_send: Signal<Local, Bit>,
+    new_ok: Signal<Local, Bit>,
+    win_used: Signal<Local, Bits<16>>,
+    psn_used: Signal<Local, Bits<24>>,
+    w_idx: Signal<Local, Bits<16>>,
+    out_rdat: Signal<Local, Bit>,
+    wq_rdat: Signal<Local, Bit>,
+    is_ackc: Signal<Local, Bit>,
+    l_off: Signal<Local, Bits<24>>,
+    ret_ok: Signal<Local, Bit>,
+    c_win: Constant<Bits<16>>,
+    c_psnwin: Constant<Bits<24>>,
     s_flags: DFF<Bits<8>>,
     s_wrid: DFF<Bits<64>>,
     s_op: DFF<Bits<8>>,
@@ -547,9 +591,10 @@ pub struct RcRequester<const QA: usize> {
     c_cnt: [Constant<Bits<4>>; 9],
 }
 
-impl<const QA: usize> Default for RcRequester<QA> {
+impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
     fn default() -> Self {
         assert!((1..=16).contains(&QA), "RcRequester: QA must be 1..=16");
+        assert!(TA == QA + WIN_LOG2, "RcRequester: TA must be QA + WIN_LOG2");
         fn zram<T: Synth + Default, const A: usize>() -> RAM<T, A> {
             RAM::from((0..(1usize << A)).map(|_| T::default()))
         }
@@ -726,11 +771,10 @@ impl<const QA: usize> Default for RcRequester<QA> {
             ram_ci: zram(),
             ram_psn: zram(),
             ram_spsn: zram(),
-            ram_lpsn: zram(),
+            ram_hpsn: zram(),
             ram_flags: zram(),
-            ram_wrid_hi: zram(),
-            ram_wrid_lo: zram(),
-            ram_op: zram(),
+            ram_si: zram(),
+            ram_hi: zram(),
             ram_rpsn: zram(),
             ram_retry: zram(),
             ram_tmr: zram(),
@@ -783,6 +827,30 @@ impl<const QA: usize> Default for RcRequester<QA> {
             s_psn: Default::default(),
             s_spsn: Default::default(),
             s_lpsn: Default::default(),
+            s_si: Default::default(),
+            s_hi: Default::default(),
+            s_hpsn: Default::default(),
+            s_sig: Default::default(),
+            tbl: Default::default(),
+            r_ret: Default::default(),
+            inflight: Default::default(),
+            rewinding: Default::default(),
+            d_rew: Default::default(),
+            d_rs: Default::default(),
+            d_ps: Default::default(),
+            d_sc: Default::default(),
+            can_send: Default::default(),
+            new_ok: Default::default(),
+            win_used: Default::default(),
+            psn_used: Default::default(),
+            w_idx: Default::default(),
+            out_rdat: Default::default(),
+            wq_rdat: Default::default(),
+            is_ackc: Default::default(),
+            l_off: Default::default(),
+            ret_ok: Default::default(),
+            c_win: Constant::new((WINDOW as u64).into()),
+            c_psnwin: Constant::new((PSN_WINDOW as u64).into()),
             s_flags: Default::default(),
             s_wrid: Default::default(),
             s_op: Default::default(),
@@ -898,7 +966,7 @@ impl<const QA: usize> Default for RcRequester<QA> {
     }
 }
 
-impl<const QA: usize> Logic for RcRequester<QA> {
+impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, packer, kinds, pfifo);
@@ -931,6 +999,11 @@ impl<const QA: usize> Logic for RcRequester<QA> {
             s_psn,
             s_spsn,
             s_lpsn,
+            s_si,
+            s_hi,
+            s_hpsn,
+            s_sig,
+            r_ret,
             s_flags,
             s_wrid,
             s_op,
@@ -1016,6 +1089,7 @@ impl<const QA: usize> Logic for RcRequester<QA> {
             r_piece
         );
         self.cutter.clock.next = self.clock.val();
+        self.tbl.clock.next = self.clock.val();
         self.ram_rk.read_clock.next = self.clock.val();
         self.ram_rk.write_clock.next = self.clock.val();
         self.ram_rrem.read_clock.next = self.clock.val();
@@ -1032,16 +1106,14 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         self.ram_psn.write_clock.next = self.clock.val();
         self.ram_spsn.read_clock.next = self.clock.val();
         self.ram_spsn.write_clock.next = self.clock.val();
-        self.ram_lpsn.read_clock.next = self.clock.val();
-        self.ram_lpsn.write_clock.next = self.clock.val();
+        self.ram_hpsn.read_clock.next = self.clock.val();
+        self.ram_hpsn.write_clock.next = self.clock.val();
         self.ram_flags.read_clock.next = self.clock.val();
         self.ram_flags.write_clock.next = self.clock.val();
-        self.ram_wrid_hi.read_clock.next = self.clock.val();
-        self.ram_wrid_hi.write_clock.next = self.clock.val();
-        self.ram_wrid_lo.read_clock.next = self.clock.val();
-        self.ram_wrid_lo.write_clock.next = self.clock.val();
-        self.ram_op.read_clock.next = self.clock.val();
-        self.ram_op.write_clock.next = self.clock.val();
+        self.ram_si.read_clock.next = self.clock.val();
+        self.ram_si.write_clock.next = self.clock.val();
+        self.ram_hi.read_clock.next = self.clock.val();
+        self.ram_hi.write_clock.next = self.clock.val();
         self.ram_rpsn.read_clock.next = self.clock.val();
         self.ram_rpsn.write_clock.next = self.clock.val();
         self.ram_retry.read_clock.next = self.clock.val();
@@ -1150,11 +1222,10 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         self.ram_ci.read_address.next = self.r_qpn.q.val();
         self.ram_psn.read_address.next = self.r_qpn.q.val();
         self.ram_spsn.read_address.next = self.r_qpn.q.val();
-        self.ram_lpsn.read_address.next = self.r_qpn.q.val();
+        self.ram_hpsn.read_address.next = self.r_qpn.q.val();
         self.ram_flags.read_address.next = self.r_qpn.q.val();
-        self.ram_wrid_hi.read_address.next = self.r_qpn.q.val();
-        self.ram_wrid_lo.read_address.next = self.r_qpn.q.val();
-        self.ram_op.read_address.next = self.r_qpn.q.val();
+        self.ram_si.read_address.next = self.r_qpn.q.val();
+        self.ram_hi.read_address.next = self.r_qpn.q.val();
         self.ram_rpsn.read_address.next = self.r_qpn.q.val();
         self.ram_retry.read_address.next = self.r_qpn.q.val();
         self.ram_tmr.read_address.next = self.r_qpn.q.val();
@@ -1174,29 +1245,26 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         self.ram_ci.write_address.next = self.r_qpn.q.val();
         self.ram_psn.write_address.next = self.r_qpn.q.val();
         self.ram_spsn.write_address.next = self.r_qpn.q.val();
-        self.ram_lpsn.write_address.next = self.r_qpn.q.val();
+        self.ram_hpsn.write_address.next = self.r_qpn.q.val();
         self.ram_flags.write_address.next = self.r_qpn.q.val();
-        self.ram_wrid_hi.write_address.next = self.r_qpn.q.val();
-        self.ram_wrid_lo.write_address.next = self.r_qpn.q.val();
-        self.ram_op.write_address.next = self.r_qpn.q.val();
+        self.ram_si.write_address.next = self.r_qpn.q.val();
+        self.ram_hi.write_address.next = self.r_qpn.q.val();
         self.ram_pi.write_data.next = self.s_pi.q.val();
         self.ram_ci.write_data.next = self.s_ci.q.val();
         self.ram_psn.write_data.next = self.s_psn.q.val();
         self.ram_spsn.write_data.next = self.s_spsn.q.val();
-        self.ram_lpsn.write_data.next = self.s_lpsn.q.val();
+        self.ram_hpsn.write_data.next = self.s_hpsn.q.val();
         self.ram_flags.write_data.next = self.s_flags.q.val();
-        self.ram_wrid_hi.write_data.next = self.s_wrid.q.val().get_bits::<32>(32);
-        self.ram_wrid_lo.write_data.next = self.s_wrid.q.val().get_bits::<32>(0);
-        self.ram_op.write_data.next = self.s_op.q.val();
+        self.ram_si.write_data.next = self.s_si.q.val();
+        self.ram_hi.write_data.next = self.s_hi.q.val();
         self.ram_pi.write_enable.next = false;
         self.ram_ci.write_enable.next = false;
         self.ram_psn.write_enable.next = false;
         self.ram_spsn.write_enable.next = false;
-        self.ram_lpsn.write_enable.next = false;
+        self.ram_hpsn.write_enable.next = false;
         self.ram_flags.write_enable.next = false;
-        self.ram_wrid_hi.write_enable.next = false;
-        self.ram_wrid_lo.write_enable.next = false;
-        self.ram_op.write_enable.next = false;
+        self.ram_si.write_enable.next = false;
+        self.ram_hi.write_enable.next = false;
         self.ram_work.read_address.next = self.w_head.q.val().get_bits::<QA>(0);
         self.ram_work.write_address.next = self.w_tail.q.val().get_bits::<QA>(0);
         self.ram_work.write_data.next = self.r_qpn.q.val();
@@ -1217,6 +1285,13 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         self.ram_rleft.write_address.next = self.r_qpn.q.val();
         self.ram_rleft.write_data.next = self.s_rleft.q.val();
         self.ram_rleft.write_enable.next = false;
+        // the in-flight table: read at the oldest WQE's row, written at the send index's row
+        // (a row is written when its WQE's last packet, or a READ's request, is out)
+        self.tbl.rd_addr.next = (bit_cast::<TA, QA>(self.r_qpn.q.val()) << 4)
+            | bit_cast::<TA, 4>(self.s_ci.q.val().get_bits::<4>(0));
+        self.tbl.wr_addr.next = (bit_cast::<TA, QA>(self.r_qpn.q.val()) << 4)
+            | bit_cast::<TA, 4>(self.s_si.q.val().get_bits::<4>(0));
+        self.tbl.wr_en.next = false;
 
         // ================= read responses: descriptors here, payload to the packer ===========
         self.is_pay.next = self.kinds.valid.val() & self.kinds.dout.val().get_bit(0);
@@ -1283,11 +1358,16 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         // ================= decode ============================================================
         // SQ slot of the consumer index: base + (ci mod 2^log2e) << log2s
         self.ring_mask.next = (self.c_one16.val() << self.q_log2e.q.val()) - 1;
+        // (the WQE a send reads is the send index's; a flush, or a READ response, reads the
+        // consumer index's)
+        self.w_idx.next = self.s_ci.q.val();
+        if (self.r_job.q.val() == 1) & !self.r_flush.q.val() {
+            self.w_idx.next = self.s_si.q.val();
+        }
         self.slot_addr.next = self.q_base.q.val()
-            + (bit_cast::<64, 16>(self.s_ci.q.val() & self.ring_mask.val())
-                << self.q_log2s.q.val());
-        // owner bit of index ci: 1 on even passes of the ring (ring::owner_for)
-        self.ci_pass.next = self.s_ci.q.val() >> self.q_log2e.q.val();
+            + (bit_cast::<64, 16>(self.w_idx.val() & self.ring_mask.val()) << self.q_log2s.q.val());
+        // owner bit of that index: 1 on even passes of the ring (ring::owner_for)
+        self.ci_pass.next = self.w_idx.val() >> self.q_log2e.q.val();
         self.exp_owner.next = !self.ci_pass.val().get_bit(0);
         // SGEs a slot holds: (2^log2s - 48) / 16
         self.sge_cap.next = (self.c_one16.val() << (self.q_log2s.q.val() - 4)) - 3;
@@ -1353,6 +1433,11 @@ impl<const QA: usize> Logic for RcRequester<QA> {
             self.cqe_op.next = 2.into();
         }
         self.need_lw.next = self.is_atom.val() | self.is_rd.val() | self.r_rrsp.q.val();
+        // the row a send writes
+        self.tbl.wr_data.next.last_psn = self.s_lpsn.q.val();
+        self.tbl.wr_data.next.wr_id = self.w_wrid.q.val();
+        self.tbl.wr_data.next.opcode = self.cqe_op.val().get_bits::<3>(0);
+        self.tbl.wr_data.next.signaled = self.w_flags.q.val().get_bit(0);
         self.mr_req_need.next = 0.into();
         if self.need_lw.val() {
             self.mr_req_need.next = 1.into(); // ACCESS_LOCAL_WRITE
@@ -1427,23 +1512,36 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         }
         self.pf_room.next =
             bit_cast::<12, 11>(self.resv.q.val()) + bit_cast::<12, 11>(self.pf_beats.val()) <= 1024;
-        // flags: bit 0 queued, 1 outstanding, 2 signaled, 3 err, 4 retrying (a rewind keeps
-        // `signaled`: an ACK may still retire the message before it is sent again)
+        // flags: bit 0 queued, 3 err, 5 a READ's gap rewind waits for an in-sequence response,
+        // 6 the WQE at the send index waits until the window is empty (a READ or an atomic,
+        // or a WQE that failed its checks while earlier ones were outstanding)
         self.queued.next = self.s_flags.q.val().get_bit(0);
-        self.outstanding.next = self.s_flags.q.val().get_bit(1);
-        self.signaled.next = self.s_flags.q.val().get_bit(2);
+        // WQEs ci .. hi are outstanding (sent, not retired); a rewind sends again from ci
+        // while the PSN is below the highest one sent
+        self.inflight.next =
+            (self.s_ci.q.val() != self.s_hi.q.val()) & !self.s_flags.q.val().get_bit(3);
+        self.d_rew.next = self.s_psn.q.val() - self.s_hpsn.q.val();
+        self.d_rs.next = self.s_rpsn.q.val() - self.s_spsn.q.val();
+        self.d_ps.next = self.s_psn.q.val() - self.s_spsn.q.val();
+        self.d_sc.next = self.s_si.q.val() - self.s_ci.q.val();
+        self.rewinding.next = self.d_rew.val().get_bit(23);
+        self.outstanding.next = self.inflight.val() & !self.rewinding.val();
+        self.signaled.next = self.s_sig.q.val();
         self.qp_err.next = self.s_flags.q.val().get_bit(3) | (self.q_state.q.val() == 6);
         // an ACK covers the message when its PSN is at or after the last PSN (24-bit modular)
         self.apsn_d.next = self.r_apsn.q.val() - self.s_lpsn.q.val();
         self.covered.next = !self.apsn_d.val().get_bit(23);
-        // flags bit 4: the message in flight is being sent again (its packets count as
-        // retransmissions, its retry counters are not reloaded)
-        self.retrying.next = self.s_flags.q.val().get_bit(4);
+        // a packet below the highest PSN sent is sent again (a retransmission)
+        self.retrying.next = self.rewinding.val();
         // the message in flight is an atomic (its completion opcode says so): only an
         // ATOMIC ACKNOWLEDGE retires it, and only it takes one
         self.out_atom.next = (self.s_op.q.val() == 3) | (self.s_op.q.val() == 4);
         // ... a READ: its responses carry the data, an ACK never retires it
         self.out_rd.next = self.s_op.q.val() == 2;
+        self.out_rdat.next = self.out_rd.val() | self.out_atom.val();
+        // the WQE just read is a READ or an atomic (opcodes 4..=6)
+        self.wq_rdat.next =
+            (self.d0.q.val().get_bits::<8>(48) >= 4) & (self.d0.q.val().get_bits::<8>(48) <= 6);
         // a READ's response packets: ceil(length / PMTU), at least one; the bytes before the
         // resume PSN (a request sent again asks for the rest only)
         self.pmtu32.next = bit_cast::<32, 13>(self.pmtu.val());
@@ -1472,14 +1570,24 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         if self.rr_lastp.val() {
             self.rr_len_ok.next = bit_cast::<32, 13>(self.r_rplen.q.val()) == self.s_rleft.q.val();
         }
-        self.rr_ok.next = (self.outstanding.val() | self.retrying.val())
+        self.rr_ok.next = self.inflight.val()
             & self.out_rd.val()
             & (self.rr_d.val() == 0)
             & self.rr_op_ok.val()
             & self.rr_len_ok.val();
         // an ACK/NAK PSN inside the message in flight: psn - first <= last - first (mod 2^24)
         self.a_off.next = self.r_apsn.q.val() - self.s_spsn.q.val();
-        self.m_span.next = self.s_lpsn.q.val() - self.s_spsn.q.val();
+        self.m_span.next = self.s_hpsn.q.val() - 1 - self.s_spsn.q.val();
+        // retirement walk: the oldest row's last PSN relative to the window start; it retires
+        // if an ACK's PSN is at or after it, a NAK's after it (a NAK acknowledges the PSNs
+        // before its own), and only a SEND / WRITE row (opcode 0 or 1)
+        self.is_ackc.next = self.r_asyn.q.val().get_bits::<3>(5) == 0;
+        self.l_off.next = self.tbl.rd_data.val().last_psn - self.s_spsn.q.val();
+        self.ret_ok.next = self.inflight.val()
+            & (self.a_off.val() <= self.m_span.val())
+            & (self.tbl.rd_data.val().opcode <= 1)
+            & ((self.l_off.val() < self.a_off.val())
+                | (self.is_ackc.val() & (self.l_off.val() == self.a_off.val())));
         self.in_range.next = self.a_off.val() <= self.m_span.val();
         self.rr_ahead.next =
             !self.rr_d.val().get_bit(23) & (self.rr_d.val() != 0) & self.in_range.val();
@@ -1516,6 +1624,19 @@ impl<const QA: usize> Logic for RcRequester<QA> {
         self.tmr_rnr.next = self.s_tmr.q.val().get_bit(34);
         self.tmr_left.next = self.now.q.val() - self.s_tmr.q.val().get_bits::<32>(0);
         self.tmr_due.next = self.tmr_armed.val() & !self.tmr_left.val().get_bit(31);
+        // the send window: a WQE sent again after a rewind (si < hi) may always go; a new one
+        // needs a free row, fewer than PSN_WINDOW unacknowledged PSNs, and no READ or atomic
+        // outstanding (they are alone in the window); none while an RNR wait runs
+        self.win_used.next = self.s_hi.q.val() - self.s_ci.q.val();
+        self.psn_used.next = self.s_hpsn.q.val() - self.s_spsn.q.val();
+        self.new_ok.next = !self.inflight.val()
+            | ((self.win_used.val() < self.c_win.val())
+                & (self.psn_used.val() < self.c_psnwin.val())
+                & !self.out_rdat.val());
+        self.can_send.next = (self.s_si.q.val() != self.s_pi.q.val())
+            & (!self.s_flags.q.val().get_bit(6) | (self.s_si.q.val() == self.s_ci.q.val()))
+            & ((self.s_si.q.val() != self.s_hi.q.val()) | self.new_ok.val())
+            & !(self.tmr_armed.val() & self.tmr_rnr.val());
         // retries left for a NAK: a NAK past the resume PSN shows progress (full budget again)
         self.retry_now.next = self.s_retry.q.val();
         if !self.a_fwd.val().get_bit(23) & (self.r_apsn.q.val() != self.s_rpsn.q.val()) {
@@ -1646,11 +1767,10 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 self.s_ci.d.next = self.ram_ci.read_data.val();
                 self.s_psn.d.next = self.ram_psn.read_data.val();
                 self.s_spsn.d.next = self.ram_spsn.read_data.val();
-                self.s_lpsn.d.next = self.ram_lpsn.read_data.val();
+                self.s_hpsn.d.next = self.ram_hpsn.read_data.val();
                 self.s_flags.d.next = self.ram_flags.read_data.val();
-                self.s_wrid.d.next = (bit_cast::<64, 32>(self.ram_wrid_hi.read_data.val()) << 32)
-                    | bit_cast::<64, 32>(self.ram_wrid_lo.read_data.val());
-                self.s_op.d.next = self.ram_op.read_data.val();
+                self.s_si.d.next = self.ram_si.read_data.val();
+                self.s_hi.d.next = self.ram_hi.read_data.val();
                 self.s_rpsn.d.next = self.ram_rpsn.read_data.val();
                 self.s_retry.d.next = self.ram_retry.read_data.val();
                 self.s_tmr.d.next = self.ram_tmr.read_data.val();
@@ -1659,9 +1779,18 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 self.s_rrem.d.next = self.ram_rrem.read_data.val();
                 self.s_rleft.d.next = self.ram_rleft.read_data.val();
                 self.r_rrsp.d.next = false;
+                self.state.d.next = ReqState::SlotRd;
+            }
+            ReqState::SlotRd => {
+                // the table reads the row of the consumer index (now in s_ci)
                 self.state.d.next = ReqState::Dispatch;
             }
             ReqState::Dispatch => {
+                // the oldest outstanding WQE (meaningful while ci != hi)
+                self.s_lpsn.d.next = self.tbl.rd_data.val().last_psn;
+                self.s_wrid.d.next = self.tbl.rd_data.val().wr_id;
+                self.s_op.d.next = bit_cast::<8, 3>(self.tbl.rd_data.val().opcode);
+                self.s_sig.d.next = self.tbl.rd_data.val().signaled;
                 self.state.d.next = ReqState::EvApply;
                 if self.r_job.q.val() == 1 {
                     self.state.d.next = ReqState::SqStart;
@@ -1691,6 +1820,8 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                     {
                         self.s_pi.d.next = 0.into();
                         self.s_ci.d.next = 0.into();
+                        self.s_si.d.next = 0.into();
+                        self.s_hi.d.next = 0.into();
                         self.s_flags.d.next = self.s_flags.q.val() & 1;
                         self.s_tmr.d.next = 0.into();
                     }
@@ -1698,6 +1829,9 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                         & (self.r_evval.q.val().get_bits::<3>(4) == 2)
                     {
                         self.s_psn.d.next = self.q_sqpsn.q.val();
+                        self.s_hpsn.d.next = self.q_sqpsn.q.val();
+                        self.s_spsn.d.next = self.q_sqpsn.q.val();
+                        self.s_rpsn.d.next = self.q_sqpsn.q.val();
                     }
                     if self.r_evval.q.val().get_bits::<3>(0) == 6 {
                         self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
@@ -1708,15 +1842,18 @@ impl<const QA: usize> Logic for RcRequester<QA> {
             ReqState::SqStart => {
                 // taken off the work ring
                 self.s_flags.d.next = self.s_flags.q.val() & 0xFE;
+                self.r_pass2.d.next = false;
                 self.state.d.next = ReqState::Writeback;
-                if !self.outstanding.val() & (self.s_pi.q.val() != self.s_ci.q.val()) {
-                    if self.qp_err.val() {
+                if self.qp_err.val() {
+                    // in ERR: every WQE from the consumer index is flushed, in order
+                    if self.s_pi.q.val() != self.s_ci.q.val() {
                         self.r_flush.d.next = true;
                         self.state.d.next = ReqState::WqeReq;
-                    } else if self.q_state.q.val() == 3 {
-                        self.r_flush.d.next = false;
-                        self.state.d.next = ReqState::WqeReq;
                     }
+                } else if (self.q_state.q.val() == 3) & self.can_send.val() {
+                    // the WQE at the send index (a new one, or one sent again after a rewind)
+                    self.r_flush.d.next = false;
+                    self.state.d.next = ReqState::WqeReq;
                 }
             }
             ReqState::WqeReq => {
@@ -1778,16 +1915,25 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 if self.d0.q.val().get_bits::<8>(48) == 4 {
                     self.c_op.d.next = 2.into();
                 }
-                self.c_index.d.next = self.s_ci.q.val();
+                self.c_index.d.next = self.w_idx.val();
                 self.c_vendor.d.next = self.c_vend[0].val();
                 self.c_err.d.next = true;
                 self.state.d.next = ReqState::Qerr;
                 if self.r_flush.q.val() {
-                    // QP in ERR: flushed, no QP error to report again
+                    // QP in ERR: flushed, no QP error to report again (the window follows)
                     self.c_status.d.next = self.c_st[4].val();
                     self.c_err.d.next = false;
                     self.s_ci.d.next = self.s_ci.q.val() + 1;
+                    self.s_si.d.next = self.s_ci.q.val() + 1;
+                    self.s_hi.d.next = self.s_ci.q.val() + 1;
                     self.state.d.next = ReqState::Cqe;
+                } else if self.wq_rdat.val()
+                    & (self.s_si.q.val() != self.s_ci.q.val())
+                    & (self.d0.q.val().get_bit(56) == self.exp_owner.val())
+                {
+                    // a READ or an atomic is sent only with the window empty: wait for it
+                    self.s_flags.d.next = self.s_flags.q.val() | 64;
+                    self.state.d.next = ReqState::Requeue;
                 } else if self.d0.q.val().get_bit(56) != self.exp_owner.val() {
                     self.c_status.d.next = self.c_st[2].val();
                     self.c_vendor.d.next = self.c_vend[1].val();
@@ -1828,9 +1974,12 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                         self.g_rem.d.next = 0.into();
                         self.m_rem.d.next = self.w_len.q.val();
                         self.m_first.d.next = true;
-                        self.s_spsn.d.next = self.s_psn.q.val();
-                        if !self.retrying.val() {
-                            // a new message: nothing acknowledged yet, full retry budgets
+                        // the send goes ahead: it no longer waits for the window
+                        self.s_flags.d.next = self.s_flags.q.val() & 0xBF;
+                        if !self.inflight.val() {
+                            // the window was empty: it starts at this WQE, nothing
+                            // acknowledged yet, full retry budgets
+                            self.s_spsn.d.next = self.s_psn.q.val();
                             self.s_rpsn.d.next = self.s_psn.q.val();
                             self.s_retry.d.next = self.retry_load.val();
                         }
@@ -1930,6 +2079,9 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                     self.s_lpsn.d.next = self.s_psn.q.val();
                     self.s_psn.d.next = self.s_psn.q.val() + 1;
                     self.r_skip.d.next = self.skip_now.val();
+                    if !self.retrying.val() {
+                        self.s_hpsn.d.next = self.s_psn.q.val() + 1;
+                    }
                     if !self.skip_now.val() {
                         self.n_packets.d.next = self.n_packets.q.val() + 1;
                         if self.retrying.val() {
@@ -2001,137 +2153,201 @@ impl<const QA: usize> Logic for RcRequester<QA> {
             ReqState::PktDone => {
                 self.state.d.next = ReqState::PktHdr;
                 if self.p_last.q.val() {
-                    // the message is out: wait for its ACK
-                    self.s_flags.d.next = (self.s_flags.q.val() & 0xF9)
-                        | 2
-                        | (bit_cast::<8, 1>(self.w_flags.q.val().get_bits::<1>(0)) << 2);
-                    self.s_wrid.d.next = self.w_wrid.q.val();
-                    self.s_op.d.next = self.cqe_op.val();
-                    self.s_tmr.d.next = self.arm_ack.val();
+                    // the message is out: its row in the in-flight table (s_lpsn is its last
+                    // PSN), the send index on, the QP back in the work ring if the window
+                    // allows another; the ACK timer runs from the first message outstanding
+                    self.tbl.wr_en.next = true;
+                    self.s_si.d.next = self.s_si.q.val() + 1;
+                    if self.s_si.q.val() == self.s_hi.q.val() {
+                        self.s_hi.d.next = self.s_hi.q.val() + 1;
+                    }
+                    if self.s_si.q.val() == self.s_ci.q.val() {
+                        // it is the oldest outstanding
+                        self.s_wrid.d.next = self.w_wrid.q.val();
+                        self.s_op.d.next = self.cqe_op.val();
+                        self.s_sig.d.next = self.w_flags.q.val().get_bit(0);
+                    }
+                    if !self.tmr_armed.val() {
+                        self.s_tmr.d.next = self.arm_ack.val();
+                    }
                     self.s_dst.d.next = self.g_iova.q.val();
                     self.n_messages.d.next = self.n_messages.q.val() + 1;
-                    self.state.d.next = ReqState::Writeback;
+                    self.state.d.next = ReqState::Requeue;
                 }
             }
             ReqState::AckApply => {
+                // an ACK or NAK: PSNs inside the window count, stale ones are dropped. First
+                // the walk retires every SEND / WRITE it covers, from the oldest (an ACK at or
+                // after a WQE's last PSN, a NAK after it), one CQE per signaled WQE in order
                 self.state.d.next = ReqState::Idle;
+                self.r_ret.d.next = false;
+                if self.inflight.val() & self.in_range.val() {
+                    self.state.d.next = ReqState::RetChk;
+                }
+            }
+            ReqState::RetChk => {
+                // the oldest row (read at s_ci) retires, or the walk ends with it the oldest
+                if self.ret_ok.val() {
+                    self.c_wrid.d.next = self.tbl.rd_data.val().wr_id;
+                    self.c_op.d.next = bit_cast::<8, 3>(self.tbl.rd_data.val().opcode);
+                    self.c_index.d.next = self.s_ci.q.val();
+                    self.c_vendor.d.next = self.c_vend[0].val();
+                    self.c_status.d.next = self.c_st[0].val();
+                    self.c_err.d.next = false;
+                    self.s_ci.d.next = self.s_ci.q.val() + 1;
+                    self.s_spsn.d.next = self.tbl.rd_data.val().last_psn + 1;
+                    self.r_ret.d.next = true;
+                    self.state.d.next = ReqState::RetRd;
+                    if self.tbl.rd_data.val().signaled {
+                        self.state.d.next = ReqState::RetCqe;
+                    }
+                } else {
+                    self.s_lpsn.d.next = self.tbl.rd_data.val().last_psn;
+                    self.s_wrid.d.next = self.tbl.rd_data.val().wr_id;
+                    self.s_op.d.next = bit_cast::<8, 3>(self.tbl.rd_data.val().opcode);
+                    self.s_sig.d.next = self.tbl.rd_data.val().signaled;
+                    self.state.d.next = ReqState::AckTail;
+                }
+            }
+            ReqState::RetRd => {
+                // the row of the new consumer index is read
+                self.state.d.next = ReqState::RetChk;
+            }
+            ReqState::RetCqe => {
+                self.cqe_valid.next = true;
+                if self.cqe_ready.val() {
+                    self.state.d.next = ReqState::RetRd;
+                }
+            }
+            ReqState::AckTail => {
+                self.state.d.next = ReqState::Requeue;
                 self.c_wrid.d.next = self.s_wrid.q.val();
                 self.c_op.d.next = self.s_op.q.val();
                 self.c_index.d.next = self.s_ci.q.val();
                 self.c_vendor.d.next = self.c_vend[0].val();
                 self.c_err.d.next = false;
-                // a message in flight, or waiting to be sent again after a rewind (its ACK
-                // may still come); only ACK/NAK PSNs inside it count, stale ones are dropped
-                if self.outstanding.val() | self.retrying.val() {
-                    if (self.r_asyn.q.val().get_bits::<3>(5) == 0)
-                        & ((self.r_aatom.q.val() != self.out_atom.val()) | self.out_rd.val())
-                    {
-                        // an ATOMIC ACKNOWLEDGE for a message that is not an atomic, or a
-                        // plain ACK for an atomic (which carries no result): stale
-                    } else if self.r_asyn.q.val().get_bits::<3>(5) == 0 {
-                        if self.covered.val() & self.out_atom.val() {
-                            // the atomic's result: into its local SGE first, then retire
-                            self.a_reqd.d.next = false;
-                            self.a_datad.d.next = false;
-                            self.state.d.next = ReqState::AtWr;
-                        } else if self.covered.val() {
-                            // ACK at or after the last PSN: the message is done (coalesced
-                            // ACKs retire everything up to their PSN)
-                            self.s_flags.d.next = self.s_flags.q.val() & 0xE9;
-                            self.s_ci.d.next = self.s_ci.q.val() + 1;
-                            self.s_psn.d.next = self.s_lpsn.q.val() + 1;
-                            self.s_tmr.d.next = 0.into();
-                            self.c_status.d.next = self.c_st[0].val();
-                            self.state.d.next = ReqState::Requeue;
-                            if self.signaled.val() {
-                                self.state.d.next = ReqState::Cqe;
-                            }
-                        } else if self.in_range.val() & !self.a_fwd.val().get_bit(23) {
-                            // progress inside the message: resume after it, retry budgets
-                            // reloaded, the ACK timer restarted
-                            self.s_rpsn.d.next = self.r_apsn.q.val() + 1;
-                            self.s_retry.d.next = self.retry_load.val();
-                            if self.outstanding.val() & !self.tmr_rnr.val() {
-                                self.s_tmr.d.next = self.arm_ack.val();
-                            }
-                            self.state.d.next = ReqState::Writeback;
+                if self.r_ret.q.val() {
+                    // progress: the retry budgets reloaded, the resume PSN at least at the
+                    // window's new start (a rewind already queued goes on from there), the
+                    // ACK timer restarted for what is left, or stopped
+                    self.s_retry.d.next = self.retry_load.val();
+                    if self.d_rs.val().get_bit(23) {
+                        self.s_rpsn.d.next = self.s_spsn.q.val();
+                    }
+                    if self.rewinding.val() & self.d_ps.val().get_bit(23) {
+                        self.s_psn.d.next = self.s_spsn.q.val();
+                    }
+                    if self.d_sc.val().get_bit(15) {
+                        self.s_si.d.next = self.s_ci.q.val();
+                    }
+                    if !self.inflight.val() {
+                        self.s_tmr.d.next = 0.into();
+                        self.s_psn.d.next = self.s_hpsn.q.val();
+                        self.s_si.d.next = self.s_ci.q.val();
+                    } else if !self.tmr_rnr.val() {
+                        self.s_tmr.d.next = self.arm_ack.val();
+                    }
+                }
+                if !self.inflight.val() {
+                    // everything retired
+                } else if (self.r_asyn.q.val().get_bits::<3>(5) == 0)
+                    & ((self.r_aatom.q.val() != self.out_atom.val()) | self.out_rd.val())
+                {
+                    // an ATOMIC ACKNOWLEDGE for a message that is not an atomic, or a plain
+                    // ACK for an atomic (which carries no result) or a READ: nothing more
+                } else if self.r_asyn.q.val().get_bits::<3>(5) == 0 {
+                    if self.covered.val() & self.out_atom.val() {
+                        // the atomic's result: into its local SGE first, then retire
+                        self.a_reqd.d.next = false;
+                        self.a_datad.d.next = false;
+                        self.state.d.next = ReqState::AtWr;
+                    } else if self.in_range.val() & !self.a_fwd.val().get_bit(23) {
+                        // progress inside the oldest message: resume after it, retry budgets
+                        // reloaded, the ACK timer restarted
+                        self.s_rpsn.d.next = self.r_apsn.q.val() + 1;
+                        self.s_retry.d.next = self.retry_load.val();
+                        if !self.tmr_rnr.val() {
+                            self.s_tmr.d.next = self.arm_ack.val();
                         }
-                    } else if (self.r_asyn.q.val().get_bits::<3>(5) == 1)
-                        & self.outstanding.val()
-                        & self.in_range.val()
-                        & !(self.tmr_armed.val() & self.tmr_rnr.val())
-                    {
-                        // RNR NAK: wait the timer it carries, then send again from its PSN
-                        self.n_naks.d.next = self.n_naks.q.val() + 1;
-                        self.s_rpsn.d.next = self.r_apsn.q.val();
-                        self.s_tmr.d.next = self.c_armed.val()
-                            | self.c_rnr_kind.val()
-                            | bit_cast::<36, 32>(self.now.q.val() + self.rnr_ticks.val());
-                        self.state.d.next = ReqState::Writeback;
-                        if self.s_retry.q.val().get_bits::<3>(4) == 0 {
-                            self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
-                            self.s_ci.d.next = self.s_ci.q.val() + 1;
-                            self.s_tmr.d.next = 0.into();
-                            self.c_err.d.next = true;
-                            self.c_status.d.next = self.c_st[9].val();
-                            self.ev_retry_exc.next = true;
-                            self.state.d.next = ReqState::Qerr;
-                        } else if self.s_retry.q.val().get_bits::<3>(4) != 7 {
-                            // rnr_retry 7 = infinite
-                            self.s_retry.d.next = self.s_retry.q.val() - 16;
-                        }
-                    } else if (self.r_asyn.q.val() == 0x60)
-                        & self.outstanding.val()
-                        & self.in_range.val()
-                        & !(self.tmr_armed.val() & self.tmr_rnr.val())
-                    {
-                        // NAK PSN sequence error: Go-Back-N from its PSN (the first one the
-                        // responder misses). While an RNR wait runs, the sequence NAKs for
-                        // the rest of that message are its echo, not a new loss. The NAK
-                        // acknowledges every PSN before its own: past the resume PSN that is
-                        // progress, and the retry budget starts afresh (as for an ACK).
-                        self.n_naks.d.next = self.n_naks.q.val() + 1;
-                        if self.retry_now.val().get_bits::<3>(0) == 0 {
-                            self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
-                            self.s_ci.d.next = self.s_ci.q.val() + 1;
-                            self.s_tmr.d.next = 0.into();
-                            self.c_err.d.next = true;
-                            self.c_status.d.next = self.c_st[8].val();
-                            self.c_vendor.d.next = self.c_vend[7].val();
-                            self.ev_retry_exc.next = true;
-                            self.state.d.next = ReqState::Qerr;
-                        } else {
-                            self.s_retry.d.next = self.retry_now.val() - 1;
-                            // (a READ resumes where its responses stopped: its cursor is there)
-                            if !self.out_rd.val() {
-                                self.s_rpsn.d.next = self.r_apsn.q.val();
-                            }
-                            self.s_psn.d.next = self.s_spsn.q.val();
-                            self.s_flags.d.next = (self.s_flags.q.val() & 0xFD) | 16;
-                            self.s_tmr.d.next = 0.into();
-                            self.n_resent.d.next = self.n_resent.q.val() + 1;
-                            self.ev_rewind.next = true;
-                            self.state.d.next = ReqState::Requeue;
-                        }
-                    } else if (self.r_asyn.q.val().get_bits::<3>(5) == 3)
-                        & (self.r_asyn.q.val() != 0x60)
-                        & self.in_range.val()
-                    {
-                        // NAK invalid request / remote access / remote operational error
+                    }
+                } else if (self.r_asyn.q.val().get_bits::<3>(5) == 1)
+                    & self.outstanding.val()
+                    & self.in_range.val()
+                    & !(self.tmr_armed.val() & self.tmr_rnr.val())
+                {
+                    // RNR NAK: wait the timer it carries (nothing is sent meanwhile), then
+                    // send again from its PSN
+                    self.n_naks.d.next = self.n_naks.q.val() + 1;
+                    self.s_rpsn.d.next = self.r_apsn.q.val();
+                    self.s_tmr.d.next = self.c_armed.val()
+                        | self.c_rnr_kind.val()
+                        | bit_cast::<36, 32>(self.now.q.val() + self.rnr_ticks.val());
+                    if self.s_retry.q.val().get_bits::<3>(4) == 0 {
                         self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
                         self.s_ci.d.next = self.s_ci.q.val() + 1;
                         self.s_tmr.d.next = 0.into();
-                        self.n_naks.d.next = self.n_naks.q.val() + 1;
                         self.c_err.d.next = true;
-                        self.c_status.d.next = self.c_st[7].val();
-                        if self.r_asyn.q.val() == 0x61 {
-                            self.c_status.d.next = self.c_st[5].val();
-                        }
-                        if self.r_asyn.q.val() == 0x62 {
-                            self.c_status.d.next = self.c_st[6].val();
-                        }
+                        self.c_status.d.next = self.c_st[9].val();
+                        self.ev_retry_exc.next = true;
                         self.state.d.next = ReqState::Qerr;
+                    } else if self.s_retry.q.val().get_bits::<3>(4) != 7 {
+                        // rnr_retry 7 = infinite
+                        self.s_retry.d.next = self.s_retry.q.val() - 16;
                     }
+                } else if (self.r_asyn.q.val() == 0x60)
+                    & self.outstanding.val()
+                    & self.in_range.val()
+                    & !(self.tmr_armed.val() & self.tmr_rnr.val())
+                {
+                    // NAK PSN sequence error: Go-Back-N from its PSN (the first one the
+                    // responder misses) across the WQEs of the window: the send index back to
+                    // the oldest, its packets before the NAK's PSN skipped. While an RNR wait
+                    // runs, or a rewind is being sent, sequence NAKs are the echo of an
+                    // earlier loss, not a new one. The NAK acknowledges every PSN before its
+                    // own: past the resume PSN that is progress, and the retry budget starts
+                    // afresh (as for an ACK).
+                    self.n_naks.d.next = self.n_naks.q.val() + 1;
+                    if self.retry_now.val().get_bits::<3>(0) == 0 {
+                        self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                        self.s_ci.d.next = self.s_ci.q.val() + 1;
+                        self.s_tmr.d.next = 0.into();
+                        self.c_err.d.next = true;
+                        self.c_status.d.next = self.c_st[8].val();
+                        self.c_vendor.d.next = self.c_vend[7].val();
+                        self.ev_retry_exc.next = true;
+                        self.state.d.next = ReqState::Qerr;
+                    } else {
+                        self.s_retry.d.next = self.retry_now.val() - 1;
+                        // (a READ resumes where its responses stopped: its cursor is there)
+                        if !self.out_rd.val() {
+                            self.s_rpsn.d.next = self.r_apsn.q.val();
+                        }
+                        self.s_psn.d.next = self.s_spsn.q.val();
+                        self.s_si.d.next = self.s_ci.q.val();
+                        self.s_flags.d.next = self.s_flags.q.val() & 0xBF;
+                        self.s_tmr.d.next = 0.into();
+                        self.n_resent.d.next = self.n_resent.q.val() + 1;
+                        self.ev_rewind.next = true;
+                    }
+                } else if (self.r_asyn.q.val().get_bits::<3>(5) == 3)
+                    & (self.r_asyn.q.val() != 0x60)
+                    & self.in_range.val()
+                {
+                    // NAK invalid request / remote access / remote operational error: the
+                    // oldest WQE left fails, the QP goes to ERR, the rest are flushed
+                    self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                    self.s_ci.d.next = self.s_ci.q.val() + 1;
+                    self.s_tmr.d.next = 0.into();
+                    self.n_naks.d.next = self.n_naks.q.val() + 1;
+                    self.c_err.d.next = true;
+                    self.c_status.d.next = self.c_st[7].val();
+                    if self.r_asyn.q.val() == 0x61 {
+                        self.c_status.d.next = self.c_st[5].val();
+                    }
+                    if self.r_asyn.q.val() == 0x62 {
+                        self.c_status.d.next = self.c_st[6].val();
+                    }
+                    self.state.d.next = ReqState::Qerr;
                 }
             }
             ReqState::TmrApply => {
@@ -2144,15 +2360,17 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 if self.tmr_due.val() {
                     self.s_tmr.d.next = 0.into();
                     self.state.d.next = ReqState::Writeback;
-                    if self.outstanding.val() & self.tmr_rnr.val() {
-                        // RNR wait over: the message again from the NAKed PSN
+                    if self.inflight.val() & self.tmr_rnr.val() {
+                        // RNR wait over: the window again from the NAKed PSN
                         self.s_psn.d.next = self.s_spsn.q.val();
-                        self.s_flags.d.next = (self.s_flags.q.val() & 0xFD) | 16;
+                        self.s_si.d.next = self.s_ci.q.val();
+                        self.s_flags.d.next = self.s_flags.q.val() & 0xBF;
                         self.n_resent.d.next = self.n_resent.q.val() + 1;
                         self.ev_rewind.next = true;
                         self.state.d.next = ReqState::Requeue;
-                    } else if self.outstanding.val() {
-                        // local ACK timeout: Go-Back-N from the first unacknowledged PSN
+                    } else if self.inflight.val() {
+                        // local ACK timeout: Go-Back-N from the first unacknowledged PSN,
+                        // across the WQEs of the window
                         self.n_tmo.d.next = self.n_tmo.q.val() + 1;
                         self.ev_timeout.next = true;
                         if self.s_retry.q.val().get_bits::<3>(0) == 0 {
@@ -2166,7 +2384,8 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                         } else {
                             self.s_retry.d.next = self.s_retry.q.val() - 1;
                             self.s_psn.d.next = self.s_spsn.q.val();
-                            self.s_flags.d.next = (self.s_flags.q.val() & 0xFD) | 16;
+                            self.s_si.d.next = self.s_ci.q.val();
+                            self.s_flags.d.next = self.s_flags.q.val() & 0xBF;
                             self.n_resent.d.next = self.n_resent.q.val() + 1;
                             self.ev_rewind.next = true;
                             self.state.d.next = ReqState::Requeue;
@@ -2197,7 +2416,10 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 // local protection error, the QP goes to ERR)
                 if self.dma_wr.done_valid.val() {
                     self.s_ci.d.next = self.s_ci.q.val() + 1;
+                    self.s_si.d.next = self.s_ci.q.val() + 1;
                     self.s_psn.d.next = self.s_lpsn.q.val() + 1;
+                    self.s_hpsn.d.next = self.s_lpsn.q.val() + 1;
+                    self.s_spsn.d.next = self.s_lpsn.q.val() + 1;
                     self.s_tmr.d.next = 0.into();
                     if self.dma_wr.done_error.val() {
                         self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
@@ -2239,14 +2461,19 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                         self.s_rrem.d.next = 0.into();
                         self.s_rleft.d.next = self.w_len.q.val();
                     }
-                    // out, waiting for its responses. After a gap's rewind, responses beyond
-                    // the resume PSN are still ignored (bit 5 stays) until one in sequence
-                    // arrives: those of the first try may still be on their way
-                    self.s_flags.d.next = (self.s_flags.q.val() & 0xF9)
-                        | 2
-                        | (bit_cast::<8, 1>(self.w_flags.q.val().get_bits::<1>(0)) << 2);
+                    // out, waiting for its responses (alone in the window: its row, the send
+                    // index on). After a gap's rewind, responses beyond the resume PSN are
+                    // still ignored (bit 5 stays) until one in sequence arrives: those of the
+                    // first try may still be on their way
+                    self.tbl.wr_en.next = true;
+                    self.tbl.wr_data.next.last_psn =
+                        self.s_spsn.q.val() + self.rd_np.val().get_bits::<24>(0) - 1;
+                    self.s_hpsn.d.next = self.s_spsn.q.val() + self.rd_np.val().get_bits::<24>(0);
+                    self.s_si.d.next = self.s_si.q.val() + 1;
+                    self.s_hi.d.next = self.s_si.q.val() + 1;
                     self.s_wrid.d.next = self.w_wrid.q.val();
                     self.s_op.d.next = self.cqe_op.val();
+                    self.s_sig.d.next = self.w_flags.q.val().get_bit(0);
                     self.s_tmr.d.next = self.arm_ack.val();
                     self.n_messages.d.next = self.n_messages.q.val() + 1;
                     self.state.d.next = ReqState::Writeback;
@@ -2378,7 +2605,10 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                     } else if self.rr_lastp.val() {
                         self.s_flags.d.next = self.s_flags.q.val() & 0xC9;
                         self.s_ci.d.next = self.s_ci.q.val() + 1;
+                        self.s_si.d.next = self.s_ci.q.val() + 1;
                         self.s_psn.d.next = self.s_lpsn.q.val() + 1;
+                        self.s_hpsn.d.next = self.s_lpsn.q.val() + 1;
+                        self.s_spsn.d.next = self.s_lpsn.q.val() + 1;
                         self.s_tmr.d.next = 0.into();
                         self.c_status.d.next = self.c_st[0].val();
                         self.state.d.next = ReqState::Requeue;
@@ -2414,7 +2644,8 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                         } else {
                             self.s_retry.d.next = self.s_retry.q.val() - 1;
                             self.s_psn.d.next = self.s_spsn.q.val();
-                            self.s_flags.d.next = (self.s_flags.q.val() & 0xFD) | 48;
+                            self.s_si.d.next = self.s_ci.q.val();
+                            self.s_flags.d.next = self.s_flags.q.val() | 32;
                             self.s_tmr.d.next = 0.into();
                             self.n_resent.d.next = self.n_resent.q.val() + 1;
                             self.ev_rewind.next = true;
@@ -2425,16 +2656,33 @@ impl<const QA: usize> Logic for RcRequester<QA> {
             }
             ReqState::Qerr => {
                 // a local or remote error: the QP goes to ERR, then the error completion
-                if self.c_err.q.val() {
+                if self.c_err.q.val()
+                    & !self.r_flush.q.val()
+                    & (self.r_job.q.val() == 1)
+                    & !self.r_pass2.q.val()
+                    & (self.s_si.q.val() != self.s_ci.q.val())
+                {
+                    // a WQE that fails its checks while earlier ones are outstanding: its
+                    // error waits until they have retired (completions stay in order)
+                    self.s_flags.d.next = self.s_flags.q.val() | 64;
+                    self.state.d.next = ReqState::Requeue;
+                } else if self.c_err.q.val() {
                     self.qerr_valid.next = true;
                     if self.qerr_ready.val() {
                         self.s_flags.d.next = (self.s_flags.q.val() & 0xF9) | 8;
                         self.n_errors.d.next = self.n_errors.q.val() + 1;
-                        if !self.r_flush.q.val() & (self.r_job.q.val() == 1) {
-                            // a local error of the WQE being sent retires it here
-                            self.s_ci.d.next = self.s_ci.q.val() + 1;
-                        }
                         self.state.d.next = ReqState::Cqe;
+                        if !self.r_flush.q.val() & (self.r_job.q.val() == 1) {
+                            // a local error of the WQE being sent retires it here; one found
+                            // after its first packet left while earlier WQEs are outstanding
+                            // (an MR invalidated between the passes) leaves its completion to
+                            // the flush, which completes the window in order
+                            self.s_ci.d.next = self.s_ci.q.val() + 1;
+                            if self.s_si.q.val() != self.s_ci.q.val() {
+                                self.s_ci.d.next = self.s_ci.q.val();
+                                self.state.d.next = ReqState::Requeue;
+                            }
+                        }
                     }
                 } else {
                     self.state.d.next = ReqState::Cqe;
@@ -2449,8 +2697,8 @@ impl<const QA: usize> Logic for RcRequester<QA> {
             ReqState::Requeue => {
                 self.state.d.next = ReqState::Writeback;
                 if !self.queued.val()
-                    & !self.outstanding.val()
-                    & (self.s_pi.q.val() != self.s_ci.q.val())
+                    & ((self.qp_err.val() & (self.s_pi.q.val() != self.s_ci.q.val()))
+                        | (!self.qp_err.val() & self.can_send.val()))
                 {
                     self.ram_work.write_enable.next = true;
                     self.w_tail.d.next = self.w_tail.q.val() + 1;
@@ -2471,11 +2719,10 @@ impl<const QA: usize> Logic for RcRequester<QA> {
                 self.ram_ci.write_enable.next = true;
                 self.ram_psn.write_enable.next = true;
                 self.ram_spsn.write_enable.next = true;
-                self.ram_lpsn.write_enable.next = true;
+                self.ram_hpsn.write_enable.next = true;
                 self.ram_flags.write_enable.next = true;
-                self.ram_wrid_hi.write_enable.next = true;
-                self.ram_wrid_lo.write_enable.next = true;
-                self.ram_op.write_enable.next = true;
+                self.ram_si.write_enable.next = true;
+                self.ram_hi.write_enable.next = true;
                 self.ram_rpsn.write_enable.next = true;
                 self.ram_retry.write_enable.next = true;
                 self.ram_tmr.write_enable.next = true;

@@ -132,8 +132,9 @@ pub fn parse_size(s: &str) -> Result<usize, CliError> {
 
 /// Largest message `verbs` runs (each QP keeps [`DEPTH`] slots of the largest size per host).
 pub const MAX_SIZE: usize = 16 << 20;
-/// Work requests kept posted per QP.
-pub const DEPTH: usize = 4;
+/// Work requests kept posted per QP (twice the NIC's send window, `ferroce_hdl::req::WINDOW`,
+/// so that a QP's window stays full while its completions are polled).
+pub const DEPTH: usize = 32;
 /// Most QP pairs.
 pub const MAX_QPS: usize = 64;
 /// Written after each destination range before the message is posted, checked after.
