@@ -182,13 +182,26 @@ fn yosys_synth_ecp5_clean() {
     );
 }
 
+/// Blocks synthesised for Xilinx without `-abc9`: Yosys 0.23 aborts in ABC9_OPS on their
+/// inferred RAMs (`std::out_of_range`, YosysHQ/yosys#3384, fixed in 0.28; `-nolutram` does not
+/// avoid it). The responder's atomic replay cache and per-QP ACK counters are such RAMs; it has
+/// no wide XOR logic, so plain `synth_xilinx` takes ~80 s here.
+const XILINX_WITHOUT_ABC9: &[&str] = &["ferroce_rc_write_responder_64"];
+
 /// `-flatten -abc9`: plain `synth_xilinx` can run for over 15 minutes on wide XOR logic
 /// (docs/HDL-RULES.md); `-abc9` takes well under a minute per block here.
 #[test]
 fn yosys_synth_xilinx_clean() {
     yosys(
         "xilinx",
-        |m, p| format!("read_verilog {p}; synth_xilinx -flatten -abc9 -top {m}"),
+        |m, p| {
+            let abc9 = if XILINX_WITHOUT_ABC9.contains(&m) {
+                ""
+            } else {
+                " -abc9"
+            };
+            format!("read_verilog {p}; synth_xilinx -flatten{abc9} -top {m}")
+        },
         &["LUT", "FD", "CARRY"],
     );
 }

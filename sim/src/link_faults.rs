@@ -93,6 +93,9 @@ pub struct LinkStats {
     pub reordered: u64,
     /// ECN-capable frames marked CE.
     pub ce_marked: u64,
+    /// Frames in the link when the stats were read: sent (or copied) and not delivered yet, so
+    /// that `sent - dropped + duplicated == delivered + in_flight` at any time.
+    pub in_flight: u64,
 }
 
 /// The splitmix64 generator: tiny, fast, and good enough to decide the fate of frames.
@@ -198,7 +201,10 @@ impl FaultyLink {
     }
 
     pub fn stats(&self) -> LinkStats {
-        self.stats
+        LinkStats {
+            in_flight: self.in_flight() as u64,
+            ..self.stats
+        }
     }
 
     /// Frames in the link (sent, neither delivered nor lost yet).

@@ -646,11 +646,13 @@ mod tests {
         assert_eq!(l[7], regs::IRQ_ENABLE);
         assert_eq!(l[8], regs::IRQ_VEC_MASK);
         assert_eq!(l[9], regs::IRQ_CTRL_VECTOR);
-        // CC_* in address order from rw[10]
-        for (k, off) in l[10..].iter().enumerate() {
+        // CC_* in address order from rw[10] to rw[25]
+        for (k, off) in l[10..26].iter().enumerate() {
             assert_eq!(*off, regs::CC_RP_TIME_RESET + 4 * k as u32);
         }
         assert_eq!(l[25], regs::CC_NP_CNP_INTERVAL);
+        assert_eq!(l[26], regs::CFG_ACK_COALESCE);
+        assert_eq!(l.len(), 27);
     }
 
     #[test]

@@ -209,6 +209,11 @@ pub struct NicTop {
     draining: DFF<Bit>,
     /// the received header's BTH DestQP is one of the build's QPNs
     qp_in_range: Signal<Local, Bit>,
+    /// the header's destination QP, opcode and traffic class as plain signals (a bit range of
+    /// a struct field would be emitted as a chained part-select, which Icarus refuses)
+    rx_dqp: Signal<Local, Bits<24>>,
+    rx_op: Signal<Local, Bits<8>>,
+    rx_tc: Signal<Local, Bits<8>>,
     /// the received header is an accepted RoCEv2 RC packet with IP ECN = CE, for the NP
     marked: Signal<Local, Bit>,
     /// a marked header waits for the notification point (its CNP queue is full)
@@ -360,6 +365,9 @@ impl Default for NicTop {
             ip_ok: Default::default(),
             draining: Default::default(),
             qp_in_range: Default::default(),
+            rx_dqp: Default::default(),
+            rx_op: Default::default(),
+            rx_tc: Default::default(),
             marked: Default::default(),
             np_hold: Default::default(),
             is_cnp: Default::default(),
@@ -650,15 +658,18 @@ impl Logic for NicTop {
         // IP ECN = CE for one of our QPNs goes to the notification point as well as to its
         // engine (both in the same cycle: the NP's `mk_ready` holds the header if needed); a
         // CNP for one of our QPNs is taken here (counted, offered on `cnp_rx_*`)
-        self.qp_in_range.next = !self.rx.hdr.val().dest_qp.get_bits::<16>(8).any();
+        self.rx_dqp.next = self.rx.hdr.val().dest_qp;
+        self.rx_op.next = self.rx.hdr.val().opcode;
+        self.rx_tc.next = self.rx.hdr.val().tclass;
+        self.qp_in_range.next = !self.rx_dqp.val().get_bits::<16>(8).any();
         self.marked.next = self.rx.hdr_valid.val()
             & self.ip_ok.val()
             & !self.draining.q.val()
             & self.qp_in_range.val()
-            & !self.rx.hdr.val().opcode.get_bits::<3>(5).any()
+            & !self.rx_op.val().get_bits::<3>(5).any()
             & ((self.rx.hdr.val().l3 == self.c_l3_v4.val())
                 | (self.rx.hdr.val().l3 == self.c_l3_v6.val()))
-            & (self.rx.hdr.val().tclass.get_bits::<2>(0) == 3);
+            & (self.rx_tc.val().get_bits::<2>(0) == 3);
         self.np_hold.next = self.marked.val() & !self.np.mk_ready.val();
         self.is_cnp.next =
             (self.rx.hdr.val().opcode == self.c_cnp_op.val()) & self.qp_in_range.val();
@@ -702,13 +713,13 @@ impl Logic for NicTop {
             }
         }
         self.np.mk_valid.next = self.marked.val() & self.rx.hdr_ready.val();
-        self.np.mk_qpn.next = self.rx.hdr.val().dest_qp.get_bits::<8>(0);
+        self.np.mk_qpn.next = self.rx_dqp.val().get_bits::<8>(0);
         self.np.tick_us.next = self.timebase_us.tick.val();
         self.np.enable.next = self.csr.cfg_control.val().get_bit(5);
         self.np.interval.next = self.csr.cc_np_cnp_interval.val();
         self.cnp_rx_valid.next =
             self.rx.hdr_valid.val() & self.is_cnp.val() & self.ip_ok.val() & !self.draining.q.val();
-        self.cnp_rx_qpn.next = self.rx.hdr.val().dest_qp.get_bits::<8>(0);
+        self.cnp_rx_qpn.next = self.rx_dqp.val().get_bits::<8>(0);
         // payload: to the responder, or to the requester after a READ response's header (the
         // parser presents a header only after the previous frame's payload is out), or
         // discarded after a foreign header

@@ -1473,6 +1473,7 @@ fn link_json(s: &LinkStats) -> serde_json::Value {
         "reordered": s.reordered,
         "ce_marked": s.ce_marked,
         "delivered": s.delivered,
+        "in_flight": s.in_flight,
     })
 }
 
