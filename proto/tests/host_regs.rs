@@ -337,6 +337,24 @@ fn reset_values_fit_and_decode() {
     );
     let p = PfcConfig::default();
     assert_eq!((p.data_prio, p.cnp_prio), (3, 6));
+    // 25 Gb/s at 250 MHz (the lite profile's ID_LINE_RATE and ID_CLOCK_KHZ): 100 bit times
+    assert_eq!(p.link_bits_per_cycle, 100);
+    assert_eq!(PfcConfig::link_bits_for(25_000, 250_000), Some(100));
+    assert_eq!(PfcConfig::link_bits_for(10_000, 125_000), Some(80));
+    assert_eq!(PfcConfig::link_bits_for(10_000, 156_250), Some(64));
+    assert_eq!(PfcConfig::link_bits_for(100, 250_000), None);
+    assert_eq!(p.encode().unwrap(), regs::find("CFG_PFC").unwrap().reset);
+    let zero = PfcConfig {
+        link_bits_per_cycle: 0,
+        ..p
+    };
+    assert!(
+        matches!(zero.encode(), Err(ferroce_proto::host::Error::InvalidField { field: "link_bits_per_cycle", .. })),
+        "{:?}",
+        zero.encode()
+    );
+    let bad = PfcConfig { data_prio: 8, ..p };
+    assert!(matches!(bad.encode(), Err(ferroce_proto::host::Error::InvalidField { field: "data_prio", .. })));
     for r in REGISTERS.iter().filter(|r| r.reset != 0) {
         assert!(
             matches!(r.access, Access::RW | Access::RO),

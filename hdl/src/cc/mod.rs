@@ -5,9 +5,15 @@
 //! * [`reaction_point::ReactionPoint`]: per-QP rate limiters (Rc, Rt, alpha, the timer and byte
 //!   stages, the alpha, rate-decrease and rate-increase timers) driven by CNP arrivals, bytes
 //!   sent and the 1 us tick; a read port gives a QP's current rate to the shaper.
+//! * [`pfc_pause::PfcPause`]: IEEE 802.1Qbb receive side: per-priority pause timers loaded
+//!   from received PFC frames (quanta of 512 bit times at `CFG_PFC.LINK_BITS` bit times per
+//!   cycle) and the MAC's pause input; NicTop's transmit arbiter does not start a frame of a
+//!   paused priority.
 pub mod drive;
 pub mod notification_point;
+pub mod pfc_pause;
 pub mod reaction_point;
 
 pub use notification_point::{NotificationPoint, NpModel, NpQpState};
+pub use pfc_pause::{PfcPause, PfcPauseModel};
 pub use reaction_point::{ReactionPoint, RpLimiter, LIMITERS};

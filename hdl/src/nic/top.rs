@@ -35,7 +35,7 @@
 //! `req_cnt_*`, `cq_cnt_*`) for simulation summaries.
 use super::packet_formatter::{OPCODE_RC_ACK, OPCODE_RC_ATOMIC_ACK, OPCODE_RC_CNP};
 use super::{DmaReadMux, DmaWriteMux, MrPortMux, PacketFormatter, QpcReadMux, TimeBase};
-use crate::cc::NotificationPoint;
+use crate::cc::{NotificationPoint, PfcPause};
 use crate::cq::CqeWriter;
 use crate::csr::fifo::RegFifo;
 use crate::csr::{CsrBlockDefault, QEV_MODIFY, QEV_RQ};
@@ -98,8 +98,21 @@ const C_RX_DUPLICATE: usize = cnt(regs::CNT_RX_DUPLICATE_LO);
 const C_RX_ECN_CE: usize = cnt(regs::CNT_RX_ECN_CE_LO);
 const C_CNP_SENT: usize = cnt(regs::CNT_CNP_SENT_LO);
 const C_CNP_RECEIVED: usize = cnt(regs::CNT_CNP_RECEIVED_LO);
+const C_PFC_PAUSE: usize = cnt(regs::CNT_PFC_PAUSE_LO);
+const C_PFC_PAUSED_CYCLES: usize = cnt(regs::CNT_PFC_PAUSED_CYCLES_LO);
 /// Counter events the top pulses (the `idx` table in `Default`).
-const NEV: usize = 31;
+const NEV: usize = 33;
+// PFC (docs/CONGESTION.md): the kernel reads CFG_CONTROL.PFC_ENABLE as bit 6 and CFG_PFC's
+// fields at their positions as literals.
+const _: () = assert!(
+    regs::cfg_control::PFC_ENABLE == 1 << 6
+        && regs::cfg_pfc::DATA_PRIO.lsb == 0
+        && regs::cfg_pfc::DATA_PRIO.width == 3
+        && regs::cfg_pfc::CNP_PRIO.lsb == 4
+        && regs::cfg_pfc::CNP_PRIO.width == 3
+        && regs::cfg_pfc::LINK_BITS.lsb == 16
+        && regs::cfg_pfc::LINK_BITS.width == 16
+);
 
 #[derive(LogicBlock)]
 pub struct NicTop {
@@ -126,6 +139,8 @@ pub struct NicTop {
     pub rx_mac: Sink64,
     pub tx_mac: Source64,
     pub link_up: Signal<In, Bit>,
+    /// per-priority pause from the MAC (bit n: do not start a frame of priority n)
+    pub pfc_pause_in: Signal<In, Bits<8>>,
     // ---- PCIe DMA shell
     pub dma: DmaMaster<64, 8>,
     // ---- interrupts
@@ -158,6 +173,8 @@ pub struct NicTop {
     pub req_cnt_errors: Signal<Out, Bits<32>>,
     pub cq_cnt_written: Signal<Out, Bits<32>>,
     pub cq_cnt_dropped: Signal<Out, Bits<32>>,
+    /// the PFC pause state (bit n: priority n paused), for simulation summaries and tests
+    pub pfc_paused: Signal<Out, Bits<8>>,
     // ---- blocks
     csr: CsrBlockDefault,
     rx: RxParser64,
@@ -226,6 +243,19 @@ pub struct NicTop {
     /// responder or the requester.
     cnp_rx_valid: Signal<Local, Bit>,
     cnp_rx_qpn: Signal<Local, Bits<NIC_QA>>,
+    // ---- PFC (IEEE 802.1Qbb): pause timers and the TX gate (docs/CONGESTION.md)
+    pfc: PfcPause,
+    /// CFG_PFC's priorities of RoCE data/ACKs and of CNPs
+    pfc_roce_prio: Signal<Local, Bits<3>>,
+    pfc_cnp_prio: Signal<Local, Bits<3>>,
+    /// the RoCE priority / the CNP priority is paused
+    pfc_roce_hold: Signal<Local, Bit>,
+    pfc_cnp_hold: Signal<Local, Bit>,
+    /// the arbiter's candidates that may start: a CNP, a responder packet (ACK, NAK, READ
+    /// response), a requester packet
+    go_cnp: Signal<Local, Bit>,
+    go_ack: Signal<Local, Bit>,
+    go_req: Signal<Local, Bit>,
     c_gt_v4: Constant<Bits<2>>,
     c_gt_v6: Constant<Bits<2>>,
     c_gt_v1: Constant<Bits<2>>,
@@ -279,6 +309,8 @@ impl Default for NicTop {
             C_RX_ECN_CE,
             C_CNP_SENT,
             C_CNP_RECEIVED,
+            C_PFC_PAUSE,
+            C_PFC_PAUSED_CYCLES,
         ];
         NicTop {
             clock: Default::default(),
@@ -302,6 +334,7 @@ impl Default for NicTop {
             rx_mac: Default::default(),
             tx_mac: Default::default(),
             link_up: Default::default(),
+            pfc_pause_in: Default::default(),
             dma: Default::default(),
             irq_pulse: Default::default(),
             irq_level: Default::default(),
@@ -331,6 +364,7 @@ impl Default for NicTop {
             req_cnt_errors: Default::default(),
             cq_cnt_written: Default::default(),
             cq_cnt_dropped: Default::default(),
+            pfc_paused: Default::default(),
             csr: Default::default(),
             rx: Default::default(),
             resp: Default::default(),
@@ -373,6 +407,14 @@ impl Default for NicTop {
             is_cnp: Default::default(),
             cnp_rx_valid: Default::default(),
             cnp_rx_qpn: Default::default(),
+            pfc: Default::default(),
+            pfc_roce_prio: Default::default(),
+            pfc_cnp_prio: Default::default(),
+            pfc_roce_hold: Default::default(),
+            pfc_cnp_hold: Default::default(),
+            go_cnp: Default::default(),
+            go_ack: Default::default(),
+            go_req: Default::default(),
             c_gt_v4: Constant::new((GidType::RoceV2Ipv4 as u64).into()),
             c_gt_v6: Constant::new((GidType::RoceV2Ipv6 as u64).into()),
             c_gt_v1: Constant::new((GidType::RoceV1 as u64).into()),
@@ -420,6 +462,7 @@ impl Logic for NicTop {
         self.rdmux.clock.next = self.clock.val();
         self.rdmux2.clock.next = self.clock.val();
         self.pay_own.clock.next = self.clock.val();
+        self.pfc.clock.next = self.clock.val();
 
         // ---- AXI4-Lite straight into the CSR block
         self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
@@ -959,15 +1002,36 @@ impl Logic for NicTop {
             self.cqw.cqe_opcode.next = self.req.cqe_opcode.val();
         }
 
+        // ---- PFC (IEEE 802.1Qbb, docs/CONGESTION.md): pause timers loaded from received PFC
+        // frames and the MAC's pause input; the TX gate is in the arbiter below
+        self.pfc.enable.next = self.csr.cfg_control.val().get_bit(6);
+        self.pfc.bits_per_cycle.next = self.csr.cfg_pfc.val().get_bits::<16>(16);
+        self.pfc.pause_in.next = self.pfc_pause_in.val();
+        self.pfc.pfc_valid.next = self.rx.pfc_valid.val();
+        self.pfc.pfc_enable.next = self.rx.pfc_enable.val();
+        self.pfc.pfc_times.next = self.rx.pfc_times.val();
+        self.pfc_paused.next = self.pfc.paused.val();
+        self.pfc_roce_prio.next = self.csr.cfg_pfc.val().get_bits::<3>(0);
+        self.pfc_cnp_prio.next = self.csr.cfg_pfc.val().get_bits::<3>(4);
+        self.pfc_roce_hold.next = self.pfc.paused.val().get_bit(self.pfc_roce_prio.val().index());
+        self.pfc_cnp_hold.next = self.pfc.paused.val().get_bit(self.pfc_cnp_prio.val().index());
+        self.go_cnp.next = self.np.cnp_valid.val() & !self.pfc_cnp_hold.val();
+        self.go_ack.next = self.resp.ack_valid.val() & !self.pfc_roce_hold.val();
+        self.go_req.next = self.req.pk_valid.val() & !self.pfc_roce_hold.val();
+
         // ---- packets out: the responder's ACKs first (they free the peer's requester), then
         // the requester's packets; the formatter latches its request when it takes it
-        // CNPs go first of all (IBTA Annex A17: a CNP is not held behind data)
-        self.fmt.pk_valid.next =
-            self.np.cnp_valid.val() | self.resp.ack_valid.val() | self.req.pk_valid.val();
-        self.np.cnp_ready.next = self.fmt.pk_ready.val();
-        self.resp.ack_ready.next = self.fmt.pk_ready.val() & !self.np.cnp_valid.val();
-        self.req.pk_ready.next =
-            self.fmt.pk_ready.val() & !self.np.cnp_valid.val() & !self.resp.ack_valid.val();
+        // CNPs go first of all (IBTA Annex A17: a CNP is not held behind data). A candidate
+        // of a PFC-paused priority does not start (CNPs: CFG_PFC.CNP_PRIO; ACKs, READ
+        // responses and requests: CFG_PFC.DATA_PRIO); the others go around it.
+        self.fmt.pk_valid.next = self.go_cnp.val() | self.go_ack.val() | self.go_req.val();
+        self.np.cnp_ready.next = self.fmt.pk_ready.val() & !self.pfc_cnp_hold.val();
+        self.resp.ack_ready.next =
+            self.fmt.pk_ready.val() & !self.go_cnp.val() & !self.pfc_roce_hold.val();
+        self.req.pk_ready.next = self.fmt.pk_ready.val()
+            & !self.go_cnp.val()
+            & !self.go_ack.val()
+            & !self.pfc_roce_hold.val();
         self.fmt.pk_qpn.next = self.resp.ack_qpn.val();
         self.fmt.pk_opcode.next = self.resp.ack_opcode.val();
         self.fmt.pk_orig.next = self.resp.ack_orig.val();
@@ -984,7 +1048,7 @@ impl Logic for NicTop {
         self.fmt.pk_dlen.next = 0.into();
         self.fmt.pk_imm.next = 0.into();
         self.fmt.pk_plen.next = self.resp.ack_plen.val();
-        if !self.resp.ack_valid.val() {
+        if !self.go_ack.val() {
             self.fmt.pk_qpn.next = self.req.pk_qpn.val();
             self.fmt.pk_opcode.next = self.req.pk_opcode.val();
             self.fmt.pk_dest_qpn.next = self.req.pk_dest_qpn.val();
@@ -1002,7 +1066,7 @@ impl Logic for NicTop {
             self.fmt.pk_compare.next = self.req.pk_compare.val();
             self.fmt.pk_orig.next = 0.into();
         }
-        if self.np.cnp_valid.val() {
+        if self.go_cnp.val() {
             // the formatter takes DestQP, BECN and the CNP's marking from the QP context
             self.fmt.pk_qpn.next = self.np.cnp_qpn.val();
             self.fmt.pk_opcode.next = self.c_cnp_op.val();
@@ -1062,7 +1126,7 @@ impl Logic for NicTop {
         self.pay_own.push.next =
             self.fmt.pk_valid.val() & self.fmt.pk_ready.val() & (self.fmt.pk_plen.val() != 0);
         self.pay_own.din.next = 0.into();
-        if self.resp.ack_valid.val() & !self.np.cnp_valid.val() {
+        if self.go_ack.val() & !self.go_cnp.val() {
             self.pay_own.din.next = 1.into();
         }
         self.pay_own.flush.next = false;
@@ -1210,6 +1274,17 @@ impl Logic for NicTop {
         if self.cnp_rx_valid.val() {
             self.ev[30].next = self.c_mask[30].val();
         }
+        // PFC frames received pausing (or resuming) a priority the NIC uses; cycles the RoCE
+        // priority was paused
+        if self.rx.pfc_valid.val()
+            & (self.rx.pfc_enable.val().get_bit(self.pfc_roce_prio.val().index())
+                | self.rx.pfc_enable.val().get_bit(self.pfc_cnp_prio.val().index()))
+        {
+            self.ev[31].next = self.c_mask[31].val();
+        }
+        if self.pfc_roce_hold.val() {
+            self.ev[32].next = self.c_mask[32].val();
+        }
         self.csr.cnt_inc.next = self.ev[0].val()
             | self.ev[1].val()
             | self.ev[2].val()
@@ -1240,7 +1315,9 @@ impl Logic for NicTop {
             | self.ev[27].val()
             | self.ev[28].val()
             | self.ev[29].val()
-            | self.ev[30].val();
+            | self.ev[30].val()
+            | self.ev[31].val()
+            | self.ev[32].val();
         self.csr.cnt_rx_bytes.next = 0.into();
         if self.rx.vd_valid.val() {
             self.csr.cnt_rx_bytes.next = self.rx.vd_flen.val();

@@ -274,12 +274,16 @@ impl TrafficConfig {
 }
 
 /// [`regs::CFG_PFC`]: which 802.1Qbb priority class the NIC's traffic travels in, so that a
-/// pause for that class stops it. (Frames carry no VLAN tag in v1; the switch maps DSCP to the
-/// class, and these must agree with that mapping.)
+/// pause for that class stops it (Frames carry no VLAN tag in v1; the switch maps DSCP to the
+/// class, and these must agree with that mapping), and the link's bit times per core clock
+/// cycle that pace PFC pause quanta (IEEE 802.1Qbb: a quantum is 512 bit times).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PfcConfig {
     pub data_prio: u8,
     pub cnp_prio: u8,
+    /// floor(line rate in b/s / core clock in Hz), at least 1 (e.g. 100 for 25 Gb/s at
+    /// 250 MHz, 80 for 10 Gb/s at 125 MHz).
+    pub link_bits_per_cycle: u16,
 }
 
 impl Default for PfcConfig {
@@ -289,7 +293,23 @@ impl Default for PfcConfig {
 }
 
 impl PfcConfig {
+    /// `link_bits_per_cycle` for a line rate and a core clock: floor(rate / clock), so a
+    /// pause lasts at least as long as the peer asked. None if it is 0 or does not fit.
+    pub fn link_bits_for(line_rate_mbps: u32, clock_khz: u32) -> Option<u16> {
+        if clock_khz == 0 {
+            return None;
+        }
+        let b = (line_rate_mbps as u64 * 1000) / clock_khz as u64;
+        u16::try_from(b).ok().filter(|&b| b > 0)
+    }
+
     pub fn encode(&self) -> Result<u32> {
+        if self.link_bits_per_cycle == 0 {
+            return Err(Error::InvalidField {
+                field: "link_bits_per_cycle",
+                value: 0,
+            });
+        }
         Ok(cfg_pfc::DATA_PRIO.place(super::checked(
             cfg_pfc::DATA_PRIO,
             "data_prio",
@@ -298,13 +318,14 @@ impl PfcConfig {
             cfg_pfc::CNP_PRIO,
             "cnp_prio",
             self.cnp_prio as u32,
-        )?))
+        )?) | cfg_pfc::LINK_BITS.place(self.link_bits_per_cycle as u32))
     }
 
     pub const fn decode(reg: u32) -> PfcConfig {
         PfcConfig {
             data_prio: cfg_pfc::DATA_PRIO.get(reg) as u8,
             cnp_prio: cfg_pfc::CNP_PRIO.get(reg) as u8,
+            link_bits_per_cycle: cfg_pfc::LINK_BITS.get(reg) as u16,
         }
     }
 }

@@ -231,7 +231,7 @@ register_map! {
     CFG_MAC_HI = 0x114, RW, "Local MAC bytes 4..5 in 15:0; writing it applies the whole MAC.";
     CFG_UDP_SPORT = 0x118, RW = 0x000E_C000, "UDP source port policy: 15:0 base (0xC000); 19:16 entropy bits (14); 24 FIXED (1 = always base).";
     CFG_TRAFFIC = 0x11C, RW = 0x0002_B09A, "5:0 default DSCP (26); 7:6 ECN codepoint of data packets and READ responses (2 = ECT(0)); 13:8 CNP DSCP (48); 15:14 ECN codepoint of ACKs, NAKs and atomic ACKs (2); 17:16 ECN codepoint of CNPs (2, as ConnectX-4 Lx sends them).";
-    CFG_PFC = 0x120, RW = 0x0000_0063, "2:0 priority of RoCE data and ACKs (3); 6:4 priority of CNPs (6). PFC pause of a class stops it.";
+    CFG_PFC = 0x120, RW = 0x0064_0063, "2:0 priority of RoCE data and ACKs (3); 6:4 priority of CNPs (6); 31:16 link bit times per core clock cycle, floor(line rate / clock) (100: 25 Gb/s at 250 MHz), the pace of PFC pause quanta (512 bit times). With CFG_CONTROL.PFC_ENABLE a received PFC pause of a class (or the MAC's pause input) stops the NIC starting frames of it.";
     CFG_ACK_COALESCE = 0x124, RW = 0x0000_0040, "7:0 N: the responder acknowledges at least every N executed request packets of a QP, besides every AckReq packet, message end, NAK and duplicate (64); 1 = every packet; 0 = only those.";
 
     // ---- congestion control parameters (0x200), mlx5 names and defaults ----
@@ -396,9 +396,9 @@ register_map! {
     CNT_CNP_RECEIVED_HI = 0x1104, RO, "High half of CNT_CNP_RECEIVED.";
     CNT_RX_ECN_CE_LO = 0x1108, RO, "RoCEv2 RC packets accepted with IP ECN CE (mlx5 np_ecn_marked_roce_packets).";
     CNT_RX_ECN_CE_HI = 0x110C, RO, "High half of CNT_RX_ECN_CE.";
-    CNT_PFC_PAUSE_LO = 0x1110, RO, "PFC pause frames received for a priority the NIC uses.";
+    CNT_PFC_PAUSE_LO = 0x1110, RO, "PFC frames received whose class-enable vector names the RoCE or the CNP priority of CFG_PFC.";
     CNT_PFC_PAUSE_HI = 0x1114, RO, "High half of CNT_PFC_PAUSE.";
-    CNT_PFC_PAUSED_CYCLES_LO = 0x1118, RO, "Core clock cycles during which PFC held data transmission.";
+    CNT_PFC_PAUSED_CYCLES_LO = 0x1118, RO, "Core clock cycles during which the RoCE priority (CFG_PFC 2:0) was paused by PFC (received frames or the MAC's pause input).";
     CNT_PFC_PAUSED_CYCLES_HI = 0x111C, RO, "High half of CNT_PFC_PAUSED_CYCLES.";
     CNT_CQE_LO = 0x1120, RO, "CQEs written.";
     CNT_CQE_HI = 0x1124, RO, "High half of CNT_CQE.";
@@ -521,6 +521,9 @@ pub mod cfg_pfc {
     use crate::host::Field;
     pub const DATA_PRIO: Field = Field::new(0, 3);
     pub const CNP_PRIO: Field = Field::new(4, 3);
+    /// Link bit times per core clock cycle: floor(line rate in b/s / core clock in Hz), 1..;
+    /// a PFC pause quantum (512 bit times) lasts 512 / LINK_BITS cycles.
+    pub const LINK_BITS: Field = Field::new(16, 16);
 }
 
 pub mod cfg_ack_coalesce {

@@ -371,6 +371,7 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
             );
         })),
         progress_every: 50_000,
+        set_bits: Vec::new(),
     };
     if !args.json {
         println!(

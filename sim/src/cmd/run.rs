@@ -308,6 +308,7 @@ fn run_nics(
             }
         })),
         progress_every: 100_000,
+        set_bits: Vec::new(),
     };
     let plan = Plan {
         messages: sc.plan.clone(),

@@ -383,6 +383,10 @@ pub struct VerbsReport {
     pub ecn_ce: [u64; 2],
     pub cnp_sent: [u64; 2],
     pub cnp_received: [u64; 2],
+    /// PFC (IEEE 802.1Qbb): frames received naming the RoCE or CNP priority
+    /// (`CNT_PFC_PAUSE`), cycles the RoCE priority was paused (`CNT_PFC_PAUSED_CYCLES`).
+    pub pfc_pause: [u64; 2],
+    pub pfc_paused_cycles: [u64; 2],
     /// What each direction of the link did (0: A to B, 1: B to A).
     pub link: [LinkStats; 2],
     /// The QPs' local ACK timeout code (as given, or chosen by [`auto_timeout`]).
@@ -423,6 +427,10 @@ pub struct RunHooks {
     /// Called about every `progress_every` cycles with the cycles so far and the report.
     pub progress: Option<Box<dyn FnMut(u64, &VerbsReport) + Send>>,
     pub progress_every: u64,
+    /// Register bits set after the QPs are connected, as (side, offset, bits OR'ed into the
+    /// register's value): for tests of hardware the driver does not enable (its `ID_CAPS` bit
+    /// not claimed yet), e.g. `CFG_CONTROL.PFC_ENABLE`.
+    pub set_bits: Vec<(usize, u32, u32)>,
 }
 
 impl Default for RunHooks {
@@ -434,6 +442,7 @@ impl Default for RunHooks {
             flow_sports: false,
             progress: None,
             progress_every: u64::MAX,
+            set_bits: Vec::new(),
         }
     }
 }
@@ -992,6 +1001,11 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
     connect_qps(&hosts, pmtu, &mut rng, &rts, hooks.flow_sports)?;
     // the link's faults (opening and connecting went through registers only, not the link)
     lock(&pair).set_faults(link.faults(args.seed));
+    for &(side, offset, bits) in &hooks.set_bits {
+        let b = &hosts[side.min(1)].backend;
+        let v = b.read32(offset);
+        b.write32(offset, v | bits);
+    }
     if let Some(m) = hooks.medium.take() {
         lock(&pair).set_medium(m);
     }
@@ -1453,6 +1467,8 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
         report.ecn_ce[side] = h.device.counter(regs::CNT_RX_ECN_CE_LO);
         report.cnp_sent[side] = h.device.counter(regs::CNT_CNP_SENT_LO);
         report.cnp_received[side] = h.device.counter(regs::CNT_CNP_RECEIVED_LO);
+        report.pfc_pause[side] = h.device.counter(regs::CNT_PFC_PAUSE_LO);
+        report.pfc_paused_cycles[side] = h.device.counter(regs::CNT_PFC_PAUSED_CYCLES_LO);
     }
     if let Some(mut w) = pcap {
         w.flush().map_err(cli("writing the pcap"))?;
