@@ -15,7 +15,7 @@ use rust_hdl::prelude::*;
 fn times_bits(t: &[u16; 8]) -> Bits<128> {
     let mut b = Bits::<128>::default();
     for (n, q) in t.iter().enumerate() {
-        b.set_bits::<16>(16 * n, (*q as u64).into());
+        b.set_bits::<16>(112 - 16 * n, (*q as u64).into());
     }
     b
 }

@@ -5,7 +5,8 @@
 //! A received PFC frame (MAC Control EtherType 0x8808, opcode 0x0101, IEEE 802.1Qbb clause 36 /
 //! IEEE 802.3 Annex 31D) carries a class-enable vector and eight 16-bit pause times in *quanta*
 //! of 512 bit times. The RX parser pulses `pfc_valid` with the low byte of the vector
-//! (`pfc_enable`) and the eight times (`pfc_times`, time\[n\] in bits 16n+15:16n). For every
+//! (`pfc_enable`) and the eight times (`pfc_times` in wire order: time\[n\] in bits
+//! 127-16n .. 112-16n). For every
 //! priority n whose enable bit is set, the block loads its timer with time\[n\] x 512 bit
 //! times (time 0 = XON: the timer is cleared and the priority resumes at once); a priority whose
 //! enable bit is clear keeps its timer. Every cycle each running timer counts down by
@@ -105,15 +106,15 @@ impl Logic for PfcPause {
             self.timer[n].clock.next = self.clock.val();
             self.timer[n].d.next = self.timer[n].q.val();
         }
-        // the frame's fields, one priority each (literal offsets: IEEE 802.1Qbb time[n])
-        self.quanta[0].next = self.pfc_times.val().get_bits::<16>(0);
-        self.quanta[1].next = self.pfc_times.val().get_bits::<16>(16);
-        self.quanta[2].next = self.pfc_times.val().get_bits::<16>(32);
-        self.quanta[3].next = self.pfc_times.val().get_bits::<16>(48);
-        self.quanta[4].next = self.pfc_times.val().get_bits::<16>(64);
-        self.quanta[5].next = self.pfc_times.val().get_bits::<16>(80);
-        self.quanta[6].next = self.pfc_times.val().get_bits::<16>(96);
-        self.quanta[7].next = self.pfc_times.val().get_bits::<16>(112);
+        // the frame's fields, one priority each (the parser's wire order: time[n] at 112 - 16n)
+        self.quanta[0].next = self.pfc_times.val().get_bits::<16>(112);
+        self.quanta[1].next = self.pfc_times.val().get_bits::<16>(96);
+        self.quanta[2].next = self.pfc_times.val().get_bits::<16>(80);
+        self.quanta[3].next = self.pfc_times.val().get_bits::<16>(64);
+        self.quanta[4].next = self.pfc_times.val().get_bits::<16>(48);
+        self.quanta[5].next = self.pfc_times.val().get_bits::<16>(32);
+        self.quanta[6].next = self.pfc_times.val().get_bits::<16>(16);
+        self.quanta[7].next = self.pfc_times.val().get_bits::<16>(0);
         self.cev[0].next = self.pfc_enable.val().get_bits::<1>(0).any();
         self.cev[1].next = self.pfc_enable.val().get_bits::<1>(1).any();
         self.cev[2].next = self.pfc_enable.val().get_bits::<1>(2).any();
@@ -224,7 +225,7 @@ mod tests {
     fn times_bits(t: [u16; 8]) -> Bits<128> {
         let mut b = Bits::<128>::default();
         for (n, q) in t.iter().enumerate() {
-            b.set_bits::<16>(16 * n, (*q as u64).into());
+            b.set_bits::<16>(112 - 16 * n, (*q as u64).into());
         }
         b
     }
