@@ -54,9 +54,8 @@ fn wire_of(frame: &[u8]) -> Vec<u8> {
 
 fn run_tx<S: Stepper<MacTx>>(b: &mut S, seed: u64, frames: usize) {
     let mut rng = Rng::new(seed);
-    let mut queue: std::collections::VecDeque<Vec<u8>> = (0..frames)
-        .map(|_| random_frame(&mut rng, 300))
-        .collect();
+    let mut queue: std::collections::VecDeque<Vec<u8>> =
+        (0..frames).map(|_| random_frame(&mut rng, 300)).collect();
     let want: Vec<Vec<u8>> = queue.iter().map(|f| wire_of(f)).collect();
     let (mut pos, mut got, mut cur) = (0usize, Vec::new(), Vec::new());
     let (mut idle, mut started, mut ev_frames) = (100u64, false, 0usize);
@@ -134,7 +133,10 @@ fn tx_underrun_sends_error_octets() {
         ev += b.uut().ev_underrun.val() as u32;
         b.tick();
     }
-    assert!(er > 0 && ev > 0 && er == ev, "{er} error octets, {ev} underrun events");
+    assert!(
+        er > 0 && ev > 0 && er == ev,
+        "{er} error octets, {ev} underrun events"
+    );
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -197,7 +199,16 @@ fn gmii_of(rng: &mut Rng, kind: Kind) -> (Vec<(bool, bool, u8)>, Option<Vec<u8>>
 
 fn run_rx<S: Stepper<MacRx>>(b: &mut S, seed: u64, frames: usize, stall: u32) {
     let mut rng = Rng::new(seed);
-    let kinds = [Kind::Good, Kind::Good, Kind::Good, Kind::BadFcs, Kind::BadOctet, Kind::RxEr, Kind::Runt, Kind::Long];
+    let kinds = [
+        Kind::Good,
+        Kind::Good,
+        Kind::Good,
+        Kind::BadFcs,
+        Kind::BadOctet,
+        Kind::RxEr,
+        Kind::Runt,
+        Kind::Long,
+    ];
     let mut octets = std::collections::VecDeque::new();
     let mut want = Vec::new();
     let mut count = [0u64; 6];
@@ -225,9 +236,15 @@ fn run_rx<S: Stepper<MacRx>>(b: &mut S, seed: u64, frames: usize, stall: u32) {
         b.settle();
         let u = b.uut();
         col.sample(&u.out);
-        for (i, e) in [&u.ev_good, &u.ev_bad_fcs, &u.ev_bad_len, &u.ev_rx_er, &u.ev_overflow]
-            .iter()
-            .enumerate()
+        for (i, e) in [
+            &u.ev_good,
+            &u.ev_bad_fcs,
+            &u.ev_bad_len,
+            &u.ev_rx_er,
+            &u.ev_overflow,
+        ]
+        .iter()
+        .enumerate()
         {
             ev[i] += e.val() as u64;
         }
@@ -241,8 +258,14 @@ fn run_rx<S: Stepper<MacRx>>(b: &mut S, seed: u64, frames: usize, stall: u32) {
     }
     let u = b.uut();
     assert_eq!(ev[0], count[Kind::Good as usize]);
-    assert_eq!(ev[1], count[Kind::BadFcs as usize] + count[Kind::BadOctet as usize]);
-    assert_eq!(ev[2], count[Kind::Runt as usize] + count[Kind::Long as usize]);
+    assert_eq!(
+        ev[1],
+        count[Kind::BadFcs as usize] + count[Kind::BadOctet as usize]
+    );
+    assert_eq!(
+        ev[2],
+        count[Kind::Runt as usize] + count[Kind::Long as usize]
+    );
     assert_eq!(ev[3], count[Kind::RxEr as usize]);
     assert_eq!(ev[4], 0);
     assert_eq!(u.cnt_good.val().to_u64(), ev[0]);
@@ -250,7 +273,10 @@ fn run_rx<S: Stepper<MacRx>>(b: &mut S, seed: u64, frames: usize, stall: u32) {
     assert_eq!(u.cnt_bad_len.val().to_u64(), ev[2]);
     assert_eq!(u.cnt_rx_er.val().to_u64(), ev[3]);
     assert!(count.iter().all(|&c| c > 0), "every kind: {count:?}");
-    eprintln!("seed {seed}: {frames} frames {count:?}, {} cycles", b.cycles());
+    eprintln!(
+        "seed {seed}: {frames} frames {count:?}, {} cycles",
+        b.cycles()
+    );
 }
 
 #[test]
@@ -292,10 +318,16 @@ fn rx_overflow_drops_whole_frames() {
         b.tick();
     }
     let got = col.frames();
-    assert!(ovf > 0 && good > 0 && ovf + good == 12, "{ovf} overflows, {good} good");
+    assert!(
+        ovf > 0 && good > 0 && ovf + good == 12,
+        "{ovf} overflows, {good} good"
+    );
     assert_eq!(got.len(), good as usize);
     for g in &got {
-        assert!(sent.contains(g), "a frame that was not sent (or a torn one)");
+        assert!(
+            sent.contains(g),
+            "a frame that was not sent (or a torn one)"
+        );
     }
 }
 
@@ -363,7 +395,10 @@ fn synth_ecp5<B: rust_hdl::prelude::Block>(mut uut: B, m: &str) -> String {
     let v = ferroce_hdl::verilog::block_verilog(&mut uut, m);
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("board_mac_synth");
     std::fs::create_dir_all(&dir).unwrap();
-    let (src, stat) = (dir.join(format!("{m}.v")), dir.join(format!("{m}_ecp5.txt")));
+    let (src, stat) = (
+        dir.join(format!("{m}.v")),
+        dir.join(format!("{m}_ecp5.txt")),
+    );
     std::fs::write(&src, v).unwrap();
     let out = std::process::Command::new("yosys")
         .arg("-q")
@@ -401,8 +436,14 @@ fn yosys_synth_ecp5_mac() {
         return;
     }
     for (st, m) in [
-        (synth_ecp5(MacTx::default(), "ferroce_mac_tx"), "ferroce_mac_tx"),
-        (synth_ecp5(MacRx::default(), "ferroce_mac_rx"), "ferroce_mac_rx"),
+        (
+            synth_ecp5(MacTx::default(), "ferroce_mac_tx"),
+            "ferroce_mac_tx",
+        ),
+        (
+            synth_ecp5(MacRx::default(), "ferroce_mac_rx"),
+            "ferroce_mac_rx",
+        ),
     ] {
         let line: Vec<String> = ["LUT4", "TRELLIS_FF", "CCU2C", "DP16KD"]
             .iter()

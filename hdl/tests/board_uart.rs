@@ -94,7 +94,12 @@ impl Slave {
         u.m_axil_arready.next = self.r_pending.is_none() && rng.percent(50);
         let bv = matches!(self.b_pending, Some((t, _)) if now >= t);
         u.m_axil_bvalid.next = bv;
-        u.m_axil_bresp.next = (if matches!(self.b_pending, Some((_, true))) { 2u64 } else { 0 }).into();
+        u.m_axil_bresp.next = (if matches!(self.b_pending, Some((_, true))) {
+            2u64
+        } else {
+            0
+        })
+        .into();
         let rv = matches!(self.r_pending, Some((t, _, _)) if now >= t);
         u.m_axil_rvalid.next = rv;
         let (d, e) = self.r_pending.map(|(_, d, e)| (d, e)).unwrap_or((0, false));
@@ -132,7 +137,11 @@ impl Slave {
         if u.m_axil_arvalid.val() && u.m_axil_arready.val() {
             let a = u.m_axil_araddr.val().to_u64() as u32;
             let err = a >= 0x8000_0000;
-            let d = if err { 0xDEAD_BEEF } else { *self.regs.get(&a).unwrap_or(&0) };
+            let d = if err {
+                0xDEAD_BEEF
+            } else {
+                *self.regs.get(&a).unwrap_or(&0)
+            };
             self.reads += 1;
             self.r_pending = Some((now + 1 + rng.range(0, 4) as u64, d, err));
         }
@@ -224,7 +233,14 @@ fn session<S: Stepper<UartAxil>>(b: &mut S, seed: u64, steps: usize) {
     };
     // the reference model of the register file behind the bridge
     let mut model: HashMap<u32, u32> = HashMap::new();
-    let addrs = [0x0000_0000u32, 0x0000_0004, 0x0000_1008, 0x0012_3454, 0x8000_0010, 0xFFFF_FFFC];
+    let addrs = [
+        0x0000_0000u32,
+        0x0000_0004,
+        0x0000_1008,
+        0x0012_3454,
+        0x8000_0010,
+        0xFFFF_FFFC,
+    ];
     let (mut want_errs, mut want_cmds) = (0u64, 0u64);
     let mut kinds = [0usize; 5];
     for _ in 0..20 {
@@ -257,7 +273,11 @@ fn session<S: Stepper<UartAxil>>(b: &mut S, seed: u64, steps: usize) {
                     model.insert(a, d);
                 }
                 let want = vec![if err { b'E' } else { b'K' }];
-                assert_eq!(run.answer(b, &mut rng, 1), want, "step {i}: W {a:#x} {d:#x}");
+                assert_eq!(
+                    run.answer(b, &mut rng, 1),
+                    want,
+                    "step {i}: W {a:#x} {d:#x}"
+                );
             }
             Step::Read(a) => {
                 kinds[1] += 1;
@@ -266,7 +286,11 @@ fn session<S: Stepper<UartAxil>>(b: &mut S, seed: u64, steps: usize) {
                 m.extend(a.to_be_bytes());
                 run.send(&m, &mut rng);
                 let err = a >= 0x8000_0000;
-                let d = if err { 0xDEAD_BEEF } else { *model.get(&a).unwrap_or(&0) };
+                let d = if err {
+                    0xDEAD_BEEF
+                } else {
+                    *model.get(&a).unwrap_or(&0)
+                };
                 let mut want = vec![if err { b'E' } else { b'K' }];
                 want.extend(d.to_be_bytes());
                 assert_eq!(run.answer(b, &mut rng, 5), want, "step {i}: R {a:#x}");
@@ -288,7 +312,11 @@ fn session<S: Stepper<UartAxil>>(b: &mut S, seed: u64, steps: usize) {
                 m.extend(0x0000_0004u32.to_be_bytes());
                 m.extend(0x5555_AAAAu32.to_be_bytes());
                 run.send(&m[..n], &mut rng);
-                assert_eq!(run.answer(b, &mut rng, 0), vec![], "step {i}: abandoned after {n}");
+                assert_eq!(
+                    run.answer(b, &mut rng, 0),
+                    vec![],
+                    "step {i}: abandoned after {n}"
+                );
             }
         }
     }
@@ -301,7 +329,10 @@ fn session<S: Stepper<UartAxil>>(b: &mut S, seed: u64, steps: usize) {
     held.sort();
     want.sort();
     assert_eq!(held, want, "the slave's registers");
-    assert!(kinds.iter().all(|&k| k > 0), "every kind of step: {kinds:?}");
+    assert!(
+        kinds.iter().all(|&k| k > 0),
+        "every kind of step: {kinds:?}"
+    );
     eprintln!("seed {seed}: {steps} steps {kinds:?} in {} cycles", run.t);
 }
 
@@ -340,7 +371,10 @@ fn yosys_synth_ecp5_uart_axil() {
     let v = ferroce_hdl::verilog::block_verilog(&mut UartAxil::new(1085, 1 << 20), m);
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("uart_axil_synth");
     std::fs::create_dir_all(&dir).unwrap();
-    let (src, stat) = (dir.join(format!("{m}.v")), dir.join(format!("{m}_ecp5.txt")));
+    let (src, stat) = (
+        dir.join(format!("{m}.v")),
+        dir.join(format!("{m}_ecp5.txt")),
+    );
     std::fs::write(&src, v).unwrap();
     let out = std::process::Command::new("yosys")
         .arg("-q")
@@ -372,5 +406,9 @@ fn yosys_synth_ecp5_uart_axil() {
         .map(|c| format!("{c}={}", count(c)))
         .collect();
     eprintln!("synth_ecp5 {m}: {}", line.join(" "));
-    assert!(count("LUT4") > 0 && count("TRELLIS_FF") > 100, "{}", line.join(" "));
+    assert!(
+        count("LUT4") > 0 && count("TRELLIS_FF") > 100,
+        "{}",
+        line.join(" ")
+    );
 }

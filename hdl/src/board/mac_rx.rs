@@ -261,7 +261,8 @@ impl Logic for MacRx {
                         self.ev_bad_fcs.next = true;
                         self.n_bad_fcs.d.next = self.n_bad_fcs.q.val() + 1;
                     } else {
-                        self.ring.write_data.next = bit_cast::<9, 8>(self.w4.q.val()) | self.c_last.val();
+                        self.ring.write_data.next =
+                            bit_cast::<9, 8>(self.w4.q.val()) | self.c_last.val();
                         self.ring.write_enable.next = true;
                         self.wp.d.next = self.wp_next.val();
                         self.cp.d.next = self.wp_next.val();

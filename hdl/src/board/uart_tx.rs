@@ -78,7 +78,8 @@ impl Logic for UartTx {
                 self.cnt.d.next = 0.into();
                 if self.valid.val() {
                     // start bit (low), data LSB first, stop bit (high): inverted
-                    self.shreg_n.d.next = (bit_cast::<10, 8>(self.data_n.val()) << 1) | self.c_start.val();
+                    self.shreg_n.d.next =
+                        (bit_cast::<10, 8>(self.data_n.val()) << 1) | self.c_start.val();
                     self.nbit.d.next = 0.into();
                     self.state.d.next = UtxState::Shift;
                 }
