@@ -8,6 +8,7 @@
 //!   policy for tests that need outside tools is in the `ferroce-testkit` dev-dependency.)
 //! * [`cosim`]: generic lock-step co-simulation against Verilator ([`cosim::CoSim`]) and the
 //!   Verilator model as a fast engine ([`cosim::VerilatedBlock`]).
+pub mod board;
 pub mod cc;
 pub mod cosim;
 pub mod cq;

@@ -1,0 +1,20 @@
+//! Board top levels and the blocks only a board needs (docs/INTEGRATION.md).
+//!
+//! * [`UartRx`], [`UartTx`]: 8N1 serial receiver and transmitter.
+//! * [`UartAxil`]: UART to AXI4-Lite bridge: registers (BAR0) from a PC over the board's
+//!   USB UART, with a five-command-byte protocol (docs/INTEGRATION.md, "UART register
+//!   protocol").
+//! * [`MacTx`], [`MacRx`]: 1 Gb/s Ethernet MAC halves on a GMII-style byte interface:
+//!   preamble/SFD, padding, FCS generated (IEEE 802.3 clause 3.2.9) and checked, bad frames
+//!   dropped and counted, inter-frame gap.
+pub mod mac_rx;
+pub mod mac_tx;
+pub mod uart_axil;
+pub mod uart_rx;
+pub mod uart_tx;
+
+pub use mac_rx::MacRx;
+pub use mac_tx::MacTx;
+pub use uart_axil::UartAxil;
+pub use uart_rx::UartRx;
+pub use uart_tx::UartTx;
