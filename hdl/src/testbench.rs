@@ -34,6 +34,22 @@ pub trait Stepper<B: Block> {
     fn cycles(&self) -> u64;
 }
 
+/// A stepper lent to a driver that takes one by value (e.g. `HdlPins(&mut cosim)`).
+impl<B: Block, S: Stepper<B> + ?Sized> Stepper<B> for &mut S {
+    fn uut(&mut self) -> &mut B {
+        (**self).uut()
+    }
+    fn settle(&mut self) {
+        (**self).settle()
+    }
+    fn tick(&mut self) {
+        (**self).tick()
+    }
+    fn cycles(&self) -> u64 {
+        (**self).cycles()
+    }
+}
+
 /// Accessor for a block's clock input, e.g. `|u: &mut MyBlock| &mut u.clock`.
 pub type ClockFn<B> = fn(&mut B) -> &mut Signal<In, Clock>;
 

@@ -4,13 +4,13 @@
 //! (Verilator, every output at every settle and clock phase), and Yosys `synth_ecp5` of the block.
 //!
 //! Needs verilator, make, g++ and yosys (the tool policy of `ferroce_testkit::require_tool`).
-use ferroce_hdl::cosim::CoSim;
+use ferroce_hdl::cosim::run_cosim;
 use ferroce_hdl::resp::atomic_cache::{
     AtomicReplayCacheModel, AT_CACHE_ENTRIES, AT_OP_CLEAR, AT_OP_INSERT, AT_OP_LOOKUP,
 };
 use ferroce_hdl::resp::AtomicReplayCache;
 use ferroce_hdl::testbench::{Bench, Rng, Stepper};
-use ferroce_testkit::require_tool;
+use ferroce_testkit::{require_cosim_tools, synth_ecp5_block, ECP5_CELLS};
 
 type Uut = AtomicReplayCache<8>;
 
@@ -187,65 +187,29 @@ fn replay_cache_keeps_sixteen_per_qp() {
 
 #[test]
 fn cosim_replay_cache_random() {
-    if !(require_tool("verilator") && require_tool("g++") && require_tool("make")) {
+    if !require_cosim_tools() {
         return;
     }
-    let mut cs = CoSim::new(Uut::default(), |u| &mut u.clock);
-    let seen = run(&mut cs, 12, 1500);
+    let seen = run_cosim("atomic replay cache", Uut::default(), |u| &mut u.clock, |cs| {
+        run(cs, 12, 1500)
+    });
     check(&seen);
-    eprintln!(
-        "{seen:?}, {} cycles co-simulated, 0 mismatches",
-        cs.cycles()
-    );
+    eprintln!("{seen:?}");
 }
 
 /// Yosys `synth_ecp5` of the block: no latch, `check -assert` clean; prints the resources.
 #[test]
 fn yosys_synth_ecp5_replay_cache() {
-    if !require_tool("yosys") {
-        return;
-    }
     let m = "ferroce_atomic_replay_cache";
     let v = ferroce_hdl::verilog::block_verilog(&mut Uut::default(), m);
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("atc_synth");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (src, stat) = (
-        dir.join(format!("{m}.v")),
-        dir.join(format!("{m}_ecp5.txt")),
-    );
-    std::fs::write(&src, v).unwrap();
-    let out = std::process::Command::new("yosys")
-        .arg("-q")
-        .arg("-p")
-        .arg(format!(
-            "read_verilog {}; synth_ecp5 -top {m}; check -assert; tee -o {} stat",
-            src.display(),
-            stat.display()
-        ))
-        .output()
-        .unwrap();
-    let log =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "yosys synth_ecp5 failed: {log}");
-    assert!(!log.contains("Latch inferred"), "{log}");
-    let st = std::fs::read_to_string(&stat).unwrap();
-    let count = |c: &str| -> u64 {
-        st.lines()
-            .filter_map(|l| {
-                let mut w = l.split_whitespace();
-                let name = w.next()?;
-                let n = w.next()?.parse::<u64>().ok()?;
-                name.starts_with(c).then_some(n)
-            })
-            .sum()
+    let Some(st) = synth_ecp5_block(m, &v, &dir, ECP5_CELLS) else {
+        return;
     };
-    let cells = ["LUT4", "TRELLIS_FF", "CCU2C", "DP16KD", "TRELLIS_DPR16X4"];
-    let line: Vec<String> = cells.iter().map(|c| format!("{c}={}", count(c))).collect();
-    eprintln!("synth_ecp5 {m}: {}", line.join(" "));
     // the entries live in block RAM, not in LUTs or flip-flops
     assert!(
-        count("DP16KD") > 0 && count("TRELLIS_FF") < 400,
+        st.count("DP16KD") > 0 && st.count("TRELLIS_FF") < 400,
         "{}",
-        line.join(" ")
+        st.line(ECP5_CELLS)
     );
 }

@@ -9,11 +9,8 @@ use ferroce_hdl::icrc::drive::{run_checker, run_generator};
 use ferroce_hdl::icrc::*;
 use ferroce_hdl::stream::{pack_data, StreamSkid};
 use ferroce_hdl::testbench::*;
-use ferroce_testkit::require_tool;
+use ferroce_testkit::require_cosim_tools;
 
-fn tools() -> bool {
-    require_tool("verilator") && require_tool("g++") && require_tool("make")
-}
 
 fn frames(rng: &mut Rng, n: usize, corrupt: bool) -> Vec<Vec<u8>> {
     (0..n)
@@ -34,7 +31,7 @@ fn frames(rng: &mut Rng, n: usize, corrupt: bool) -> Vec<Vec<u8>> {
 
 #[test]
 fn cosim_icrc_checker() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let mut cs = CoSim::new(IcrcChecker64::default(), |u| &mut u.clock);
@@ -53,7 +50,7 @@ fn cosim_icrc_checker() {
 
 #[test]
 fn cosim_icrc_generator() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let mut cs = CoSim::new(IcrcGenerator64::default(), |u| &mut u.clock);
@@ -80,7 +77,7 @@ fn cosim_icrc_generator() {
 
 #[test]
 fn cosim_stream_skid() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let mut cs = CoSim::new(StreamSkid::<64, 8>::default(), |u| &mut u.clock);
@@ -112,7 +109,7 @@ fn cosim_stream_skid() {
 /// them on random inputs through the fast engine.
 #[test]
 fn crc32_step_verilog_matches_rust() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let mut uut = Crc32Step::<64, 8>::default();
@@ -172,7 +169,7 @@ fn crc32_step_verilog_matches_rust() {
 /// with the software reference (run with --nocapture to see the numbers).
 #[test]
 fn verilated_checker_speed() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let mut m = VerilatedBlock::new(&mut IcrcChecker64::default());
@@ -245,7 +242,7 @@ fn verilated_checker_speed() {
 /// cost of a cache hit.
 #[test]
 fn verilated_generator_stream_helpers() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let _warm = VerilatedBlock::new(&mut IcrcGenerator64::default());
@@ -315,7 +312,7 @@ mod trap {
 
 #[test]
 fn cosim_catches_literal_width_divergence() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let mut cs = CoSim::new(trap::LiteralTrap::default(), |u| &mut u.clock);

@@ -9,11 +9,8 @@ use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::csr::bfm::{AxilTiming, Csr};
 use ferroce_hdl::csr::scenarios as sc;
 use ferroce_hdl::csr::{CsrBlock, CsrBlockDefault, CsrParams};
-use ferroce_testkit::require_tool;
+use ferroce_testkit::require_cosim_tools;
 
-fn tools() -> bool {
-    require_tool("verilator") && require_tool("g++") && require_tool("make")
-}
 
 type Big = Csr<CoSim<CsrBlockDefault>, 8, 8, 10>;
 type Small = Csr<CoSim<CsrBlock<4, 3, 4>>, 4, 3, 4>;
@@ -52,7 +49,7 @@ fn report<S: ferroce_hdl::testbench::Stepper<B>, B: rust_hdl::prelude::Block>(
 /// Register map, identity, config outputs, counters, events and interrupts.
 #[test]
 fn cosim_csr_registers() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let p = CsrParams::default();
@@ -70,7 +67,7 @@ fn cosim_csr_registers() {
 /// QP programming and the read port, the transition rule, the ERR port.
 #[test]
 fn cosim_csr_qp() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let p = CsrParams::default();
@@ -88,7 +85,7 @@ fn cosim_csr_qp() {
 /// MR and CQ windows, doorbells, CFG_RESET.
 #[test]
 fn cosim_csr_mr_cq_doorbells_reset() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let p = CsrParams::default();
@@ -107,7 +104,7 @@ fn cosim_csr_mr_cq_doorbells_reset() {
 /// A small build (other table sizes, same checks).
 #[test]
 fn cosim_csr_small_build() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let p = CsrParams::default();

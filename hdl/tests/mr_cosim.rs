@@ -11,12 +11,9 @@ mod mr_common;
 
 use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::mr::*;
-use ferroce_testkit::require_tool;
+use ferroce_testkit::require_cosim_tools;
 use mr_common::*;
 
-fn tools() -> bool {
-    require_tool("verilator") && require_tool("g++") && require_tool("make")
-}
 
 fn cosim() -> CoSim<MrTable1k> {
     CoSim::new(MrTable1k::default(), |u| &mut u.clock)
@@ -24,7 +21,7 @@ fn cosim() -> CoSim<MrTable1k> {
 
 #[test]
 fn cosim_mr_directed() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let t = std::time::Instant::now();
@@ -40,7 +37,7 @@ fn cosim_mr_directed() {
 
 #[test]
 fn cosim_mr_random() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let (mut cycles, mut compares, mut secs) = (0, 0, 0.0);
@@ -82,7 +79,7 @@ fn cosim_mr_random() {
 
 #[test]
 fn cosim_mr_small_table() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let mut cs = CoSim::new(MrTable::<4>::default(), |u| &mut u.clock);

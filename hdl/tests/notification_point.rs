@@ -2,14 +2,14 @@
 //! QPs, random microsecond ticks, random `enable` and random back-pressure on the CNP queue;
 //! every decision (queued or suppressed) and the order of the CNP requests checked against the
 //! reference model [`NpModel`], on the rust-hdl block and on the emitted Verilog (Verilator) in
-//! lock step with it (`ferroce_hdl::cosim::CoSim`: every output compared at every settle and
+//! lock step with it (`ferroce_hdl::cosim::run_cosim`: every output compared at every settle and
 //! both clock phases). Also Yosys `synth_ecp5` of the block (resources for docs/RESOURCES.md).
 //!
 //! Needs verilator, make, g++ and yosys (the tool policy of `ferroce_testkit::require_tool`).
 use ferroce_hdl::cc::notification_point::{NotificationPoint, NpModel};
-use ferroce_hdl::cosim::CoSim;
+use ferroce_hdl::cosim::run_cosim;
 use ferroce_hdl::testbench::{Bench, Rng, Stepper};
-use ferroce_testkit::require_tool;
+use ferroce_testkit::{require_cosim_tools, synth_ecp5_block, ECP5_CELLS};
 
 /// Random marked packets on a few QPs, random ticks and random back-pressure on the CNP
 /// queue; every decision and the order of the requests against [`NpModel`].
@@ -92,64 +92,27 @@ fn block_bench_random_back_pressure() {
 
 #[test]
 fn cosim_notification_point_random() {
-    if !(require_tool("verilator") && require_tool("g++") && require_tool("make")) {
+    if !require_cosim_tools() {
         return;
     }
-    let t0 = std::time::Instant::now();
-    let mut cs = CoSim::new(NotificationPoint::<8>::default(), |u| &mut u.clock);
-    run_random(&mut cs, 11, 300);
-    eprintln!(
-        "{} cycles co-simulated in {:.1} s, {} comparisons, 0 mismatches",
-        cs.cycles(),
-        t0.elapsed().as_secs_f64(),
-        cs.compares
+    run_cosim(
+        "notification point",
+        NotificationPoint::<8>::default(),
+        |u| &mut u.clock,
+        |cs| run_random(cs, 11, 300),
     );
 }
 
 /// Yosys `synth_ecp5` of the block: no latch, `check -assert` clean; prints the resources.
 #[test]
 fn yosys_synth_ecp5_notification_point() {
-    if !require_tool("yosys") {
-        return;
-    }
     let m = "ferroce_notification_point";
     let v = ferroce_hdl::verilog::block_verilog(&mut NotificationPoint::<8>::default(), m);
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("np_synth");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (src, stat) = (
-        dir.join(format!("{m}.v")),
-        dir.join(format!("{m}_ecp5.txt")),
-    );
-    std::fs::write(&src, v).unwrap();
-    let out = std::process::Command::new("yosys")
-        .arg("-q")
-        .arg("-p")
-        .arg(format!(
-            "read_verilog {}; synth_ecp5 -top {m}; check -assert; tee -o {} stat",
-            src.display(),
-            stat.display()
-        ))
-        .output()
-        .unwrap();
-    let log =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "yosys synth_ecp5 failed: {log}");
-    assert!(!log.contains("Latch inferred"), "{log}");
-    let st = std::fs::read_to_string(&stat).unwrap();
-    let count = |c: &str| -> u64 {
-        st.lines()
-            .filter_map(|l| {
-                let mut w = l.split_whitespace();
-                let name = w.next()?;
-                let n = w.next()?.parse::<u64>().ok()?;
-                name.starts_with(c).then_some(n)
-            })
-            .sum()
+    let Some(st) = synth_ecp5_block(m, &v, &dir, ECP5_CELLS) else {
+        return;
     };
-    let cells = ["LUT4", "TRELLIS_FF", "CCU2C", "DP16KD", "TRELLIS_DPR16X4"];
-    let line: Vec<String> = cells.iter().map(|c| format!("{c}={}", count(c))).collect();
-    eprintln!("synth_ecp5 {m}: {}", line.join(" "));
-    assert!(count("LUT4") > 0);
+    assert!(st.count("LUT4") > 0);
     // the per-QP words are in block RAM, not in flip-flops
-    assert!(count("DP16KD") >= 1, "{}", line.join(" "));
+    assert!(st.count("DP16KD") >= 1, "{}", st.line(ECP5_CELLS));
 }

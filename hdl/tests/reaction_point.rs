@@ -1,6 +1,6 @@
 //! The DCQCN reaction point's block bench and co-simulation: the emitted Verilog (Verilator) and
 //! the rust-hdl model in lock step, every output port compared at every settle and both clock
-//! phases (`ferroce_hdl::cosim::CoSim`), under random CNPs, bytes and ticks on more QPs than the
+//! phases (`ferroce_hdl::cosim::run_cosim`), under random CNPs, bytes and ticks on more QPs than the
 //! pool has limiters, with release on recovery; the pool's accounting is checked on the way.
 //! (The rates themselves are checked against the reference model by the simulator's
 //! `cli_dcqcn` test.)
@@ -12,9 +12,9 @@
 use ferroce_hdl::cc::drive::{HdlPins, Pin, RpDriver, RpParams, RpPins};
 use ferroce_hdl::cc::reaction_point::{RATE_W, RECIP_100};
 use ferroce_hdl::cc::{ReactionPoint, LIMITERS};
-use ferroce_hdl::cosim::CoSim;
+use ferroce_hdl::cosim::{run_cosim, CoSim};
 use ferroce_hdl::testbench::Rng;
-use ferroce_testkit::require_tool;
+use ferroce_testkit::{require_cosim_tools, synth_ecp5_block};
 
 /// floor(x / 100) = (x * M) >> 32 for every product Rc x (100 - f) the block can form, and the
 /// four-piece 16 x 16 evaluation the kernel uses gives the same quotient.
@@ -34,11 +34,17 @@ fn reciprocal_is_exact() {
 
 #[test]
 fn cosim_reaction_point_random_pool() {
-    if !(require_tool("verilator") && require_tool("g++") && require_tool("make")) {
+    if !require_cosim_tools() {
         return;
     }
-    let t0 = std::time::Instant::now();
-    let cs = CoSim::new(ReactionPoint::default(), |u| &mut u.clock);
+    run_cosim("reaction point", ReactionPoint::default(), |u| &mut u.clock, |cs| {
+        random_pool(cs)
+    });
+}
+
+/// Random CNPs, bytes and ticks on more QPs than the pool has limiters, with release on
+/// recovery; the pool's accounting checked on the way.
+fn random_pool(cs: &mut CoSim<ReactionPoint>) {
     let p = RpParams {
         rpg_time_reset: 12,
         rpg_byte_reset: 4,
@@ -98,62 +104,30 @@ fn cosim_reaction_point_random_pool() {
     );
     assert!(!d.read(qps[0]).limited);
     eprintln!(
-        "{cnps} CNPs, {no_limiter} without a limiter, {disabled_cnps} for a disabled QP; {} cycles co-simulated in {:.1} s, 0 mismatches",
-        d.cycles,
-        t0.elapsed().as_secs_f64()
+        "{cnps} CNPs, {no_limiter} without a limiter, {disabled_cnps} for a disabled QP; {} driver cycles",
+        d.cycles
     );
 }
+
+/// The reaction point's resource line adds the multipliers.
+const RP_CELLS: &[&str] = &[
+    "LUT4",
+    "TRELLIS_FF",
+    "CCU2C",
+    "DP16KD",
+    "TRELLIS_DPR16X4",
+    "MULT18X18D",
+];
 
 /// Yosys `synth_ecp5` of the block: no latch, `check -assert` clean; prints the resources
 /// (docs/CONGESTION.md quotes them).
 #[test]
 fn yosys_synth_ecp5_reaction_point() {
-    if !require_tool("yosys") {
-        return;
-    }
     let m = "ferroce_reaction_point";
     let v = ferroce_hdl::verilog::block_verilog(&mut ReactionPoint::default(), m);
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cc_synth");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (src, stat) = (
-        dir.join(format!("{m}.v")),
-        dir.join(format!("{m}_ecp5.txt")),
-    );
-    std::fs::write(&src, v).unwrap();
-    let out = std::process::Command::new("yosys")
-        .arg("-q")
-        .arg("-p")
-        .arg(format!(
-            "read_verilog {}; synth_ecp5 -top {m}; check -assert; tee -o {} stat",
-            src.display(),
-            stat.display()
-        ))
-        .output()
-        .unwrap();
-    let log =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "yosys synth_ecp5 failed: {log}");
-    assert!(!log.contains("Latch inferred"), "{log}");
-    let st = std::fs::read_to_string(&stat).unwrap();
-    let count = |c: &str| -> u64 {
-        st.lines()
-            .filter_map(|l| {
-                let mut w = l.split_whitespace();
-                let name = w.next()?;
-                let n = w.next()?.parse::<u64>().ok()?;
-                name.starts_with(c).then_some(n)
-            })
-            .sum()
+    let Some(st) = synth_ecp5_block(m, &v, &dir, RP_CELLS) else {
+        return;
     };
-    let cells = [
-        "LUT4",
-        "TRELLIS_FF",
-        "CCU2C",
-        "DP16KD",
-        "TRELLIS_DPR16X4",
-        "MULT18X18D",
-    ];
-    let line: Vec<String> = cells.iter().map(|c| format!("{c}={}", count(c))).collect();
-    eprintln!("synth_ecp5 {m}: {}", line.join(" "));
-    assert!(count("LUT4") > 0);
+    assert!(st.count("LUT4") > 0);
 }

@@ -12,7 +12,7 @@ use ferroce_proto::host::qp::{AccessFlags, QpState};
 use ferroce_proto::psn::{psn_add, psn_diff, psn_sub};
 use ferroce_proto::syndrome::{AethSyndrome, NakCode};
 use ferroce_proto::wire::{FrameRepr, Opcode};
-use ferroce_testkit::{require_tool, yosys_check};
+use ferroce_testkit::{require_cosim_tools, require_tool, yosys_check};
 use resp_common::*;
 use rust_hdl::prelude::generate_verilog;
 
@@ -987,9 +987,6 @@ fn ack_descriptor_parses_as_acknowledge() {
     }
 }
 
-fn cosim_tools() -> bool {
-    require_tool("verilator") && require_tool("g++") && require_tool("make")
-}
 
 /// The emitted Verilog of the flat wrapper compiles clean under Icarus, passes Verilator's
 /// lint (with the project's rust-hdl waivers, `verilog_tools.rs`) and Yosys `proc` (no
@@ -1056,7 +1053,7 @@ fn flat_verilog_lints_clean() {
 /// back-pressure everywhere (the bench's own checks run too).
 #[test]
 fn cosim_verilog_matches_rust_hdl() {
-    if !cosim_tools() {
+    if !require_cosim_tools() {
         return;
     }
     let t = std::time::Instant::now();

@@ -10,11 +10,8 @@ use ferroce_hdl::rx::harness::{check, known_opcodes, random_roce_frame, run, Fra
 use ferroce_hdl::rx::model::RxConfig;
 use ferroce_hdl::rx::{RxParser64, RxParserFlat64};
 use ferroce_hdl::testbench::Rng;
-use ferroce_testkit::require_tool;
+use ferroce_testkit::require_cosim_tools;
 
-fn tools() -> bool {
-    require_tool("verilator") && require_tool("g++") && require_tool("make")
-}
 
 fn mixed_frames(rng: &mut Rng, n_per_op: usize) -> Vec<Vec<u8>> {
     let opts = FrameOpts {
@@ -49,7 +46,7 @@ fn mixed_frames(rng: &mut Rng, n_per_op: usize) -> Vec<Vec<u8>> {
 
 #[test]
 fn rx_cosim_parser() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let t = std::time::Instant::now();
@@ -99,7 +96,7 @@ fn rx_verilator_engine_speed() {
     use ferroce_hdl::cosim::VerilatedBlock;
     use ferroce_hdl::rx::model::expect;
     use ferroce_hdl::rx::{DropReason, RxKind};
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let mut frames: Vec<Vec<u8>> = vec![];
@@ -222,7 +219,7 @@ fn rx_verilator_engine_speed() {
 /// The real hardware capture (if reachable) in lock step, with output back-pressure.
 #[test]
 fn rx_cosim_real_capture() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let Some(shared) = ferroce_testkit::shared_dir() else {

@@ -11,15 +11,12 @@ use ferroce_hdl::testbench::Rng;
 use ferroce_hdl::tx::drive::{all_opcodes, no_payload, random_header, run_builder, Timing};
 use ferroce_hdl::tx::vectors::{hex, ROCE_MD_VECTORS};
 use ferroce_hdl::tx::TxHeaderBuilderFlat;
-use ferroce_testkit::require_tool;
+use ferroce_testkit::require_cosim_tools;
 
-fn tools() -> bool {
-    require_tool("verilator") && require_tool("g++") && require_tool("make")
-}
 
 #[test]
 fn tx_cosim_header_builder() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     let mut cs = CoSim::new(TxHeaderBuilderFlat::default(), |u| &mut u.clock);
@@ -76,7 +73,7 @@ fn tx_cosim_header_builder() {
 /// (run with --nocapture).
 #[test]
 fn tx_verilated_builder_speed() {
-    if !tools() {
+    if !require_cosim_tools() {
         return;
     }
     use ferroce_hdl::cosim::VerilatedBlock;

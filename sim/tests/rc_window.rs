@@ -235,3 +235,91 @@ fn a_read_between_writes_completes_in_order() {
         assert_eq!(&got, d, "message {k}");
     }
 }
+
+/// The most PSNs A had sent and not yet acknowledged at once, from the link's frames alone (an
+/// independent model of IBTA Vol 1, 9.7.5.1.2 and 9.7.5.2.2, not the requester's state): a
+/// request packet of A with PSN p has sent every PSN up to p; an ACK of B with PSN p
+/// acknowledges every PSN up to p, a NAK (sequence error or RNR) those before p. PSNs are
+/// 24-bit, counted from A's first request; ACKs of B that the link lost (`lost_b`: ordinals of
+/// B's frames, as `NicPair::lose_frames` takes them) never reached A and count for nothing.
+/// Returns the maximum and the number of A's request packets.
+fn max_unacked(frames: &[ferroce_sim::nic_pair::LinkFrame], lost_b: &[u64]) -> (u32, usize) {
+    use ferroce_proto::syndrome::{AethSyndrome, NakCode};
+    let m = 0xFF_FFFF;
+    let mut frames: Vec<_> = frames.iter().collect();
+    frames.sort_by_key(|f| f.cycle);
+    let (mut first, mut sent, mut acked, mut max, mut requests) = (None, 0u32, 0u32, 0u32, 0);
+    let mut b_ordinal = 0u64;
+    for f in frames {
+        let lost = f.from == 1 && lost_b.contains(&b_ordinal);
+        if f.from == 1 {
+            b_ordinal += 1;
+        }
+        let Ok(FrameRepr {
+            body: FrameBody::Roce(r),
+            ..
+        }) = FrameRepr::parse(&f.bytes)
+        else {
+            continue;
+        };
+        let op = r.bth.opcode.0;
+        if f.from == 0 {
+            // requests: SEND, WRITE (0..=11), READ request (12), atomics (19, 20)
+            if op > 12 && op != 19 && op != 20 {
+                continue;
+            }
+            let first = *first.get_or_insert(r.bth.psn);
+            sent = sent.max((r.bth.psn.wrapping_sub(first) & m) + 1);
+            requests += 1;
+            max = max.max(sent - acked);
+        } else if let (Some(first), Some(aeth), false) = (first, r.ext.aeth, lost) {
+            let off = r.bth.psn.wrapping_sub(first) & m;
+            let upto = match AethSyndrome::decode(aeth.syndrome) {
+                AethSyndrome::Ack { .. } => off + 1,
+                AethSyndrome::RnrNak { .. } | AethSyndrome::Nak(NakCode::PsnSequenceError) => off,
+                _ => continue,
+            };
+            // a PSN beyond what was sent is stale (from before the first request)
+            if upto <= sent {
+                acked = acked.max(upto);
+            }
+        }
+    }
+    (max, requests)
+}
+
+/// Through the wire: 24 one-packet WRITEs posted at once on one QP never have more than the
+/// window's 16 PSNs unacknowledged on the link (each WQE is one PSN here), yet keep more than
+/// one in flight; the same with A's 5th request and B's 3rd ACK lost (Go-Back-N: every message
+/// still lands and completes in order).
+#[test]
+fn the_wire_never_carries_more_unacknowledged_psns_than_the_window() {
+    if !require_tool("verilator") {
+        return;
+    }
+    for (seed, lose_a, lose_b) in [(91u64, vec![], vec![]), (93, vec![4u64], vec![2u64])] {
+        let h = pair(1024, Pmtu::Mtu1024, seed, true);
+        let mut rng = Rng::new(seed + 1);
+        lock(&h.0).lose_frames(0, lose_a.clone());
+        lock(&h.0).lose_frames(1, lose_b.clone());
+        let d = post_writes(&h, 0, 24, 1024, 200, &mut rng);
+        let wc = wait(&h.1[0], 24);
+        check_in_order(&wc, 200, WcOpcode::RdmaWrite);
+        check_landed(&h, 0, 1024, &d);
+        let frames = lock(&h.0).take_captured();
+        let (max, requests) = max_unacked(&frames, &lose_b);
+        eprintln!(
+            "seed {seed}, lost A {lose_a:?} B {lose_b:?}: {requests} request packets, at most {max} PSNs unacknowledged"
+        );
+        assert!(requests >= 24, "{requests}");
+        assert!(
+            max as usize <= ferroce_hdl::req::WINDOW,
+            "{max} PSNs unacknowledged on the wire"
+        );
+        assert!(max > 1, "no window: {max}");
+        if !lose_a.is_empty() {
+            assert!(requests > 24, "the lost request was sent again");
+            assert!(h.1[0].device.counter(regs::CNT_RETRANSMIT_LO) > 0);
+        }
+    }
+}

@@ -127,6 +127,86 @@ pub fn yosys_check(prefix: &str, verilog: &str) {
     }
 }
 
+/// The tools a Verilator co-simulation needs (`ferroce_hdl::cosim`): verilator, g++ and make,
+/// under the policy above. `if !require_cosim_tools() { return; }`.
+pub fn require_cosim_tools() -> bool {
+    require_tool("verilator") && require_tool("g++") && require_tool("make")
+}
+
+/// The cell counts of one Yosys `stat` report ([`synth_ecp5_block`]).
+pub struct SynthStat {
+    pub module: String,
+    pub text: String,
+}
+
+impl SynthStat {
+    /// Cells whose name starts with `prefix` (`"LUT4"`, `"DP16KD"`), summed over the report.
+    pub fn count(&self, prefix: &str) -> u64 {
+        self.text
+            .lines()
+            .filter_map(|l| {
+                let mut w = l.split_whitespace();
+                let name = w.next()?;
+                let n = w.next()?.parse::<u64>().ok()?;
+                name.starts_with(prefix).then_some(n)
+            })
+            .sum()
+    }
+
+    /// `LUT4=12 TRELLIS_FF=34 ...` for these cells, in this order.
+    pub fn line(&self, cells: &[&str]) -> String {
+        let v: Vec<String> = cells
+            .iter()
+            .map(|c| format!("{c}={}", self.count(c)))
+            .collect();
+        v.join(" ")
+    }
+}
+
+/// The cells a block's ECP5 resource line lists.
+pub const ECP5_CELLS: &[&str] = &["LUT4", "TRELLIS_FF", "CCU2C", "DP16KD", "TRELLIS_DPR16X4"];
+
+/// Yosys `synth_ecp5 -top module; check -assert; stat` of one block's Verilog, written to
+/// `dir/<module>.v` (the report beside it): the run must succeed with no latch inferred.
+/// Prints the resources (`cells`) and returns the report; `None` only when Yosys is missing
+/// and the opt-out is set ([`require_tool`]).
+pub fn synth_ecp5_block(
+    module: &str,
+    verilog: &str,
+    dir: &std::path::Path,
+    cells: &[&str],
+) -> Option<SynthStat> {
+    if !require_tool("yosys") {
+        return None;
+    }
+    std::fs::create_dir_all(dir).unwrap();
+    let (src, stat) = (
+        dir.join(format!("{module}.v")),
+        dir.join(format!("{module}_ecp5.txt")),
+    );
+    std::fs::write(&src, verilog).unwrap();
+    let out = Command::new("yosys")
+        .arg("-q")
+        .arg("-p")
+        .arg(format!(
+            "read_verilog {}; synth_ecp5 -top {module}; check -assert; tee -o {} stat",
+            src.display(),
+            stat.display()
+        ))
+        .output()
+        .unwrap();
+    let log =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "yosys synth_ecp5 failed: {log}");
+    assert!(!log.contains("Latch inferred"), "{log}");
+    let st = SynthStat {
+        module: module.to_string(),
+        text: std::fs::read_to_string(&stat).unwrap(),
+    };
+    eprintln!("synth_ecp5 {module}: {}", st.line(cells));
+    Some(st)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

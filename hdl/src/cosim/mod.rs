@@ -35,7 +35,7 @@ pub mod engine;
 pub mod lockstep;
 
 pub use engine::VerilatedBlock;
-pub use lockstep::CoSim;
+pub use lockstep::{run_cosim, CoSim};
 
 /// One top-level port of a block.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,5 +1,6 @@
 //! [`TimeBase`]: the NIC's timer tick, one pulse every 1.024 us of core clock (the transport
-//! timers), or every 1 us ([`TimeBase::microsecond`], the congestion-control timers).
+//! timers), or every 1 us ([`TimeBase::microsecond`], the congestion-control timers): one
+//! divider, [`TimeBase::every_ns`], parametrised by its period.
 //!
 //! Every transport timer counts these ticks: the local ACK timeout (4.096 us x 2^timeout = 4
 //! ticks << timeout) and the RNR wait (the NAK's 10 us units, taken as 10 ticks = 10.24 us:
@@ -23,10 +24,11 @@ pub struct TimeBase {
 }
 
 impl TimeBase {
-    /// A time base for a core clock of `clock_khz` (`ID_CLOCK_KHZ`): 1.024 us rounded to whole
-    /// cycles (128 at 125 MHz, 256 at 250 MHz).
-    pub fn new(clock_khz: u32) -> TimeBase {
-        let cycles = ((clock_khz as u64 * 1024 + 500_000) / 1_000_000).max(1);
+    /// A tick every `period_ns` nanoseconds of a core clock of `clock_khz`, rounded to whole
+    /// cycles ([`TimeBase::cycles_per`]). The one constructor; [`TimeBase::new`] and
+    /// [`TimeBase::microsecond`] are its two uses in the NIC.
+    pub fn every_ns(clock_khz: u32, period_ns: u64) -> TimeBase {
+        let cycles = Self::cycles_per(clock_khz, period_ns);
         assert!(
             cycles <= 1 << DIV_W,
             "TimeBase: clock too fast for the divider"
@@ -37,33 +39,35 @@ impl TimeBase {
             count: Default::default(),
             c_last: Constant::new((cycles - 1).into()),
         }
+    }
+
+    /// Cycles of a `clock_khz` clock in `period_ns` nanoseconds, rounded to the nearest whole
+    /// cycle, at least 1.
+    pub fn cycles_per(clock_khz: u32, period_ns: u64) -> u64 {
+        ((clock_khz as u64 * period_ns + 500_000) / 1_000_000).max(1)
+    }
+
+    /// The transport time base for a core clock of `clock_khz` (`ID_CLOCK_KHZ`): 1.024 us
+    /// rounded to whole cycles (128 at 125 MHz, 256 at 250 MHz).
+    pub fn new(clock_khz: u32) -> TimeBase {
+        Self::every_ns(clock_khz, 1024)
     }
 
     /// A 1 us time base for a core clock of `clock_khz`: `clock_khz / 1000` cycles, rounded
     /// (exact when the clock is a whole number of MHz: 125 cycles at 125 MHz, 250 at 250 MHz;
     /// 156 at 156.25 MHz, a 0.9984 us tick). The DCQCN timers count microseconds.
     pub fn microsecond(clock_khz: u32) -> TimeBase {
-        let cycles = Self::cycles_per_us(clock_khz);
-        assert!(
-            cycles <= 1 << DIV_W,
-            "TimeBase: clock too fast for the divider"
-        );
-        TimeBase {
-            clock: Default::default(),
-            tick: Default::default(),
-            count: Default::default(),
-            c_last: Constant::new((cycles - 1).into()),
-        }
+        Self::every_ns(clock_khz, 1000)
     }
 
     /// Cycles per tick of [`TimeBase::microsecond`].
     pub fn cycles_per_us(clock_khz: u32) -> u64 {
-        ((clock_khz as u64 + 500) / 1000).max(1)
+        Self::cycles_per(clock_khz, 1000)
     }
 
-    /// Cycles per tick of a time base built for `clock_khz`.
+    /// Cycles per tick of a time base built for `clock_khz` ([`TimeBase::new`]).
     pub fn cycles_per_tick(clock_khz: u32) -> u64 {
-        ((clock_khz as u64 * 1024 + 500_000) / 1_000_000).max(1)
+        Self::cycles_per(clock_khz, 1024)
     }
 }
 
@@ -85,24 +89,29 @@ mod tests {
     use super::*;
     use crate::testbench::{Bench, Stepper};
 
+    /// Ticks of `b` over `n` periods: exactly `n`, each `period` cycles apart.
+    fn check_period(mut b: Bench<TimeBase>, period: u64, n: usize, what: &str) {
+        let mut ticks = vec![];
+        for c in 0..(period * n as u64) {
+            b.settle();
+            if b.uut().tick.val() {
+                ticks.push(c);
+            }
+            b.tick();
+        }
+        assert_eq!(ticks.len(), n, "{what}");
+        assert!(
+            ticks.windows(2).all(|w| w[1] - w[0] == period),
+            "{what}: {ticks:?}"
+        );
+    }
+
     #[test]
     fn ticks_every_1024_ns_of_clock() {
         for (khz, period) in [(125_000u32, 128u64), (250_000, 256), (156_250, 160)] {
             assert_eq!(TimeBase::cycles_per_tick(khz), period);
-            let mut b = Bench::new(TimeBase::new(khz), |u: &mut TimeBase| &mut u.clock);
-            let mut ticks = vec![];
-            for c in 0..(period * 5) {
-                b.settle();
-                if b.uut().tick.val() {
-                    ticks.push(c);
-                }
-                b.tick();
-            }
-            assert_eq!(ticks.len(), 5, "{khz} kHz");
-            assert!(
-                ticks.windows(2).all(|w| w[1] - w[0] == period),
-                "{khz} kHz: {ticks:?}"
-            );
+            let b = Bench::new(TimeBase::new(khz), |u: &mut TimeBase| &mut u.clock);
+            check_period(b, period, 5, &format!("{khz} kHz"));
         }
     }
 
@@ -110,17 +119,8 @@ mod tests {
     fn microsecond_ticks_every_clock_mhz_cycles() {
         for (khz, period) in [(125_000u32, 125u64), (250_000, 250), (156_250, 156)] {
             assert_eq!(TimeBase::cycles_per_us(khz), period);
-            let mut b = Bench::new(TimeBase::microsecond(khz), |u: &mut TimeBase| &mut u.clock);
-            let mut ticks = vec![];
-            for c in 0..(period * 4) {
-                b.settle();
-                if b.uut().tick.val() {
-                    ticks.push(c);
-                }
-                b.tick();
-            }
-            assert_eq!(ticks.len(), 4, "{khz} kHz");
-            assert!(ticks.windows(2).all(|w| w[1] - w[0] == period));
+            let b = Bench::new(TimeBase::microsecond(khz), |u: &mut TimeBase| &mut u.clock);
+            check_period(b, period, 4, &format!("{khz} kHz, 1 us"));
         }
     }
 

@@ -26,19 +26,18 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use ferroce_fabric::packet::{self, Kind};
+use ferroce_fabric::packet;
 use ferroce_fabric::topology::spine_leaf;
 use ferroce_fabric::{
     FlowKey, HostConfig, HostKind, LinkSpec, NodeId, Source, SwitchConfig, PS_PER_S,
 };
-use ferroce_proto::pcap::PcapWriter;
-use ferroce_proto::wire::Opcode;
 use serde_json::{json, Value};
 
-use super::verbs::{self, Engine, RunHooks, VerbOp, VerbsArgs, VerbsLinkArgs, VerbsReport};
+use super::verbs::{self, Engine, RunHooks, VerbsArgs, VerbsLinkArgs, VerbsReport};
 use super::CliError;
 use crate::fabric_net::{self, FabricMedium, FabricNet, SharedFabric, PS_PER_CYCLE};
 use crate::nic_pair::PAIR_CLOCK_HZ;
+use crate::report::{self, ip, port_toward, LinkCounts, SAMPLE_PS};
 use crate::vcd::VcdWindow;
 
 pub const A_MAC: [u8; 6] = [0x02, 0xfe, 0, 1, 0, 0x0a];
@@ -64,8 +63,6 @@ const SINKS: [(&str, [u8; 6], [u8; 4]); 2] = [
     ("sink-1", [0x02, 0xee, 0, 2, 0, 0x0b], [10, 0, 2, 11]),
     ("sink-2", [0x02, 0xee, 0, 2, 0, 0x0c], [10, 0, 2, 12]),
 ];
-/// The switches' time-series sample interval.
-const SAMPLE_PS: u64 = 2_000_000;
 
 /// The demo's options (the command line's).
 #[derive(Clone, Debug)]
@@ -110,12 +107,6 @@ fn host(name: &str, mac: [u8; 6], ip: [u8; 4], kind: HostKind, capture: bool) ->
         tx_fifo_bytes: 4608,
         capture,
     }
-}
-
-pub(crate) fn port_toward(f: &ferroce_fabric::Fabric, from: NodeId, to: NodeId) -> usize {
-    (0..f.ports(from))
-        .find(|p| f.peer(from, *p).0 == to)
-        .expect("adjacent")
 }
 
 fn build(args: &DemoArgs) -> (FabricNet, Layout) {
@@ -198,88 +189,6 @@ fn build(args: &DemoArgs) -> (FabricNet, Layout) {
         },
         layout,
     )
-}
-
-pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let i = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
-    sorted[i]
-}
-
-pub(crate) fn op_name(op: VerbOp) -> &'static str {
-    match op {
-        VerbOp::Write => "write",
-        VerbOp::WriteImm => "write_imm",
-        VerbOp::Send => "send",
-        VerbOp::SendImm => "send_imm",
-        VerbOp::Read => "read",
-        VerbOp::AtomicCas => "atomic_cas",
-        VerbOp::AtomicFadd => "atomic_fadd",
-    }
-}
-
-/// The operation family of a RoCE packet's BTH opcode, as the summary counts packets.
-pub(crate) fn opcode_family(op: u8) -> &'static str {
-    let o = Opcode(op);
-    if (Opcode::RC_SEND_FIRST.0..=Opcode::RC_SEND_ONLY_WITH_IMMEDIATE.0).contains(&o.0) {
-        "send"
-    } else if (Opcode::RC_RDMA_WRITE_FIRST.0..=Opcode::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE.0)
-        .contains(&o.0)
-    {
-        "write"
-    } else if o == Opcode::RC_RDMA_READ_REQUEST {
-        "read_request"
-    } else if (Opcode::RC_RDMA_READ_RESPONSE_FIRST.0..=Opcode::RC_RDMA_READ_RESPONSE_ONLY.0)
-        .contains(&o.0)
-    {
-        "read_response"
-    } else if o == Opcode::RC_ACKNOWLEDGE {
-        "ack"
-    } else if o.0 == 0x81 {
-        "cnp"
-    } else {
-        "other"
-    }
-}
-
-/// What the link of A carried, counted from the frames themselves (as a capture shows them).
-#[derive(Default)]
-pub(crate) struct LinkCounts {
-    pub(crate) sent: std::collections::BTreeMap<&'static str, u64>,
-    pub(crate) received: std::collections::BTreeMap<&'static str, u64>,
-    pub(crate) ce_received: u64,
-    pub(crate) ce_sent: u64,
-    pub(crate) pfc_received: u64,
-    pub(crate) frames: u64,
-}
-
-pub(crate) fn count_frame(c: &mut LinkCounts, bytes: &[u8], sent: bool) {
-    c.frames += 1;
-    let Some(h) = packet::parse(bytes) else {
-        return;
-    };
-    if h.kind == Kind::MacControl {
-        if !sent {
-            c.pfc_received += 1;
-        }
-        return;
-    }
-    if !h.rocev2 {
-        return;
-    }
-    let l4 = h.l3 + if bytes[h.l3] >> 4 == 4 { 20 } else { 40 };
-    let fam = bytes.get(l4 + 8).map_or("other", |o| opcode_family(*o));
-    let map = if sent { &mut c.sent } else { &mut c.received };
-    *map.entry(fam).or_default() += 1;
-    if h.ecn == packet::ECN_CE {
-        if sent {
-            c.ce_sent += 1;
-        } else {
-            c.ce_received += 1;
-        }
-    }
 }
 
 pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
@@ -403,10 +312,6 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
     )
 }
 
-fn ip(a: [u8; 4]) -> String {
-    format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3])
-}
-
 fn summarise(
     args: &DemoArgs,
     size: usize,
@@ -418,32 +323,7 @@ fn summarise(
     let f = &mut net.fabric;
     let [ha, hb] = net.nics;
     // per operation
-    let mut ops = serde_json::Map::new();
-    for op in [VerbOp::Write, VerbOp::Read, VerbOp::Send] {
-        let recs: Vec<_> = r.records.iter().filter(|m| m.op == op).collect();
-        if recs.is_empty() {
-            continue;
-        }
-        let mut lat: Vec<f64> = recs
-            .iter()
-            .map(|m| (m.completed - m.posted) as f64 * 1e6 / PAIR_CLOCK_HZ as f64)
-            .collect();
-        lat.sort_by(|a, b| a.partial_cmp(b).expect("finite"));
-        let bytes: u64 = recs.iter().map(|m| m.bytes as u64).sum();
-        let first = recs.iter().map(|m| m.posted).min().unwrap_or(0);
-        let last = recs.iter().map(|m| m.completed).max().unwrap_or(0);
-        let span = (last - first).max(1) as f64 / PAIR_CLOCK_HZ as f64;
-        ops.insert(
-            op_name(op).into(),
-            json!({
-                "messages": recs.len(),
-                "verified": recs.iter().filter(|m| m.ok).count(),
-                "bytes": bytes,
-                "goodput_gbps": bytes as f64 * 8.0 / span / 1e9,
-                "latency_us": {"p50": percentile(&lat, 0.5), "p99": percentile(&lat, 0.99)},
-            }),
-        );
-    }
+    let ops = report::operations(r);
     // per QP: its UDP source port (from the frames A sent) and the spine that carried it
     let mut qps = Vec::new();
     let mut spine_sports: Vec<Vec<u16>> = vec![Vec::new(); layout.spines.len()];
@@ -495,67 +375,32 @@ fn summarise(
             )
         })
         .collect();
-    // queues: every switch port whose queue passed Kmin or that marked, dropped or paused
+    // queues: every switch port whose queue passed Kmin or that marked, dropped or paused;
+    // PFC between switches apart from PFC toward the NICs
     let kmin = SwitchConfig::default().red.map_or(0, |r| r.kmin);
-    let mut queues = Vec::new();
-    let mut marked_total = 0;
-    let mut drops_total = 0;
-    let mut xoff_total = 0;
-    let mut xon_total = 0;
-    let mut to_nics = [0u64; 2];
-    let switches = f.switches();
-    for &s in &switches {
+    let ports = report::scan_ports(f, Some(kmin));
+    let to_nics = [ha, hb].map(|h| ports.pfc_to.get(&h).copied().unwrap_or(0));
+    let (mut xoff_total, mut xon_total) = (ports.xoff, ports.xon);
+    for &s in &f.switches() {
         for p in 0..f.ports(s) {
-            let st = f.port_stats(s, p);
-            marked_total += st.marked;
-            drops_total += st.drops;
-            let peer = f.peer(s, p).0;
-            if peer == ha || peer == hb {
-                to_nics[usize::from(peer == hb)] += st.pfc_xoff_sent + st.pfc_xon_sent;
-            } else {
-                xoff_total += st.pfc_xoff_sent;
-                xon_total += st.pfc_xon_sent;
-            }
-            let peak: u64 = st.peak.iter().copied().max().unwrap_or(0);
-            if peak > kmin || st.marked > 0 || st.drops > 0 || st.pfc_xoff_sent > 0 {
-                let mut depths: Vec<f64> = f
-                    .port_series(s, p)
-                    .iter()
-                    .map(|x| x.depth.iter().sum::<u64>() as f64)
-                    .collect();
-                depths.sort_by(|a, b| a.partial_cmp(b).expect("finite"));
-                queues.push(json!({
-                    "port": format!("{} -> {}", f.name(s), f.name(peer)),
-                    "peak_bytes": peak,
-                    "p99_bytes": percentile(&depths, 0.99) as u64,
-                    "ce_marked": st.marked,
-                    "drops": st.drops,
-                    "pfc_xoff_sent": st.pfc_xoff_sent,
-                }));
+            if [ha, hb].contains(&f.peer(s, p).0) {
+                let st = f.port_stats(s, p);
+                xoff_total -= st.pfc_xoff_sent;
+                xon_total -= st.pfc_xon_sent;
             }
         }
     }
     // A's link, counted from its frames (what a.pcap holds)
     let cap = f.take_capture(ha);
-    let mut link = LinkCounts::default();
-    for c in &cap {
-        count_frame(&mut link, &c.bytes, c.sent);
-    }
+    let link = LinkCounts::of(&cap);
     let mut files = serde_json::Map::new();
     if let Some(dir) = &args.out {
         let p = dir.join("a.pcap");
-        let mut w =
-            PcapWriter::create(&p).map_err(|e| CliError(format!("{}: {e}", p.display())))?;
-        for c in &cap {
-            w.write_packet(c.t / 1000, &c.bytes)
-                .map_err(|e| CliError(format!("{}: {e}", p.display())))?;
-        }
-        w.flush()
-            .map_err(|e| CliError(format!("{}: {e}", p.display())))?;
+        report::write_pcap(&p, &cap)?;
         files.insert("pcap".into(), json!(p.display().to_string()));
         let svg = plot_svg(f, layout, ha, kmin);
         let sp = dir.join("rates.svg");
-        std::fs::write(&sp, &svg).map_err(|e| CliError(format!("{}: {e}", sp.display())))?;
+        report::write_file(&sp, &svg)?;
         files.insert("svg".into(), json!(sp.display().to_string()));
         let png = crate::plot::RatePlot::from_fabric(
             f,
@@ -565,7 +410,7 @@ fn summarise(
             Some(kmin),
         );
         let pp = dir.join("rates.png");
-        std::fs::write(&pp, png.png()).map_err(|e| CliError(format!("{}: {e}", pp.display())))?;
+        report::write_file(&pp, png.png())?;
         files.insert("png".into(), json!(pp.display().to_string()));
     }
     let hsa = f.host_stats(ha).clone();
@@ -601,7 +446,7 @@ fn summarise(
         "ack_timeouts": {"a": r.timeouts[0], "b": r.timeouts[1]},
         "naks": {"a": r.naks[0], "b": r.naks[1]},
         "ecn": {
-            "ce_marked_by_switches": marked_total,
+            "ce_marked_by_switches": ports.marked,
             "ce_received": {"a": hsa.rx_ce, "b": hsb.rx_ce},
         },
         "cnps": {
@@ -618,8 +463,8 @@ fn summarise(
             "to_nics": {"a": to_nics[0], "b": to_nics[1]},
             "note": "switches pause each other and the plain background host on priority 3; PFC is not built in the NIC yet: pause frames reach it and it does not act on them",
         },
-        "drops": {"switches": drops_total},
-        "queues": queues,
+        "drops": {"switches": ports.drops},
+        "queues": ports.queues,
         "background": {
             "sources": "two plain traffic sources (not ferroce NICs) on Leaf-1 and Leaf-3, both through Spine-1; they honour PFC and ignore ECN",
             "rate_gbps_each": args.background_gbps,
@@ -641,33 +486,14 @@ fn summarise(
         "wall_s": wall_s,
     });
     if let Some(dir) = &args.out {
-        let p = dir.join("summary.json");
-        std::fs::write(&p, serde_json::to_string_pretty(&summary).expect("json"))
-            .map_err(|e| CliError(format!("{}: {e}", p.display())))?;
+        report::write_summary(&dir.join("summary.json"), &summary)?;
     }
     Ok(summary)
 }
 
 fn print_summary(s: &Value) {
-    println!(
-        "{} messages: {} verified, {} failed; {} cycles ({:.1} us simulated) in {:.1} s wall on the {} engine",
-        s["messages"], s["verified"], s["failed"], s["cycles"], s["simulated_us"].as_f64().unwrap_or(0.0),
-        s["wall_s"].as_f64().unwrap_or(0.0), s["engine"].as_str().unwrap_or("")
-    );
-    println!("  operation  messages      bytes  goodput Gb/s  latency p50 us  p99 us");
-    if let Some(ops) = s["operations"].as_object() {
-        for (name, o) in ops {
-            println!(
-                "  {:<9} {:>9} {:>10} {:>13.2} {:>15.1} {:>7.1}",
-                name,
-                o["messages"],
-                o["bytes"],
-                o["goodput_gbps"].as_f64().unwrap_or(0.0),
-                o["latency_us"]["p50"].as_f64().unwrap_or(0.0),
-                o["latency_us"]["p99"].as_f64().unwrap_or(0.0)
-            );
-        }
-    }
+    report::print_headline(s);
+    report::print_operations(s);
     println!("  QP  QPN(A)  UDP sport  spine");
     for q in s["per_qp"].as_array().into_iter().flatten() {
         println!(
@@ -701,23 +527,8 @@ fn print_summary(s: &Value) {
         s["pfc"]["to_nics"]["b"],
         s["pfc"]["note"].as_str().unwrap_or("")
     );
-    println!("  busy ports: peak / p99 queue, CE marks, drops, PFC XOFF sent on the port");
-    for q in s["queues"].as_array().into_iter().flatten() {
-        println!(
-            "    {:<20} {:>7} KB / {:>5} KB {:>6} {:>5} {:>5}",
-            q["port"].as_str().unwrap_or(""),
-            q["peak_bytes"].as_u64().unwrap_or(0) / 1000,
-            q["p99_bytes"].as_u64().unwrap_or(0) / 1000,
-            q["ce_marked"],
-            q["drops"],
-            q["pfc_xoff_sent"]
-        );
-    }
-    if let Some(files) = s["files"].as_object() {
-        for (k, v) in files {
-            println!("  {k}: {}", v.as_str().unwrap_or(""));
-        }
-    }
+    report::print_queues(s);
+    report::print_files(s);
 }
 
 /// Per-QP transmit rate of A and the congested queue's depth over time, as an SVG.

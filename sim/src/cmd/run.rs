@@ -13,19 +13,17 @@ use std::time::Instant;
 
 use ferroce_fabric::topology::{back_to_back, single_switch, spine_leaf, Built};
 use ferroce_fabric::{packet, Fabric, FlowKey, HostConfig, HostKind, NodeId, Source};
-use ferroce_proto::pcap::PcapWriter;
 use serde_json::{json, Value};
 
-use super::demo::{count_frame, op_name, percentile, port_toward, LinkCounts};
-use super::verbs::{self, Engine, Plan, RunHooks, VerbOp, VerbsArgs, VerbsLinkArgs, VerbsReport};
+use super::verbs::{self, Engine, Plan, RunHooks, VerbsArgs, VerbsLinkArgs, VerbsReport};
 use super::CliError;
 use crate::fabric_net::{self, FabricMedium, FabricNet, SharedFabric, PS_PER_CYCLE};
 use crate::nic_pair::PAIR_CLOCK_HZ;
 use crate::plot::RatePlot;
+use crate::report::{self, ip, port_toward, LinkCounts};
 use crate::scenario::{self, HostRole, Scenario, TopologyKind};
 
-/// The switches' time-series sample interval.
-pub const SAMPLE_PS: u64 = 2_000_000;
+pub use crate::report::SAMPLE_PS;
 
 /// `ferroce run`'s options.
 #[derive(Clone, Debug)]
@@ -38,10 +36,6 @@ pub struct RunArgs {
     pub check: bool,
     /// The two ferroce NICs' waveforms over this window (NIC A's to the file, B's beside it).
     pub vcd: Option<crate::vcd::VcdWindow>,
-}
-
-fn ip(a: [u8; 4]) -> String {
-    format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3])
 }
 
 /// The fabric of a scenario with these UDP source ports for its traffic hosts; returns it
@@ -329,42 +323,7 @@ fn summarise(
 ) -> Result<Value, CliError> {
     let kmin = sc.switch.red.map(|r| r.kmin);
     // per operation (the ferroce hosts' messages)
-    let mut ops = serde_json::Map::new();
-    if let Some(r) = r {
-        for op in [
-            VerbOp::Write,
-            VerbOp::WriteImm,
-            VerbOp::Send,
-            VerbOp::SendImm,
-            VerbOp::Read,
-            VerbOp::AtomicCas,
-            VerbOp::AtomicFadd,
-        ] {
-            let recs: Vec<_> = r.records.iter().filter(|m| m.op == op).collect();
-            if recs.is_empty() {
-                continue;
-            }
-            let mut lat: Vec<f64> = recs
-                .iter()
-                .map(|m| (m.completed - m.posted) as f64 * 1e6 / PAIR_CLOCK_HZ as f64)
-                .collect();
-            lat.sort_by(|a, b| a.partial_cmp(b).expect("finite"));
-            let bytes: u64 = recs.iter().map(|m| m.bytes as u64).sum();
-            let first = recs.iter().map(|m| m.posted).min().unwrap_or(0);
-            let last = recs.iter().map(|m| m.completed).max().unwrap_or(0);
-            let span = (last - first).max(1) as f64 / PAIR_CLOCK_HZ as f64;
-            ops.insert(
-                op_name(op).into(),
-                json!({
-                    "messages": recs.len(),
-                    "verified": recs.iter().filter(|m| m.ok).count(),
-                    "bytes": bytes,
-                    "goodput_gbps": bytes as f64 * 8.0 / span / 1e9,
-                    "latency_us": {"p50": percentile(&lat, 0.5), "p99": percentile(&lat, 0.99)},
-                }),
-            );
-        }
-    }
+    let ops = r.map(report::operations).unwrap_or_default();
     // per QP: its UDP source port and the spine that carried it
     let mut per_qp = Vec::new();
     if let Some(r) = r {
@@ -391,40 +350,7 @@ fn summarise(
     }
     // every switch port that queued past Kmin or marked, dropped, paused or lost frames; the
     // busiest (largest peak) is the one plotted
-    let mut queues = Vec::new();
-    let (mut marked, mut drops, mut xoff, mut xon, mut headroom) = (0, 0, 0, 0, 0);
-    let mut busiest: Option<((NodeId, usize), u64)> = None;
-    for s in f.switches() {
-        headroom += f.switch_stats(s).headroom_drops;
-        for p in 0..f.ports(s) {
-            let st = f.port_stats(s, p);
-            marked += st.marked;
-            drops += st.drops;
-            xoff += st.pfc_xoff_sent;
-            xon += st.pfc_xon_sent;
-            let peak: u64 = st.peak.iter().copied().max().unwrap_or(0);
-            if busiest.is_none_or(|(_, b)| peak > b) {
-                busiest = Some(((s, p), peak));
-            }
-            if peak > kmin.unwrap_or(0) || st.marked > 0 || st.drops > 0 || st.pfc_xoff_sent > 0 {
-                let mut depths: Vec<f64> = f
-                    .port_series(s, p)
-                    .iter()
-                    .map(|x| x.depth.iter().sum::<u64>() as f64)
-                    .collect();
-                depths.sort_by(|a, b| a.partial_cmp(b).expect("finite"));
-                queues.push(json!({
-                    "port": format!("{} -> {}", f.name(s), f.name(f.peer(s, p).0)),
-                    "peak_bytes": peak,
-                    "p99_bytes": percentile(&depths, 0.99) as u64,
-                    "ce_marked": st.marked,
-                    "drops": st.drops,
-                    "pfc_xoff_sent": st.pfc_xoff_sent,
-                    "pfc_xon_sent": st.pfc_xon_sent,
-                }));
-            }
-        }
-    }
+    let ports = report::scan_ports(&f, kmin);
     // the faulty links: frames lost in each direction
     let mut links = Vec::new();
     let node = |n: &str| -> NodeId {
@@ -482,10 +408,7 @@ fn summarise(
     let mut pcap_counts = Value::Null;
     if let Some(i) = sc.pcap {
         let cap = f.take_capture(ids[i]);
-        let mut c = LinkCounts::default();
-        for x in &cap {
-            count_frame(&mut c, &x.bytes, x.sent);
-        }
+        let c = LinkCounts::of(&cap);
         pcap_counts = json!({
             "host": sc.hosts[i].name,
             "frames": c.frames,
@@ -496,12 +419,7 @@ fn summarise(
         });
         if let Some(dir) = &args.out {
             let p = dir.join(format!("{}.pcap", sc.hosts[i].name));
-            let e = |x: std::io::Error| CliError(format!("{}: {x}", p.display()));
-            let mut w = PcapWriter::create(&p).map_err(e)?;
-            for x in &cap {
-                w.write_packet(x.t / 1000, &x.bytes).map_err(e)?;
-            }
-            w.flush().map_err(e)?;
+            report::write_pcap(&p, &cap)?;
             files.insert("pcap".into(), json!(p.display().to_string()));
         }
     }
@@ -517,12 +435,12 @@ fn summarise(
                     .position(|h| matches!(h.role, HostRole::Traffic(_)))
             })
             .unwrap_or(0);
-        let plot = RatePlot::from_fabric(&f, ids[who], busiest.map(|b| b.0), SAMPLE_PS, kmin);
+        let plot = RatePlot::from_fabric(&f, ids[who], ports.busiest.map(|b| b.0), SAMPLE_PS, kmin);
         let p = dir.join("rates.svg");
-        std::fs::write(&p, plot.svg()).map_err(|e| CliError(format!("{}: {e}", p.display())))?;
+        report::write_file(&p, plot.svg())?;
         files.insert("svg".into(), json!(p.display().to_string()));
         let p = dir.join("rates.png");
-        std::fs::write(&p, plot.png()).map_err(|e| CliError(format!("{}: {e}", p.display())))?;
+        report::write_file(&p, plot.png())?;
         files.insert("png".into(), json!(p.display().to_string()));
     }
     let cycles = r.map_or(f.now() / PS_PER_CYCLE, |r| r.cycles);
@@ -553,10 +471,10 @@ fn summarise(
         "ack_timeouts": r.map(|r| json!({"a": r.timeouts[0], "b": r.timeouts[1]})),
         "naks": r.map(|r| json!({"a": r.naks[0], "b": r.naks[1]})),
         "hosts": hosts,
-        "ecn": {"ce_marked_by_switches": marked},
-        "pfc": {"xoff_sent": xoff, "xon_sent": xon},
-        "drops": {"switches": drops, "headroom": headroom},
-        "queues": queues,
+        "ecn": {"ce_marked_by_switches": ports.marked},
+        "pfc": {"xoff_sent": ports.xoff, "xon_sent": ports.xon},
+        "drops": {"switches": ports.drops, "headroom": ports.headroom_drops},
+        "queues": ports.queues,
         "faulty_links": links,
         "pcap_link": pcap_counts,
         "files": files,
@@ -568,36 +486,17 @@ fn summarise(
     if let (Some(dir), true) = (&args.out, sc.summary) {
         let p = dir.join("summary.json");
         summary["files"]["summary"] = json!(p.display().to_string());
-        std::fs::write(&p, serde_json::to_string_pretty(&summary).expect("json"))
-            .map_err(|e| CliError(format!("{}: {e}", p.display())))?;
+        report::write_summary(&p, &summary)?;
     }
     Ok(summary)
 }
 
 fn print_summary(s: &Value) {
-    println!(
-        "{} messages: {} verified, {} failed; {} cycles ({:.1} us simulated) in {:.1} s wall on the {} engine",
-        s["messages"], s["verified"], s["failed"], s["cycles"],
-        s["simulated_us"].as_f64().unwrap_or(0.0), s["wall_s"].as_f64().unwrap_or(0.0),
-        s["engine"].as_str().unwrap_or("")
-    );
+    report::print_headline(s);
     for e in s["errors"].as_array().into_iter().flatten() {
         println!("  error: {}", e.as_str().unwrap_or(""));
     }
-    if let Some(ops) = s["operations"].as_object().filter(|o| !o.is_empty()) {
-        println!("  operation    messages      bytes  goodput Gb/s  latency p50 us  p99 us");
-        for (name, o) in ops {
-            println!(
-                "  {:<11} {:>9} {:>10} {:>13.2} {:>15.1} {:>7.1}",
-                name,
-                o["messages"].as_u64().unwrap_or(0),
-                o["bytes"].as_u64().unwrap_or(0),
-                o["goodput_gbps"].as_f64().unwrap_or(0.0),
-                o["latency_us"]["p50"].as_f64().unwrap_or(0.0),
-                o["latency_us"]["p99"].as_f64().unwrap_or(0.0)
-            );
-        }
-    }
+    report::print_operations(s);
     if !s["retransmitted_packets"].is_null() {
         println!(
             "  retransmitted packets A/B: {}/{}; ACK timeouts A/B: {}/{}",
@@ -627,17 +526,7 @@ fn print_summary(s: &Value) {
             h["rx_ce"].as_u64().unwrap_or(0)
         );
     }
-    for q in s["queues"].as_array().into_iter().flatten() {
-        println!(
-            "  queue {:<22} peak {:>6} KB, p99 {:>6} KB, {} CE marks, {} drops, {} XOFF",
-            q["port"].as_str().unwrap_or(""),
-            q["peak_bytes"].as_u64().unwrap_or(0) / 1000,
-            q["p99_bytes"].as_u64().unwrap_or(0) / 1000,
-            q["ce_marked"],
-            q["drops"],
-            q["pfc_xoff_sent"]
-        );
-    }
+    report::print_queues(s);
     for l in s["faulty_links"].as_array().into_iter().flatten() {
         println!(
             "  faulty link {}: lost {}",
@@ -645,9 +534,5 @@ fn print_summary(s: &Value) {
             l["lost"]
         );
     }
-    if let Some(files) = s["files"].as_object() {
-        for (k, v) in files {
-            println!("  {k}: {}", v.as_str().unwrap_or(""));
-        }
-    }
+    report::print_files(s);
 }
