@@ -411,6 +411,9 @@ pub struct PortSample {
     pub marked: u64,
     pub drops: u64,
     pub pfc_sent: u64,
+    /// Frames and MAC bytes this port has transmitted so far.
+    pub tx_frames: u64,
+    pub tx_bytes: u64,
 }
 
 /// A network of switches and hosts.
@@ -812,6 +815,8 @@ impl Fabric {
                         marked: p.stats.marked,
                         drops: p.stats.drops,
                         pfc_sent: p.stats.pfc_xoff_sent,
+                        tx_frames: p.stats.tx_frames,
+                        tx_bytes: p.stats.tx_bytes,
                     });
                 }
             }

@@ -1,4 +1,4 @@
-//! The fabric ([`ferroce_fabric`]) as the medium between the two NICs of a
+//! The fabric ([`ferroce_fabric`]) as the medium between the NICs (two or more) of a
 //! [`NicPair`](crate::nic_pair::NicPair): each NIC's MAC is an external host port of the
 //! fabric, on the pair's clock (one cycle at 250 MHz is 4000 ps of fabric time).
 //!
@@ -14,11 +14,11 @@ use crate::nic_pair::{PairMedium, PAIR_CLOCK_HZ};
 /// Fabric time of one NIC cycle.
 pub const PS_PER_CYCLE: Ps = PS_PER_S / PAIR_CLOCK_HZ;
 
-/// A fabric with the two NICs' host ports.
+/// A fabric with the NICs' host ports.
 pub struct FabricNet {
     pub fabric: Fabric,
-    /// The hosts the NICs of side 0 (A) and 1 (B) are.
-    pub nics: [NodeId; 2],
+    /// The hosts the NICs of side 0 (A), 1 (B), ... are.
+    pub nics: Vec<NodeId>,
 }
 
 /// Shared between the pair (as its medium) and whoever reads the fabric's statistics.

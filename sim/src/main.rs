@@ -80,6 +80,11 @@ enum Command {
     /// SEND to B while a plain traffic source congests Spine-1. The NIC has no CNP, DCQCN or
     /// PFC yet: the summary says so.
     Demo(DemoCli),
+    /// Incast: N sender NICs RDMA-WRITE to one receiver NIC through one switch at line rate
+    /// (every endpoint a whole ferroce NIC, the cycle-accurate hardware, driven through the
+    /// verbs API); per-sender goodput, Jain's index, bottleneck utilisation, queue depth,
+    /// drops, PFC pauses, CNPs, the rate plot.
+    Incast(cmd::incast::IncastArgs),
     /// Run a scenario file (TOML, docs/SCENARIOS.md): a topology of links and switches, two
     /// ferroce NICs (the cycle-accurate hardware, driven through the verbs API) with their QPs
     /// and workloads, plain traffic hosts, faults; prints a summary, writes the outputs.
@@ -321,6 +326,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Incast(a) => cmd::incast::run(&a),
         Command::Demo(d) => cmd::demo::run(&cmd::demo::DemoArgs {
             qps: d.qps,
             messages: d.messages,

@@ -46,10 +46,12 @@ pub trait PairMedium: Send {
 /// Two NICs and the link between them; `H` is the hardware model of both (rust-hdl by
 /// default, or [`crate::nic_verilated::VerilatedNic`]).
 pub struct NicPair<H: NicHardware = Bench<NicTop>> {
-    nics: [NicSystem<H>; 2],
+    /// Two NICs, or more over a medium ([`NicPair::group`]).
+    nics: Vec<NicSystem<H>>,
     capture: bool,
     frames: Vec<LinkFrame>,
-    sent: [u64; 2],
+    /// Frames each NIC has sent.
+    sent: Vec<u64>,
     /// Frames the link loses: ordinals (0-based, counting every frame a side sends).
     lose: [std::collections::BTreeSet<u64>; 2],
     lost: [u64; 2],
@@ -62,16 +64,24 @@ pub struct NicPair<H: NicHardware = Bench<NicTop>> {
 impl<H: NicHardware> NicPair<H> {
     /// Two NICs (hardware models `hw`) over their own host memories.
     pub fn new(hw: [H; 2], memory: [SharedMemory; 2], shell: ShellConfig, capture: bool) -> Self {
-        let [m0, m1] = memory;
-        let [h0, h1] = hw;
+        Self::group(Vec::from(hw), Vec::from(memory), shell, capture)
+    }
+
+    /// Two or more NICs (hardware models `hw`, one host memory each) on one clock. More than
+    /// two need a medium ([`NicPair::set_medium`]) before traffic: the built-in link joins
+    /// NICs 0 and 1 only, and the others' frames go nowhere without one.
+    pub fn group(hw: Vec<H>, memory: Vec<SharedMemory>, shell: ShellConfig, capture: bool) -> Self {
+        assert!(hw.len() >= 2 && hw.len() == memory.len(), "two or more NICs, a memory each");
+        let n = hw.len();
         NicPair {
-            nics: [
-                NicSystem::with_stepper(h0, m0, shell),
-                NicSystem::with_stepper(h1, m1, shell),
-            ],
+            nics: hw
+                .into_iter()
+                .zip(memory)
+                .map(|(h, m)| NicSystem::with_stepper(h, m, shell))
+                .collect(),
             capture,
             frames: Vec::new(),
-            sent: [0; 2],
+            sent: vec![0; n],
             lose: Default::default(),
             lost: [0; 2],
             links: [FaultyLink::perfect(), FaultyLink::perfect()],
@@ -86,7 +96,17 @@ impl<H: NicHardware> NicPair<H> {
         self.medium = Some(medium);
     }
 
-    /// One cycle of both NICs, then the link.
+    /// The NICs stepped together.
+    pub fn len(&self) -> usize {
+        self.nics.len()
+    }
+
+    /// Never: a pair has two NICs or more.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// One cycle of every NIC, then the link (or the medium).
     ///
     /// The cycle just run is `cycle - 1` (`cycle` counts the cycles run so far): a frame whose
     /// last beat left its sender in it goes into the link as sent at `cycle - 1`, and every
@@ -95,16 +115,17 @@ impl<H: NicHardware> NicPair<H> {
     pub fn cycle(&mut self) {
         if let Some(m) = self.medium.as_mut() {
             let now = self.nics[0].cycles();
-            for side in 0..2 {
+            for side in 0..self.nics.len() {
                 let ready = m.tx_ready(side, now);
                 self.nics[side].set_tx_ready(ready);
             }
         }
-        self.nics[0].cycle();
-        self.nics[1].cycle();
+        for nic in self.nics.iter_mut() {
+            nic.cycle();
+        }
         let cycle = self.nics[0].cycles();
         if let Some(m) = self.medium.as_mut() {
-            for from in 0..2 {
+            for from in 0..self.nics.len() {
                 for f in self.nics[from].take_frames() {
                     self.sent[from] += 1;
                     if self.capture {
@@ -117,7 +138,7 @@ impl<H: NicHardware> NicPair<H> {
                     m.send(from, cycle.saturating_sub(1), f);
                 }
             }
-            for to in 0..2 {
+            for to in 0..self.nics.len() {
                 for f in m.deliver(to, cycle) {
                     self.nics[to].receive(&f);
                 }
@@ -140,6 +161,13 @@ impl<H: NicHardware> NicPair<H> {
                 } else {
                     self.links[from].send(cycle.saturating_sub(1), f);
                 }
+            }
+        }
+        // without a medium NICs past the first two have no link: what they send is lost (they
+        // send nothing before their QPs are connected, and a group gets its medium first)
+        for from in 2..self.nics.len() {
+            for _ in self.nics[from].take_frames() {
+                self.sent[from] += 1;
             }
         }
         for from in 0..2 {
@@ -191,9 +219,14 @@ impl<H: NicHardware> NicPair<H> {
         [self.links[0].stats(), self.links[1].stats()]
     }
 
-    /// Frames each side has sent.
+    /// Frames sides 0 and 1 have sent.
     pub fn frames_sent(&self) -> [u64; 2] {
-        self.sent
+        [self.sent[0], self.sent[1]]
+    }
+
+    /// Frames each NIC has sent.
+    pub fn frames_sent_all(&self) -> Vec<u64> {
+        self.sent.clone()
     }
 
     /// The captured frames so far (empty unless capturing).

@@ -185,7 +185,7 @@ fn build(args: &DemoArgs) -> (FabricNet, Layout) {
     (
         FabricNet {
             fabric: t.fabric,
-            nics: [t.hosts[0], t.hosts[2]],
+            nics: vec![t.hosts[0], t.hosts[2]],
         },
         layout,
     )
@@ -257,7 +257,7 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
     let quiet = args.json;
     let total = args.messages;
     let hooks = RunHooks {
-        addrs: [(A_MAC, A_IP), (B_MAC, B_IP)],
+        addrs: vec![(A_MAC, A_IP), (B_MAC, B_IP)],
         medium: Some(Box::new(FabricMedium(shared.clone()))),
         one_way: true,
         flow_sports: true,
@@ -281,6 +281,7 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
         })),
         progress_every: 50_000,
         set_bits: Vec::new(),
+        setup: None,
     };
     if !args.json {
         println!(
@@ -321,7 +322,7 @@ fn summarise(
     wall_s: f64,
 ) -> Result<Value, CliError> {
     let f = &mut net.fabric;
-    let [ha, hb] = net.nics;
+    let (ha, hb) = (net.nics[0], net.nics[1]);
     // per operation
     let ops = report::operations(r);
     // per QP: its UDP source port (from the frames A sent) and the spine that carried it

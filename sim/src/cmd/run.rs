@@ -216,47 +216,79 @@ fn describe(sc: &Scenario, sports: &[u16]) -> String {
 
 pub fn run(args: &RunArgs) -> Result<ExitCode, CliError> {
     let sc = scenario::load(&args.file).map_err(|e| CliError(e.0))?;
-    let engine = super::engine_and_vcd(&args.engine, args.vcd.as_ref())?;
-    let (built, ids, sports) = build(&sc)?;
-    if !args.json || args.check {
-        print!("{}", describe(&sc, &sports));
-    }
     if args.check {
+        super::engine_and_vcd(&args.engine, args.vcd.as_ref())?;
+        let (_, _, sports) = build(&sc)?;
+        print!("{}", describe(&sc, &sports));
         println!("  the file is good (--check: nothing run)");
         return Ok(ExitCode::SUCCESS);
+    }
+    let out = execute(&sc, args, None)?;
+    let summary = out.summary;
+    if args.json {
+        println!("{summary}");
+    } else {
+        print_summary(&summary);
+    }
+    Ok(if out.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// A hook called on every NIC's device once it is open ([`RunHooks::setup`]).
+pub type Setup = fn(&ferroce_driver::Device) -> Result<(), CliError>;
+
+/// What [`execute`] leaves: the summary (also in `summary.json` when asked), the NICs' report,
+/// the fabric after the run (its outputs taken) and each host's node.
+pub struct Outcome {
+    pub summary: Value,
+    pub report: Option<VerbsReport>,
+    pub fabric: Fabric,
+    pub ids: Vec<NodeId>,
+    /// Every message completed and verified.
+    pub ok: bool,
+}
+
+/// Run a checked scenario (from a file, or built by a command such as `ferroce incast`): build
+/// its fabric, put its ferroce hosts on it as whole NICs on `args.engine`, run every workload
+/// through the verbs API, write the outputs `args.out` asks for, summarise. `setup` is called
+/// on every NIC's device once it is open.
+pub fn execute(sc: &Scenario, args: &RunArgs, setup: Option<Setup>) -> Result<Outcome, CliError> {
+    let engine = super::engine_and_vcd(&args.engine, args.vcd.as_ref())?;
+    let (built, ids, sports) = build(sc)?;
+    if !args.json {
+        print!("{}", describe(sc, &sports));
     }
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir).map_err(|e| CliError(format!("{}: {e}", dir.display())))?;
     }
     let wall = Instant::now();
     let Built { mut fabric, .. } = built;
-    let (report, fabric) = if sc.ferroce.is_empty() {
+    let (report, mut fabric) = if sc.ferroce.is_empty() {
         fabric.advance(sc.duration.expect("checked"));
         (None, fabric)
     } else {
-        let (a, b) = (sc.ferroce[0], sc.ferroce[1]);
         let shared: SharedFabric = Arc::new(Mutex::new(FabricNet {
             fabric,
-            nics: [ids[a], ids[b]],
+            nics: sc.ferroce.iter().map(|i| ids[*i]).collect(),
         }));
-        let report = run_nics(&sc, engine, args.json, args.vcd.as_ref(), &shared)?;
+        let report = run_nics(sc, engine, args.json, args.vcd.as_ref(), &shared, setup)?;
         let fabric = std::mem::take(&mut fabric_net::lock(&shared).fabric);
         (Some(report), fabric)
     };
     let wall_s = wall.elapsed().as_secs_f64();
-    let summary = summarise(args, &sc, report.as_ref(), fabric, &ids, &sports, wall_s)?;
-    if args.json {
-        println!("{summary}");
-    } else {
-        print_summary(&summary);
-    }
+    let summary = summarise(args, sc, report.as_ref(), &mut fabric, &ids, &sports, wall_s)?;
     let ok = report
         .as_ref()
         .is_none_or(|r| r.failed == 0 && r.verified == r.messages);
-    Ok(if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
+    Ok(Outcome {
+        summary,
+        report,
+        fabric,
+        ids,
+        ok,
     })
 }
 
@@ -266,8 +298,8 @@ fn run_nics(
     quiet: bool,
     vcd: Option<&crate::vcd::VcdWindow>,
     shared: &SharedFabric,
+    setup: Option<Setup>,
 ) -> Result<VerbsReport, CliError> {
-    let (a, b) = (&sc.hosts[sc.ferroce[0]], &sc.hosts[sc.ferroce[1]]);
     let vargs = VerbsArgs {
         ops: vec!["write".into()],
         sizes: vec!["0".into()],
@@ -287,7 +319,11 @@ fn run_nics(
     };
     let total = sc.plan.len();
     let hooks = RunHooks {
-        addrs: [(a.mac, a.ip), (b.mac, b.ip)],
+        addrs: sc
+            .ferroce
+            .iter()
+            .map(|i| (sc.hosts[*i].mac, sc.hosts[*i].ip))
+            .collect(),
         medium: Some(Box::new(FabricMedium(shared.clone()))),
         one_way: false,
         flow_sports: true,
@@ -303,6 +339,7 @@ fn run_nics(
         })),
         progress_every: 100_000,
         set_bits: Vec::new(),
+        setup,
     };
     let plan = Plan {
         messages: sc.plan.clone(),
@@ -316,7 +353,7 @@ fn summarise(
     args: &RunArgs,
     sc: &Scenario,
     r: Option<&VerbsReport>,
-    mut f: Fabric,
+    f: &mut Fabric,
     ids: &[NodeId],
     sports: &[u16],
     wall_s: f64,
@@ -326,12 +363,15 @@ fn summarise(
     let ops = r.map(report::operations).unwrap_or_default();
     // per QP: its UDP source port and the spine that carried it
     let mut per_qp = Vec::new();
+    // (every sender's QPs: with two hosts, A's)
+    let n = sc.ferroce.len();
     if let Some(r) = r {
-        for q in 0..r.qpns[0].len() {
-            let (lqpn, rqpn) = (r.qpns[0][q], r.qpns[1][q]);
+        for (side, q) in (0..n - 1).flat_map(|s| (0..sc.qps).map(move |q| (s, q))) {
+            let (hub, hq) = verbs::peer_of(n, sc.qps, side, q);
+            let (lqpn, rqpn) = (r.per_host[side].qpns[q], r.per_host[hub].qpns[hq]);
             let flow = ferroce_proto::flow::calc_flow_label(lqpn, rqpn);
             let sport = ferroce_proto::flow::udp_source_port(lqpn, rqpn, flow);
-            let a_ip = packet::mapped(sc.hosts[sc.ferroce[0]].ip);
+            let a_ip = packet::mapped(sc.hosts[sc.ferroce[side]].ip);
             let spines: Vec<String> = f
                 .switches()
                 .into_iter()
@@ -343,9 +383,13 @@ fn summarise(
                 })
                 .map(|s| f.name(s).to_string())
                 .collect();
-            per_qp.push(json!({
+            let mut v = json!({
                 "qp": q, "qpn_a": lqpn, "qpn_b": rqpn, "udp_sport": sport, "spines_from_a": spines,
-            }));
+            });
+            if n > 2 {
+                v["sender"] = json!(sc.hosts[sc.ferroce[side]].name);
+            }
+            per_qp.push(v);
         }
     }
     // every switch port that queued past Kmin or marked, dropped, paused or lost frames; the
@@ -363,7 +407,7 @@ fn summarise(
     };
     for x in &sc.faults {
         let (a, b) = (node(&x.link[0]), node(&x.link[1]));
-        let (pa, pb) = (port_toward(&f, a, b), port_toward(&f, b, a));
+        let (pa, pb) = (port_toward(f, a, b), port_toward(f, b, a));
         links.push(json!({
             "link": format!("{} - {}", x.link[0], x.link[1]),
             "loss": x.fault.loss,
@@ -444,14 +488,17 @@ fn summarise(
         files.insert("png".into(), json!(p.display().to_string()));
     }
     let cycles = r.map_or(f.now() / PS_PER_CYCLE, |r| r.cycles);
+    let nics = if sc.ferroce.is_empty() {
+        "none: plain hosts only".to_string()
+    } else if sc.ferroce.len() == 2 {
+        format!("{} and {}: two ferroce NICs (the cycle-accurate hardware model), driven through the driver's verbs API", sc.hosts[sc.ferroce[0]].name, sc.hosts[sc.ferroce[1]].name)
+    } else {
+        format!("{}: {} ferroce NICs (the cycle-accurate hardware model), driven through the driver's verbs API", sc.ferroce.iter().map(|i| sc.hosts[*i].name.as_str()).collect::<Vec<_>>().join(", "), sc.ferroce.len())
+    };
     let mut summary = json!({
         "scenario": sc.name,
         "engine": if sc.ferroce.is_empty() { "none" } else { args.engine.as_str() },
-        "nics": if sc.ferroce.is_empty() {
-            "none: plain hosts only".to_string()
-        } else {
-            format!("{} and {}: two ferroce NICs (the cycle-accurate hardware model), driven through the driver's verbs API", sc.hosts[sc.ferroce[0]].name, sc.hosts[sc.ferroce[1]].name)
-        },
+        "nics": nics,
         "topology": {
             "kind": sc.topology.name(),
             "leaves": sc.leaves, "spines": sc.spines,
@@ -491,7 +538,7 @@ fn summarise(
     Ok(summary)
 }
 
-fn print_summary(s: &Value) {
+pub fn print_summary(s: &Value) {
     report::print_headline(s);
     for e in s["errors"].as_array().into_iter().flatten() {
         println!("  error: {}", e.as_str().unwrap_or(""));

@@ -396,6 +396,33 @@ pub struct VerbsReport {
     pub records: Vec<MessageRecord>,
     /// The QPNs of each host's QPs (index: QP pair).
     pub qpns: [Vec<u32>; 2],
+    /// Every host's counters (the arrays above hold hosts A and B only).
+    pub per_host: Vec<HostCounts>,
+}
+
+/// One host's NIC counters at the end of a run.
+#[derive(Clone, Debug, Default)]
+pub struct HostCounts {
+    pub frames: u64,
+    pub packets: u64,
+    pub naks: u64,
+    pub resent: u64,
+    pub retransmitted: u64,
+    pub timeouts: u64,
+    pub retry_exceeded: u64,
+    pub ecn_ce: u64,
+    pub cnp_sent: u64,
+    pub cnp_received: u64,
+    /// PFC pause frames received for a priority it uses, and cycles its RoCE class was paused.
+    pub pfc_pause: u64,
+    pub pfc_paused_cycles: u64,
+    /// Its QPs' QPNs.
+    pub qpns: Vec<u32>,
+    /// What its NIC's ID_CAPS says it has: PFC pauses honoured on transmit, the DCQCN
+    /// reaction point, the notification point.
+    pub has_pfc: bool,
+    pub has_dcqcn_rp: bool,
+    pub has_dcqcn_np: bool,
 }
 
 /// One message as its sender's completion saw it.
@@ -417,7 +444,10 @@ pub struct MessageRecord {
 /// What a run does beyond [`VerbsArgs`]: the hosts' addresses, a network in place of the
 /// back-to-back link, one-way traffic, a progress callback.
 pub struct RunHooks {
-    pub addrs: [([u8; 6], [u8; 4]); 2],
+    /// The hosts' MAC and IPv4 addresses: two for a pair (A, B); with more, every host but
+    /// the last is a sender whose QPs pair with the last host's, the hub ([`peer_of`]: an
+    /// incast), and the NICs need a medium.
+    pub addrs: Vec<([u8; 6], [u8; 4])>,
     /// Attached after the QPs are connected ([`NicPair::set_medium`]).
     pub medium: Option<Box<dyn crate::nic_pair::PairMedium>>,
     /// Host A posts every message (the default alternates A and B).
@@ -431,18 +461,22 @@ pub struct RunHooks {
     /// register's value): for tests of hardware the driver does not enable (its `ID_CAPS` bit
     /// not claimed yet), e.g. `CFG_CONTROL.PFC_ENABLE`.
     pub set_bits: Vec<(usize, u32, u32)>,
+    /// Called on every host's device once it is open and enabled, before its QPs exist (e.g.
+    /// to switch a feature on through the driver); an error ends the run.
+    pub setup: Option<fn(&Device) -> Result<(), CliError>>,
 }
 
 impl Default for RunHooks {
     fn default() -> Self {
         RunHooks {
-            addrs: [(MACS[0], IPS[0]), (MACS[1], IPS[1])],
+            addrs: vec![(MACS[0], IPS[0]), (MACS[1], IPS[1])],
             medium: None,
             one_way: false,
             flow_sports: false,
             progress: None,
             progress_every: u64::MAX,
             set_bits: Vec::new(),
+            setup: None,
         }
     }
 }
@@ -509,6 +543,36 @@ struct InFlight {
     atomic: u64,
 }
 
+/// Where QP `q` of host `side` goes, of `n` hosts whose senders have `qps` QPs each: host
+/// `n - 1` is the hub and holds `(n - 1) x qps` QPs, QP `s x qps + j` of the hub pairs with QP
+/// `j` of sender `s`. With two hosts that is QP i of A with QP i of B, both ways.
+pub fn peer_of(n: usize, qps: usize, side: usize, q: usize) -> (usize, usize) {
+    let hub = n - 1;
+    if side < hub {
+        (hub, side * qps + q)
+    } else {
+        (q / qps, q % qps)
+    }
+}
+
+/// The QPs host `side` of `n` holds when each sender has `qps` ([`peer_of`]).
+pub fn qps_of(n: usize, qps: usize, side: usize) -> usize {
+    if side + 1 == n {
+        (n - 1) * qps
+    } else {
+        qps
+    }
+}
+
+/// A host's name in messages: A, B, C, ... (by its side).
+pub fn host_name(side: usize) -> String {
+    if side < 26 {
+        char::from(b'A' + side as u8).to_string()
+    } else {
+        format!("H{side}")
+    }
+}
+
 /// The two hosts' MAC and IPv4 addresses.
 pub const MACS: [[u8; 6]; 2] = [[0x02, 0xfe, 0, 0, 0, 0x0a], [0x02, 0xfe, 0, 0, 0, 0x0b]];
 pub const IPS: [[u8; 4]; 2] = [[10, 0, 0, 1], [10, 0, 0, 2]];
@@ -526,6 +590,7 @@ fn open_host<H: NicHardware + Send + 'static>(
     qps: usize,
     (mac, ip): ([u8; 6], [u8; 4]),
     ipv6: bool,
+    setup: Option<fn(&Device) -> Result<(), CliError>>,
 ) -> Result<Host<H>, CliError> {
     let backend = Arc::new(SimBackend::new(
         PairSide {
@@ -535,10 +600,10 @@ fn open_host<H: NicHardware + Send + 'static>(
         memory,
     ));
     let dynb: Arc<dyn Backend> = backend.clone();
-    let host = ["A", "B"][side];
+    let host = host_name(side);
     let device = Device::open(dynb).map_err(cli(&format!("host {host}: opening the NIC")))?;
     device.set_mac(mac);
-    let (entry, gid, family) = if ipv6 {
+    let (entry, gid, family) = if ipv6 && side < 2 {
         (
             GidEntry::ipv6(IPS6[side].into()),
             Gid(IPS6[side]),
@@ -558,6 +623,9 @@ fn open_host<H: NicHardware + Send + 'static>(
     device
         .set_control(regs::cfg_control::RX_ENABLE | regs::cfg_control::TX_ENABLE | family | np)
         .map_err(cli("CFG_CONTROL"))?;
+    if let Some(f) = setup {
+        f(&device)?;
+    }
     let pd = device.alloc_pd().map_err(cli("allocating a PD"))?;
     let cq = device
         .create_cq((2 * qps * DEPTH) as u32, 0)
@@ -637,28 +705,34 @@ pub fn connect_with<H: NicHardware + Send + 'static>(
 /// of its flow label, `udp_source_port(lqpn, rqpn, calc_flow_label(lqpn, rqpn))` (IBTA Vol 1
 /// Annex A17: the source port is the flow's entropy for ECMP), as Linux's verbs library sets
 /// it, instead of 0 (the NIC's CFG_UDP_SPORT policy, one port for every QP).
+///
+/// With more than two hosts every sender's QPs pair with the last host's ([`peer_of`]).
 pub fn connect_qps<H: NicHardware + Send + 'static>(
-    hosts: &[Host<H>; 2],
+    hosts: &[Host<H>],
     pmtu: Pmtu,
     rng: &mut Rng,
     rts: &RtsAttr,
     flow_sports: bool,
 ) -> Result<(), CliError> {
+    let hosts_n = hosts.len();
     let n = hosts[0].qps.len();
-    let mut psn = [[0u32; 2]; MAX_QPS];
-    for p in psn.iter_mut().take(n) {
-        *p = [rng.below(1 << 24) as u32, rng.below(1 << 24) as u32];
-    }
-    for side in 0..2 {
-        let peer = 1 - side;
-        for i in 0..n {
+    // per QP pair (sender s, QP j: s x n + j): the sender's and the hub's initial PSN
+    let pairs = (hosts_n - 1) * n;
+    let psn: Vec<[u32; 2]> = (0..pairs)
+        .map(|_| [rng.below(1 << 24) as u32, rng.below(1 << 24) as u32])
+        .collect();
+    let hub = hosts_n - 1;
+    for side in 0..hosts_n {
+        for i in 0..hosts[side].qps.len() {
+            let (peer, pi) = peer_of(hosts_n, n, side, i);
+            let (l, me) = if side < hub { (side * n + i, 0) } else { (i, 1) };
             let qp = &hosts[side].qps[i];
-            let what = format!("host {} QP {}", ["A", "B"][side], qp.qpn());
+            let what = format!("host {} QP {}", host_name(side), qp.qpn());
             qp.to_init(
                 AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ | AccessFlags::REMOTE_ATOMIC,
             )
             .map_err(cli(&format!("{what}: to INIT")))?;
-            let (lqpn, rqpn) = (qp.qpn(), hosts[peer].qps[i].qpn());
+            let (lqpn, rqpn) = (qp.qpn(), hosts[peer].qps[pi].qpn());
             let flow = ferroce_proto::flow::calc_flow_label(lqpn, rqpn);
             let udp_sport = if flow_sports {
                 ferroce_proto::flow::udp_source_port(lqpn, rqpn, flow)
@@ -673,14 +747,14 @@ pub fn connect_qps<H: NicHardware + Send + 'static>(
                     ..AddressVector::default()
                 },
                 path_mtu: pmtu,
-                dest_qpn: hosts[peer].qps[i].qpn(),
-                rq_psn: psn[i][peer],
+                dest_qpn: hosts[peer].qps[pi].qpn(),
+                rq_psn: psn[l][1 - me],
                 max_dest_rd_atomic: 4,
                 min_rnr_timer: 12,
             })
             .map_err(cli(&format!("{what}: to RTR")))?;
             qp.to_rts(&RtsAttr {
-                sq_psn: psn[i][side],
+                sq_psn: psn[l][me],
                 ..*rts
             })
             .map_err(cli(&format!("{what}: to RTS")))?;
@@ -762,14 +836,53 @@ pub fn open_pair_at<H: NicHardware + Send + 'static>(
     addrs: [([u8; 6], [u8; 4]); 2],
     ipv6: bool,
 ) -> Result<(SharedPair<H>, [Host<H>; 2]), CliError> {
-    let memory = [HostMemory::shared(), HostMemory::shared()];
+    let (pair, hosts) = open_group(Vec::from(hw), shell, qps, slot, capture, &addrs, ipv6, None)?;
+    let Ok(hosts) = <[Host<H>; 2]>::try_from(hosts) else {
+        unreachable!("two hosts")
+    };
+    Ok((pair, hosts))
+}
+
+/// Two or more hosts with their NICs (`hw`, one per address in `addrs`), opened through the
+/// driver: every sender with `qps` QPs, the last host (the hub) with one per sender's QP
+/// ([`peer_of`], not connected yet: see [`connect_qps`]); a data buffer of
+/// `2 x QPs x DEPTH` slots of `slot` bytes each. More than two need a medium before traffic.
+pub fn open_group<H: NicHardware + Send + 'static>(
+    hw: Vec<H>,
+    shell: ShellConfig,
+    qps: usize,
+    slot: usize,
+    capture: bool,
+    addrs: &[([u8; 6], [u8; 4])],
+    ipv6: bool,
+    setup: Option<fn(&Device) -> Result<(), CliError>>,
+) -> Result<(SharedPair<H>, Vec<Host<H>>), CliError> {
+    let n = hw.len();
+    if n < 2 || addrs.len() != n {
+        return Err(CliError(format!(
+            "{n} NIC models for {} addresses: two or more, one each",
+            addrs.len()
+        )));
+    }
+    if ipv6 && n > 2 {
+        return Err(CliError("IPv6 with two hosts only".into()));
+    }
+    let memory: Vec<_> = (0..n).map(|_| HostMemory::shared()).collect();
     let pair: SharedPair<H> =
-        Arc::new(Mutex::new(NicPair::new(hw, memory.clone(), shell, capture)));
-    let [ma, mb] = memory;
-    let hosts = [
-        open_host(&pair, 0, ma, slot, qps, addrs[0], ipv6)?,
-        open_host(&pair, 1, mb, slot, qps, addrs[1], ipv6)?,
-    ];
+        Arc::new(Mutex::new(NicPair::group(hw, memory.clone(), shell, capture)));
+    let mut hosts = Vec::new();
+    for (side, m) in memory.into_iter().enumerate() {
+        hosts.push(open_host(
+            &pair,
+            side,
+            m,
+            slot,
+            qps_of(n, qps, side),
+            addrs[side],
+            ipv6,
+            setup,
+        )?);
+    }
     Ok((pair, hosts))
 }
 
@@ -863,15 +976,20 @@ pub fn run_scenario_full(
             x.check().map_err(CliError)?;
         }
     }
+    let n = hooks.addrs.len();
+    if n > 2 && vcd.is_some() {
+        return Err(CliError(
+            "waveforms (--vcd) are written for runs of two NICs only".into(),
+        ));
+    }
     std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(move || match (engine, vcd) {
             (Engine::RustHdl, None) => {
-                let hw = [
-                    Bench::new(NicTop::default(), |u| &mut u.clock),
-                    Bench::new(NicTop::default(), |u| &mut u.clock),
-                ];
-                run_on_planned(&args, &link, hw, hooks, plan)
+                let hw = (0..n)
+                    .map(|_| Bench::new(NicTop::default(), |u| &mut u.clock))
+                    .collect();
+                run_on_group(&args, &link, hw, hooks, plan)
             }
             (Engine::RustHdl, Some([a, b])) => {
                 let traced = |w| {
@@ -882,17 +1000,20 @@ pub fn run_scenario_full(
                 run_on_planned(&args, &link, hw, hooks, plan)
             }
             (Engine::Verilator, vcd) => {
-                let [a, b] = match vcd {
-                    Some([a, b]) => [Some(a), Some(b)],
-                    None => [None, None],
+                let windows: Vec<Option<VcdWindow>> = match vcd {
+                    Some([a, b]) => vec![Some(a), Some(b)],
+                    None => vec![None; n],
                 };
                 let build = |w| {
                     VerilatedNic::with_vcd(w).map_err(|e| {
                         CliError(format!("building the Verilator model of the NIC: {e}"))
                     })
                 };
-                let hw = [build(a)?, build(b)?];
-                run_on_planned(&args, &link, hw, hooks, plan)
+                let hw = windows
+                    .into_iter()
+                    .map(build)
+                    .collect::<Result<Vec<_>, _>>()?;
+                run_on_group(&args, &link, hw, hooks, plan)
             }
         })
         .map_err(cli("starting the simulation thread"))?
@@ -915,13 +1036,42 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
     args: &VerbsArgs,
     link: &VerbsLinkArgs,
     hw: [H; 2],
+    hooks: RunHooks,
+    plan: Option<Plan>,
+) -> Result<VerbsReport, CliError> {
+    run_on_group(args, link, Vec::from(hw), hooks, plan)
+}
+
+/// [`run_on_planned`] on two or more NICs (one per address of `hooks.addrs`; more than two
+/// need `hooks.medium` and a plan, and the senders' QPs pair with the last host's:
+/// [`peer_of`]).
+pub fn run_on_group<H: NicHardware + Send + 'static>(
+    args: &VerbsArgs,
+    link: &VerbsLinkArgs,
+    hw: Vec<H>,
     mut hooks: RunHooks,
     plan: Option<Plan>,
 ) -> Result<VerbsReport, CliError> {
+    let n = hw.len();
+    if n != hooks.addrs.len() || n < 2 {
+        return Err(CliError(format!(
+            "{n} NICs for {} addresses",
+            hooks.addrs.len()
+        )));
+    }
+    if n > 2 && (plan.is_none() || hooks.medium.is_none()) {
+        return Err(CliError(
+            "more than two NICs run a plan over a medium".into(),
+        ));
+    }
     if let Some(p) = &plan {
-        if let Some(m) = p.messages.iter().find(|m| m.side > 1 || m.qp >= args.qps) {
+        if let Some(m) = p
+            .messages
+            .iter()
+            .find(|m| m.side >= n || m.qp >= qps_of(n, args.qps, m.side))
+        {
             return Err(CliError(format!(
-                "a planned message on side {} QP {}: there are 2 sides and {} QPs",
+                "a planned message on side {} QP {}: there are {n} sides and {} QPs per sender",
                 m.side, m.qp, args.qps
             )));
         }
@@ -968,7 +1118,7 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
         .unwrap_or(0)
         .max(*sizes.iter().max().expect("not empty"));
     let slot = (max_size + GUARD.len()).next_multiple_of(64);
-    if slot * DEPTH * 2 * args.qps > 1 << 30 {
+    if slot * DEPTH * 2 * args.qps * (n - 1) > 1 << 30 {
         return Err(CliError(format!(
             "{} QPs x {DEPTH} messages in flight x {slot} bytes need more than 1 GiB per host; use fewer QPs or smaller sizes",
             args.qps
@@ -979,14 +1129,15 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
     } else {
         ShellConfig::ideal()
     };
-    let (pair, hosts) = open_pair_at(
+    let (pair, hosts) = open_group(
         hw,
         shell,
         args.qps,
         slot,
         args.pcap.is_some(),
-        hooks.addrs,
+        &hooks.addrs,
         args.ipv6,
+        hooks.setup,
     )?;
     let mut rng = Rng::new(args.seed);
     let timeout = link
@@ -1021,7 +1172,7 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
         .as_ref()
         .map_or(args.messages as u64, |p| p.messages.len() as u64);
     // a plan's messages per (side, QP) so far: each takes the next of the QP's slots
-    let mut planned_on = vec![vec![0u64; args.qps]; 2];
+    let mut planned_on: Vec<Vec<u64>> = (0..n).map(|h| vec![0; qps_of(n, args.qps, h)]).collect();
     let mut report = VerbsReport {
         messages: total,
         timeout,
@@ -1030,16 +1181,17 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
     };
     let one_way = hooks.one_way;
     // in flight per (sender side, QP), and receives expected per (receiver side, QP)
-    let mut flight: Vec<Vec<VecDeque<InFlight>>> = (0..2)
-        .map(|_| (0..args.qps).map(|_| VecDeque::new()).collect())
-        .collect();
-    let mut rflight: Vec<Vec<VecDeque<InFlight>>> = (0..2)
-        .map(|_| (0..args.qps).map(|_| VecDeque::new()).collect())
-        .collect();
+    let queues = || -> Vec<Vec<VecDeque<InFlight>>> {
+        (0..n)
+            .map(|h| (0..qps_of(n, args.qps, h)).map(|_| VecDeque::new()).collect())
+            .collect()
+    };
+    let mut flight = queues();
+    let mut rflight = queues();
     // atomics: the value of each compare-swap word as its QP's compare-swaps leave it (index:
     // the host that holds it, QP), and every fetch-add's (original value, add) per host
-    let mut cas_word = vec![vec![0u64; args.qps]; 2];
-    let mut fadds: [Vec<(u64, u64)>; 2] = [Vec::new(), Vec::new()];
+    let mut cas_word: Vec<Vec<u64>> = (0..n).map(|h| vec![0; qps_of(n, args.qps, h)]).collect();
+    let mut fadds: Vec<Vec<(u64, u64)>> = vec![Vec::new(); n];
     let mut next = 0u64;
     let mut last_progress = start;
     let mut done = 0u64;
@@ -1077,19 +1229,23 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
                 let k = ((j / args.qps as u64) % DEPTH as u64) as usize;
                 (side, q, op, len, k)
             };
-            if flight[side][q].len() >= DEPTH || rflight[1 - side][q].len() >= DEPTH {
+            // the peer's host and QP
+            let (ps, pq) = peer_of(n, args.qps, side, q);
+            if flight[side][q].len() >= DEPTH || rflight[ps][pq].len() >= DEPTH {
                 break;
             }
             if plan.is_some() {
                 planned_on[side][q] += 1;
             }
             let src = (q * DEPTH + k) * slot;
-            let dst = (args.qps * DEPTH + q * DEPTH + k) * slot;
+            let dst = (qps_of(n, args.qps, ps) * DEPTH + pq * DEPTH + k) * slot;
             let data = rng.bytes(len);
             let imm = rng.below(1 << 32) as u32;
             let host = &hosts[side];
-            let peer = &hosts[1 - side];
+            let peer = &hosts[ps];
             let wr_id = (next << 8) | q as u64;
+            // the receive's, on the peer's QP
+            let rwr_id = (next << 8) | pq as u64;
             let remote_at = |offset: usize| Remote {
                 va: peer.mr.addr(offset),
                 rkey: peer.mr.rkey(),
@@ -1116,7 +1272,7 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
                         (SendWr::fetch_add(wr_id, remote, add, result), src, add)
                     } else {
                         // half of them match the word, half miss it (the word stays)
-                        let cur = cas_word[1 - side][q];
+                        let cur = cas_word[ps][pq];
                         let compare = if rng.below(2) == 0 {
                             cur
                         } else {
@@ -1124,9 +1280,9 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
                         };
                         let swap = (rng.below(1 << 32) << 32) | rng.below(1 << 32);
                         if compare == cur {
-                            cas_word[1 - side][q] = swap;
+                            cas_word[ps][pq] = swap;
                         }
-                        let remote = remote_at(peer.atomic_area + 64 + 8 * q);
+                        let remote = remote_at(peer.atomic_area + 64 + 8 * pq);
                         let wr = SendWr::cmp_swap(wr_id, remote, compare, swap, result);
                         (wr, src, cur)
                     }
@@ -1166,13 +1322,13 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
                             let room = len + rng.below(GUARD.len() as u64 + 1) as usize;
                             sg_list(&peer.mr, dst, room, &mut rng)?
                         };
-                        peer.qps[q]
-                            .post_recv(&[RecvWr::new(wr_id, rsges)])
+                        peer.qps[pq]
+                            .post_recv(&[RecvWr::new(rwr_id, rsges)])
                             .map_err(cli(&format!("message {next}: post_recv")))?;
-                        rflight[1 - side][q].push_back(InFlight {
+                        rflight[ps][pq].push_back(InFlight {
                             index: next,
                             posted: lock(&pair).cycles(),
-                            wr_id,
+                            wr_id: rwr_id,
                             op,
                             imm,
                             dst_offset: dst,
@@ -1209,7 +1365,7 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
         // completions
         let mut progressed = false;
         let polled = lock(&pair).cycles();
-        for side in 0..2 {
+        for side in 0..n {
             let wcs = hosts[side].cq.poll(64).map_err(cli("polling the CQ"))?;
             for wc in wcs {
                 progressed = true;
@@ -1228,12 +1384,13 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
                     continue;
                 };
                 // the peer of this completion's QP: the receiver of a send, the sender of a receive
-                let (local, remote) = (hosts[side].qps[q].qpn(), hosts[1 - side].qps[q].qpn());
+                let (ps, pq) = peer_of(n, args.qps, side, q);
+                let (local, remote) = (hosts[side].qps[q].qpn(), hosts[ps].qps[pq].qpn());
                 // (a READ's data lands at its requester)
                 let receiver = if recv || m.op == VerbOp::Read {
                     side
                 } else {
-                    1 - side
+                    ps
                 };
                 if recv {
                     recv_pending -= 1;
@@ -1297,7 +1454,7 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
                         ));
                     }
                     if m.op == VerbOp::AtomicFadd {
-                        fadds[1 - side].push((orig, m.atomic));
+                        fadds[ps].push((orig, m.atomic));
                     }
                 } else if check_data {
                     let mut got = vec![0u8; m.data.len()];
@@ -1345,7 +1502,7 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
                             m.op,
                             m.data.len(),
                             if recv { "receive" } else { "send" },
-                            ["A", "B"][side],
+                            host_name(side),
                             local,
                             bad.join("; ")
                         ));
@@ -1416,7 +1573,7 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
                 if orig != sum {
                     errors.push(format!(
                         "host {}: a fetch-add returned {orig:#x} where the serial order gives {sum:#x}",
-                        ["A", "B"][h]
+                        host_name(h)
                     ));
                     break;
                 }
@@ -1428,7 +1585,7 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
             if u64::from_le_bytes(word) != sum {
                 errors.push(format!(
                     "host {}: the fetch-add counter holds {:#x}, the {} adds sum to {sum:#x}",
-                    ["A", "B"][h],
+                    host_name(h),
                     u64::from_le_bytes(word),
                     log.len()
                 ));
@@ -1441,7 +1598,7 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
             if u64::from_le_bytes(word) != *want {
                 errors.push(format!(
                     "host {} QP {q}: the compare-swap word holds {:#x}, expected {want:#x}",
-                    ["A", "B"][h],
+                    host_name(h),
                     u64::from_le_bytes(word)
                 ));
             }
@@ -1457,18 +1614,45 @@ pub fn run_on_planned<H: NicHardware + Send + 'static>(
     report.naks = [rc[0].naks, rc[1].naks];
     report.resent = [rc[0].resent, rc[1].resent];
     report.link = p.link_stats();
+    let frames = p.frames_sent_all();
+    for (side, h) in hosts.iter().enumerate() {
+        let rc = p.nic(side).req_counts();
+        report.per_host.push(HostCounts {
+            frames: frames[side],
+            packets: rc.packets,
+            naks: rc.naks,
+            resent: rc.resent,
+            qpns: h.qps.iter().map(|q| q.qpn()).collect(),
+            has_pfc: h.device.info().has(regs::caps::PFC),
+            has_dcqcn_rp: h.device.info().has(regs::caps::DCQCN_RP),
+            has_dcqcn_np: h.device.info().has(regs::caps::DCQCN_NP),
+            ..HostCounts::default()
+        });
+    }
     drop(p);
     // the NICs' counters through the driver (register reads step the pair: after the cycle
     // count above)
     for (side, h) in hosts.iter().enumerate() {
-        report.retransmitted[side] = h.device.counter(regs::CNT_RETRANSMIT_LO);
-        report.timeouts[side] = h.device.counter(regs::CNT_ACK_TIMEOUT_LO);
-        report.retry_exceeded[side] = h.device.counter(regs::CNT_RETRY_EXCEEDED_LO);
-        report.ecn_ce[side] = h.device.counter(regs::CNT_RX_ECN_CE_LO);
-        report.cnp_sent[side] = h.device.counter(regs::CNT_CNP_SENT_LO);
-        report.cnp_received[side] = h.device.counter(regs::CNT_CNP_RECEIVED_LO);
-        report.pfc_pause[side] = h.device.counter(regs::CNT_PFC_PAUSE_LO);
-        report.pfc_paused_cycles[side] = h.device.counter(regs::CNT_PFC_PAUSED_CYCLES_LO);
+        let c = &mut report.per_host[side];
+        c.retransmitted = h.device.counter(regs::CNT_RETRANSMIT_LO);
+        c.timeouts = h.device.counter(regs::CNT_ACK_TIMEOUT_LO);
+        c.retry_exceeded = h.device.counter(regs::CNT_RETRY_EXCEEDED_LO);
+        c.ecn_ce = h.device.counter(regs::CNT_RX_ECN_CE_LO);
+        c.cnp_sent = h.device.counter(regs::CNT_CNP_SENT_LO);
+        c.cnp_received = h.device.counter(regs::CNT_CNP_RECEIVED_LO);
+        c.pfc_pause = h.device.counter(regs::CNT_PFC_PAUSE_LO);
+        c.pfc_paused_cycles = h.device.counter(regs::CNT_PFC_PAUSED_CYCLES_LO);
+    }
+    for side in 0..2 {
+        let c = &report.per_host[side];
+        report.retransmitted[side] = c.retransmitted;
+        report.timeouts[side] = c.timeouts;
+        report.retry_exceeded[side] = c.retry_exceeded;
+        report.ecn_ce[side] = c.ecn_ce;
+        report.cnp_sent[side] = c.cnp_sent;
+        report.cnp_received[side] = c.cnp_received;
+        report.pfc_pause[side] = c.pfc_pause;
+        report.pfc_paused_cycles[side] = c.pfc_paused_cycles;
     }
     if let Some(mut w) = pcap {
         w.flush().map_err(cli("writing the pcap"))?;
