@@ -16,6 +16,11 @@
 //! 4. correction for `count < 4`: the register bytes that did not meet a data byte are shifted
 //!    out of `x`, so `crc ^= state >> 8*count`; `count == 0` gives `crc = state`.
 //!
+//! For beats up to [`PARALLEL_MAX_K`] bytes (the 64-bit profile) the Verilog instead computes
+//! the result for every count in parallel (one XOR tree per bit over fixed masks of `data` and
+//! `state`) and selects it by `count`: same function, the count off the trees' inputs (timing,
+//! docs/RESOURCES.md "Timing closure of the front ends").
+//!
 //! The two descriptions (Rust `update` and Verilog) are independent implementations of the
 //! same function: the unit test below checks the Rust one against `crc32fast`, and the
 //! co-simulation test (`tests/cosim_icrc.rs`) checks the Verilog one against the Rust one.
@@ -132,6 +137,71 @@ fn hex_of(bitsv: &[bool]) -> String {
     s
 }
 
+/// Widest beat (bytes) for which the Verilog computes the CRC for every count in parallel.
+pub const PARALLEL_MAX_K: usize = 8;
+
+/// Masks of the CRC after `n` bytes as a linear function of the beat and the register: bit `j`
+/// of the result is the parity of `data & d[j]` XOR the parity of `state & s[j]` (`d[j]` in
+/// `Bits<B>` numbering, as a bit vector).
+pub fn count_masks(b: usize, n: usize) -> (Vec<Vec<bool>>, [u32; 32]) {
+    let k = b / 8;
+    let mut d = vec![vec![false; b]; 32];
+    let mut sm = [0u32; 32];
+    let mut bytes = vec![0u8; k];
+    for i in 0..b {
+        bytes.iter_mut().for_each(|x| *x = 0);
+        bytes[(b - 1 - i) / 8] = 1 << (i % 8);
+        let c = crc32_update(0, &bytes[..n]);
+        for (j, row) in d.iter_mut().enumerate() {
+            row[i] = (c >> j) & 1 != 0;
+        }
+    }
+    let zeros = vec![0u8; k];
+    for i in 0..32 {
+        let c = crc32_update(1 << i, &zeros[..n]);
+        for (j, m) in sm.iter_mut().enumerate() {
+            if (c >> j) & 1 != 0 {
+                *m |= 1 << i;
+            }
+        }
+    }
+    (d, sm)
+}
+
+/// The timing formulation for narrow beats (issue 17): the CRC is linear in (register, beat),
+/// so each count's result is one XOR tree per bit over fixed masks of `data` and `state`, all
+/// counts in parallel, and the registered count only drives the final select. The realigning
+/// shifter in front of the one matrix (below) put the count at the start of a ~10-cell path;
+/// this costs more LUTs (one tree set per count), hence only up to [`PARALLEL_MAX_K`].
+fn parallel_verilog(b: usize, k: usize) -> String {
+    let mut v = String::new();
+    v.push_str(&format!(
+        "// CRC-32 step over the first `count` of {k} bytes, every count in parallel (see ferroce-hdl icrc/crc32_step.rs)\n"
+    ));
+    for n in 1..=k {
+        v.push_str(&format!("reg [31:0] c{n};\n"));
+    }
+    v.push_str("always @(*) begin\n");
+    for n in 1..=k {
+        let (d, sm) = count_masks(b, n);
+        for (j, (dj, sj)) in d.iter().zip(sm.iter()).enumerate() {
+            v.push_str(&format!(
+                "    c{n}[{j}] = ^(data & {b}'h{}) ^ ^(state & 32'h{sj:08x});\n",
+                hex_of(dj)
+            ));
+        }
+    }
+    v.push_str("    case (count)\n");
+    v.push_str("        8'd0: crc = state;\n");
+    for n in 1..k {
+        v.push_str(&format!("        8'd{n}: crc = c{n};\n"));
+    }
+    v.push_str(&format!("        default: crc = c{k};\n"));
+    v.push_str("    endcase\n");
+    v.push_str("end\n");
+    v
+}
+
 impl<const B: usize, const K: usize> Logic for Crc32Step<B, K> {
     fn update(&mut self) {
         let state = self.state.val().to_u32();
@@ -146,6 +216,9 @@ impl<const B: usize, const K: usize> Logic for Crc32Step<B, K> {
     }
 
     fn hdl(&self) -> Verilog {
+        if K <= PARALLEL_MAX_K {
+            return Verilog::Custom(parallel_verilog(B, K));
+        }
         let rows = matrix_rows(B);
         let mut v = String::new();
         v.push_str(&format!("// CRC-32 step over the first `count` of {K} bytes (see ferroce-hdl icrc/crc32_step.rs)\n"));

@@ -12,11 +12,18 @@
 //!
 //! 1. *capture*: the beat and its position (beat index, byte offset) are registered with what
 //!    can be computed from the raw beat alone: EtherType comparisons, and for each of the six
-//!    (kind, VLAN) combinations whether its length field is in this beat and the span end it
-//!    would give (`field + constant`, and the same minus the excluded ICRC).
-//! 2. *geometry*: VLAN and kind are resolved, the span end is selected, the CRC byte count of
-//!    the beat is computed for every candidate end in parallel and then selected, and the
-//!    position masks are applied; the masked beat and its byte count are registered.
+//!    (kind, VLAN) combinations whether its length field is in this beat, the span end it
+//!    would give (`field + constant`), and the CRC span end `cend` (the same minus the excluded
+//!    ICRC) turned into that beat's CRC byte count and the difference `cend - base` of the next
+//!    beat. Both are exact here because a combination's field sits in a fixed beat whose base
+//!    is a constant.
+//! 2. *geometry*: VLAN and kind are resolved, the span end is selected, and the CRC byte count
+//!    is selected: the hit combination's from stage 1, or the frame's so far from registers
+//!    that hold whether `cend > base` for the coming beat and then `cend - base` (K less per
+//!    beat: compares with constants only); the position masks are applied;
+//!    the masked beat and its byte count are registered. (The register replaces the
+//!    `cend - base` subtraction and compares that closed stage 2 at ~90 MHz; frame offsets
+//!    are 16-bit, as before, so frames are up to 64 KiB.)
 //! 3. *CRC*: the [`Crc32Step`] absorbs the masked beat; the truncation test of a last beat is
 //!    computed from the (now registered) frame geometry.
 //!
@@ -80,12 +87,15 @@ pub struct IcrcFront<const B: usize, const K: usize> {
     q1_k2: DFF<Bits<2>>,
     q1_hit: [DFF<Bit>; NC],
     q1_end: [DFF<Bits<16>>; NC],
-    q1_cend: [DFF<Bits<16>>; NC],
+    q1_nc: [DFF<Bits<8>>; NC],
+    q1_dn: [DFF<Bits<16>>; NC],
+    q1_pn: [DFF<Bit>; NC],
     // stage 2 state: the frame's geometry after the last beat through stage 2
     r_vlan: DFF<Bit>,
     r_kind: DFF<Bits<2>>,
     r_end: DFF<Bits<16>>,
-    r_cend: DFF<Bits<16>>,
+    r_pos: DFF<Bit>,
+    r_d: DFF<Bits<16>>,
     r_endv: DFF<Bit>,
     // stage 2 -> 3 registers (loaded every cycle)
     q2_fire: DFF<Bit>,
@@ -126,6 +136,8 @@ pub struct IcrcFront<const B: usize, const K: usize> {
     cc_len_off: [Constant<Bits<16>>; NC],
     cc_len_add: [Constant<Bits<16>>; NC],
     cc_len_cadd: [Constant<Bits<16>>; NC],
+    cc_len_base: [Constant<Bits<16>>; NC],
+    cc_len_next: [Constant<Bits<16>>; NC],
     t_and_n: [Constant<Bits<B>>; NHB],
     t_and_v: [Constant<Bits<B>>; NHB],
     t_lrh_n: [Constant<Bits<B>>; NHB],
@@ -145,20 +157,19 @@ pub struct IcrcFront<const B: usize, const K: usize> {
     has_et1: Signal<Local, Bit>,
     has_et2: Signal<Local, Bit>,
     f_len: [Signal<Local, Bits<16>>; NC],
+    f_cend: [Signal<Local, Bits<16>>; NC],
+    f_e: [Signal<Local, Bits<16>>; NC],
     // stage 2 locals
-    b_cend: Signal<Local, Bits<16>>,
     b_endv: Signal<Local, Bit>,
     c_vlan: Signal<Local, Bit>,
     c_kind: Signal<Local, Bits<2>>,
     c_end: Signal<Local, Bits<16>>,
-    c_cend: Signal<Local, Bits<16>>,
+    c_pos: Signal<Local, Bit>,
+    c_d: Signal<Local, Bits<16>>,
     c_endv: Signal<Local, Bit>,
     et_here: Signal<Local, Bit>,
     et_code: Signal<Local, Bits<2>>,
     m_hit: [Signal<Local, Bit>; NC],
-    d_c: [Signal<Local, Bits<16>>; NC],
-    n_c: [Signal<Local, Bits<8>>; NC],
-    d_s: Signal<Local, Bits<16>>,
     n: Signal<Local, Bits<8>>,
     and_w: Signal<Local, Bits<B>>,
     lrh_w: Signal<Local, Bits<B>>,
@@ -266,11 +277,14 @@ impl<const B: usize, const K: usize> IcrcFront<B, K> {
             q1_k2: Default::default(),
             q1_hit: Default::default(),
             q1_end: Default::default(),
-            q1_cend: Default::default(),
+            q1_nc: Default::default(),
+            q1_dn: Default::default(),
+            q1_pn: Default::default(),
             r_vlan: Default::default(),
             r_kind: Default::default(),
             r_end: Default::default(),
-            r_cend: Default::default(),
+            r_pos: Default::default(),
+            r_d: Default::default(),
             r_endv: Default::default(),
             q2_fire: Default::default(),
             q2_last: Default::default(),
@@ -321,6 +335,16 @@ impl<const B: usize, const K: usize> IcrcFront<B, K> {
                 let (kind, vlan) = COMBOS[c];
                 k16((length_field(kind, vlan).1 + 0x1_0000 - sub) & 0xFFFF)
             }),
+            // frame offset of the beat holding the length field (that beat's `base`)
+            cc_len_base: std::array::from_fn(|c| {
+                let (kind, vlan) = COMBOS[c];
+                k16(beat(length_field(kind, vlan).0) * K)
+            }),
+            // ... and of the beat after it
+            cc_len_next: std::array::from_fn(|c| {
+                let (kind, vlan) = COMBOS[c];
+                k16((beat(length_field(kind, vlan).0) + 1) * K)
+            }),
             t_and_n: and_t(false),
             t_and_v: and_t(true),
             t_lrh_n: lrh_t(false),
@@ -338,19 +362,18 @@ impl<const B: usize, const K: usize> IcrcFront<B, K> {
             has_et1: Default::default(),
             has_et2: Default::default(),
             f_len: Default::default(),
-            b_cend: Default::default(),
+            f_cend: Default::default(),
+            f_e: Default::default(),
             b_endv: Default::default(),
             c_vlan: Default::default(),
             c_kind: Default::default(),
             c_end: Default::default(),
-            c_cend: Default::default(),
+            c_pos: Default::default(),
+            c_d: Default::default(),
             c_endv: Default::default(),
             et_here: Default::default(),
             et_code: Default::default(),
             m_hit: Default::default(),
-            d_c: Default::default(),
-            n_c: Default::default(),
-            d_s: Default::default(),
             n: Default::default(),
             and_w: Default::default(),
             lrh_w: Default::default(),
@@ -370,8 +393,8 @@ impl<const B: usize, const K: usize> Logic for IcrcFront<B, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, p_mid, p_beat, p_base, q1_fire, q1_last, q1_first, q1_data, q1_keep,
-            q1_beat, q1_base, q1_at1, q1_tag, q1_k1, q1_at2, q1_k2, r_vlan, r_kind, r_end, r_cend,
-            r_endv, q2_fire, q2_last, q2_first, q2_md, q2_n, q2_keep, q2_base, r_crc, q3_fire,
+            q1_beat, q1_base, q1_at1, q1_tag, q1_k1, q1_at2, q1_k2, r_vlan, r_kind, r_end, r_pos,
+            r_d,             r_endv, q2_fire, q2_last, q2_first, q2_md, q2_n, q2_keep, q2_base, r_crc, q3_fire,
             q3_last, q3_kind, q3_endv, q3_end, q3_base, q3_trunc
         );
         // (every Local below is written before it is read: Rust and Verilog then agree)
@@ -421,14 +444,28 @@ impl<const B: usize, const K: usize> Logic for IcrcFront<B, K> {
         for c in 0..NC {
             self.q1_hit[c].clock.next = self.clock.val();
             self.q1_end[c].clock.next = self.clock.val();
-            self.q1_cend[c].clock.next = self.clock.val();
+            self.q1_nc[c].clock.next = self.clock.val();
+            self.q1_dn[c].clock.next = self.clock.val();
+            self.q1_pn[c].clock.next = self.clock.val();
             self.f_len[c].next = self
                 .data
                 .val()
                 .get_bits::<16>(self.cc_len_off[c].val().index());
             self.q1_hit[c].d.next = self.s_beat.val() == self.cc_len_beat[c].val();
             self.q1_end[c].d.next = self.f_len[c].val() + self.cc_len_add[c].val();
-            self.q1_cend[c].d.next = self.f_len[c].val() + self.cc_len_cadd[c].val();
+            // CRC span end `cend` this combination would give, and what it means for the beat
+            // holding the field (whose base is a constant when it hits) and for the next one
+            self.f_cend[c].next = self.f_len[c].val() + self.cc_len_cadd[c].val();
+            self.f_e[c].next = self.f_cend[c].val() - self.cc_len_base[c].val();
+            self.q1_nc[c].d.next = 0.into();
+            if self.f_cend[c].val() > self.cc_len_base[c].val() {
+                self.q1_nc[c].d.next = self.c_k8.val();
+                if self.f_e[c].val() < self.c_k16.val() {
+                    self.q1_nc[c].d.next = self.f_e[c].val().get_bits::<8>(0);
+                }
+            }
+            self.q1_pn[c].d.next = self.f_cend[c].val() > self.cc_len_next[c].val();
+            self.q1_dn[c].d.next = self.f_cend[c].val() - self.cc_len_next[c].val();
         }
         if self.fire.val() {
             self.p_mid.d.next = !self.last.val();
@@ -442,14 +479,11 @@ impl<const B: usize, const K: usize> Logic for IcrcFront<B, K> {
         self.c_vlan.next = self.r_vlan.q.val();
         self.c_kind.next = self.r_kind.q.val();
         self.c_end.next = self.r_end.q.val();
-        self.b_cend.next = self.r_cend.q.val();
         self.b_endv.next = self.r_endv.q.val();
         if self.q1_first.q.val() {
             self.c_vlan.next = false;
             self.c_kind.next = 0.into();
             self.c_end.next = 0.into();
-            // (the count ignores it while the end is not valid)
-            self.b_cend.next = 0.into();
             self.b_endv.next = false;
         }
         if self.q1_at1.q.val() {
@@ -464,40 +498,33 @@ impl<const B: usize, const K: usize> Logic for IcrcFront<B, K> {
         if self.et_here.val() {
             self.c_kind.next = self.et_code.val();
         }
-        // byte count of this beat inside the CRC span, for the frame's end so far ...
-        self.d_s.next = self.b_cend.val() - self.q1_base.q.val();
+        // byte count of this beat inside the CRC span, for the frame's end so far: `r_pos`
+        // says `cend > base` for this beat, `r_d` is then `cend - base` ...
         self.n.next = self.c_k8.val();
         if self.b_endv.val() {
-            if self.b_cend.val() > self.q1_base.q.val() {
-                if self.d_s.val() < self.c_k16.val() {
-                    self.n.next = bit_cast::<8, 16>(self.d_s.val());
-                }
-            } else {
-                self.n.next = 0.into();
-            }
-        }
-        // ... and for every end this beat's length field could give (selected below)
-        for c in 0..NC {
-            self.d_c[c].next = self.q1_cend[c].q.val() - self.q1_base.q.val();
-            self.n_c[c].next = 0.into();
-            if self.q1_cend[c].q.val() > self.q1_base.q.val() {
-                self.n_c[c].next = self.c_k8.val();
-                if self.d_c[c].val() < self.c_k16.val() {
-                    self.n_c[c].next = self.d_c[c].val().get_bits::<8>(0);
+            self.n.next = 0.into();
+            if self.r_pos.q.val() {
+                self.n.next = self.c_k8.val();
+                if self.r_d.q.val() < self.c_k16.val() {
+                    self.n.next = self.r_d.q.val().get_bits::<8>(0);
                 }
             }
         }
-        self.c_cend.next = self.b_cend.val();
+        // (the next beat's base is K further on)
+        self.c_pos.next = self.r_pos.q.val() & (self.r_d.q.val() > self.c_k16.val());
+        self.c_d.next = self.r_d.q.val() - self.c_k16.val();
         self.c_endv.next = self.b_endv.val();
+        // ... or for the end this beat's length field gives (counted in stage 1)
         for c in 0..NC {
             self.m_hit[c].next = (self.c_kind.val() == self.cc_kind[c].val())
                 & (self.c_vlan.val() == self.cc_vlan[c].val())
                 & self.q1_hit[c].q.val();
             if self.m_hit[c].val() {
                 self.c_end.next = self.q1_end[c].q.val();
-                self.c_cend.next = self.q1_cend[c].q.val();
+                self.c_pos.next = self.q1_pn[c].q.val();
+                self.c_d.next = self.q1_dn[c].q.val();
                 self.c_endv.next = true;
-                self.n.next = self.n_c[c].val();
+                self.n.next = self.q1_nc[c].q.val();
             }
         }
         // position masks: zero before L3-4, 0xFF over [L3-4, L3), variant fields
@@ -541,7 +568,8 @@ impl<const B: usize, const K: usize> Logic for IcrcFront<B, K> {
             self.r_vlan.d.next = self.c_vlan.val();
             self.r_kind.d.next = self.c_kind.val();
             self.r_end.d.next = self.c_end.val();
-            self.r_cend.d.next = self.c_cend.val();
+            self.r_pos.d.next = self.c_pos.val();
+            self.r_d.d.next = self.c_d.val();
             self.r_endv.d.next = self.c_endv.val();
         }
         // ==== stage 3: CRC; truncation of a last beat ======================================
