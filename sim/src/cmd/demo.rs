@@ -462,7 +462,7 @@ fn summarise(
         "pfc": {
             "between_switches": {"xoff": xoff_total, "xon": xon_total},
             "to_nics": {"a": to_nics[0], "b": to_nics[1]},
-            "note": "switches pause each other and the plain background host on priority 3; PFC is not built in the NIC yet: pause frames reach it and it does not act on them",
+            "note": "switches pause each other and the plain background host on priority 3; the NICs' PFC is off: honouring pauses is built but sending XOFF is not (ID_CAPS.PFC clear), so pause frames reach them and they do not act on them",
         },
         "drops": {"switches": ports.drops},
         "queues": ports.queues,
