@@ -5,9 +5,13 @@
 //! * [`reaction_point::ReactionPoint`]: per-QP rate limiters (Rc, Rt, alpha, the timer and byte
 //!   stages, the alpha, rate-decrease and rate-increase timers) driven by CNP arrivals, bytes
 //!   sent and the 1 us tick; a read port gives a QP's current rate to the shaper.
+//! * [`rate_shaper::RateShaper`]: token buckets for up to 16 rate-limited QPs (bytes per cycle
+//!   in 16.16 fixed point from Mb/s), the eligibility the requester's gate asks.
 pub mod drive;
 pub mod notification_point;
+pub mod rate_shaper;
 pub mod reaction_point;
 
 pub use notification_point::{NotificationPoint, NpModel, NpQpState};
+pub use rate_shaper::{RateShaper, ShaperModel, SHAPER_SLOTS};
 pub use reaction_point::{ReactionPoint, RpLimiter, LIMITERS};
