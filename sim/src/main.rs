@@ -262,6 +262,11 @@ enum Command {
             value_parser = verbs::fraction("--ecn-mark")
         )]
         ecn_mark: f64,
+        /// Limit every QP of both hosts to MBPS Mb/s of RoCE payload (the NIC's rate shaper,
+        /// what ibv_modify_qp_rate_limit sets; at most the line rate); 0 = none. The JSON
+        /// summary gives each QP's configured and measured rate.
+        #[arg(long, value_name = "MBPS", default_value_t = 0)]
+        rate_limit: u32,
         /// Local ACK timeout of the QPs: 4.096 us x 2^T, 0 = none (0..=31). Default: chosen from
         /// the run, at least 6 (262 us, 65 536 cycles at 250 MHz: far above the round trip of
         /// the two simulated NICs, yet cheap to simulate; the driver's usual 14 would be 16.8 M
@@ -405,6 +410,7 @@ fn main() -> ExitCode {
             corrupt,
             delay,
             ecn_mark,
+            rate_limit,
             timeout,
             retry_cnt,
             rnr_retry,
@@ -428,6 +434,7 @@ fn main() -> ExitCode {
                 corrupt,
                 delay,
                 ecn_mark,
+                rate_limit,
                 timeout,
                 retry_cnt,
                 rnr_retry,

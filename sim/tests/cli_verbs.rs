@@ -854,3 +854,57 @@ fn receive_queue_rnr_and_receive_errors() {
     let resp = lock(&pair).nic(1).resp_counts();
     assert_eq!(resp.recv, 4, "{resp:?}");
 }
+
+/// `--rate-limit MBPS`: every QP of both hosts limited by the NIC's shaper; the JSON summary
+/// gives each QP's configured and measured rate (payload bytes over the cycles from its first
+/// posting to its last completion). 24 WRITEs of 4 KiB, 12 per host: with the limit each
+/// host's QP moves at most the limit plus its initial burst (the bucket starts full, so 2 of its
+/// 12 messages leave at once: at most 12/10 of the limit) and well below the unlimited run;
+/// an out-of-range limit is refused with exit 2 naming the option.
+#[test]
+fn rate_limit_in_the_summary() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let run = |extra: &[&str]| {
+        let mut a = vec!["--sizes", "4096", "--messages", "24", "--qps", "1", "--seed", "5"];
+        a.extend_from_slice(extra);
+        verbs_json(&a)
+    };
+    let free = run(&[]);
+    let limited = run(&["--rate-limit", "1000"]);
+    for v in [&free, &limited] {
+        assert_eq!(v["verified"], 24, "{v}");
+    }
+    let rates = |v: &serde_json::Value| -> Vec<(serde_json::Value, f64)> {
+        v["qp_rates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| {
+                (
+                    q["configured_mbps"].clone(),
+                    q["measured_mbps"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let (f, l) = (rates(&free), rates(&limited));
+    assert_eq!(f.len(), 2);
+    assert_eq!(l.len(), 2);
+    eprintln!("unlimited {f:?}; --rate-limit 1000 {l:?}");
+    for ((fc, fm), (lc, lm)) in f.iter().zip(&l) {
+        assert!(fc.is_null(), "{fc}");
+        assert_eq!(lc, 1000, "{lc}");
+        assert!(*lm <= 1000.0 * 12.0 / 10.0, "limited QP at {lm} Mb/s");
+        assert!(*lm >= 500.0, "limited QP at {lm} Mb/s");
+        assert!(*fm > 2.0 * lm, "unlimited {fm} Mb/s, limited {lm}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_ferroce"))
+        .args(["verbs", "--messages", "2", "--rate-limit", "99999999"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--rate-limit") && err.contains("mbps"), "{err}");
+}

@@ -343,6 +343,28 @@ impl Device {
         );
     }
 
+    /// Limit QP `qpn`'s send rate to `mbps` Mb/s of RoCE payload (what
+    /// `ibv_modify_qp_rate_limit` sets); 0 removes the limit (line rate). The NIC's rate shaper
+    /// (`CC_QP_SELECT`, `CC_QP_RATE_LIMIT`, docs/CONGESTION.md) holds 16 limited QPs; a 17th
+    /// stays unlimited. `qpn` must be one of the device's QPNs (2 .. num_qps) and `mbps` at
+    /// most the line rate (`ID_LINE_RATE`).
+    pub fn set_qp_rate_limit(&self, qpn: u32, mbps: u32) -> Result<()> {
+        let info = &self.inner.info;
+        if qpn < 2 || qpn >= info.num_qps {
+            return Err(Error::InvalidArgument(
+                "set_qp_rate_limit: qpn is not one of the device's QPNs (2 .. ID_NUM_QPS - 1)",
+            ));
+        }
+        if mbps > info.line_rate_mbps || mbps >= 1 << 20 {
+            return Err(Error::InvalidArgument(
+                "set_qp_rate_limit: mbps is above the line rate (ID_LINE_RATE)",
+            ));
+        }
+        self.inner.regs.write(regs::CC_QP_SELECT, qpn);
+        self.inner.regs.write(regs::CC_QP_RATE_LIMIT, mbps);
+        Ok(())
+    }
+
     /// `CFG_STATUS` (`cfg_status` bits: READY, LINK_UP, FATAL).
     pub fn status(&self) -> u32 {
         self.inner.regs.read(regs::CFG_STATUS)

@@ -83,6 +83,10 @@ pub struct CsrBlock<const QA: usize, const CA: usize, const MA: usize> {
     pub cc_rp_flags: Signal<Out, Bits<32>>,
     pub cc_rp_first_cnp_rate: Signal<Out, Bits<32>>,
     pub cc_np_cnp_interval: Signal<Out, Bits<32>>,
+    /// `CC_QP_SELECT`, `CC_QP_RATE_LIMIT` and the pulse after a write of the latter
+    pub cc_qp_select: Signal<Out, Bits<32>>,
+    pub cc_qp_rate_limit: Signal<Out, Bits<32>>,
+    pub cc_qp_rate_wr: Signal<Out, Bit>,
     pub gid0: Signal<Out, Bits<128>>,
     pub gid1: Signal<Out, Bits<128>>,
     pub gid2: Signal<Out, Bits<128>>,
@@ -270,6 +274,9 @@ impl<const QA: usize, const CA: usize, const MA: usize> CsrBlock<QA, CA, MA> {
             cc_rp_flags: Default::default(),
             cc_rp_first_cnp_rate: Default::default(),
             cc_np_cnp_interval: Default::default(),
+            cc_qp_select: Default::default(),
+            cc_qp_rate_limit: Default::default(),
+            cc_qp_rate_wr: Default::default(),
             gid0: Default::default(),
             gid1: Default::default(),
             gid2: Default::default(),
@@ -542,6 +549,9 @@ impl<const QA: usize, const CA: usize, const MA: usize> Logic for CsrBlock<QA, C
         self.cc_rp_flags.next = self.glob.cc_rp_flags.val();
         self.cc_rp_first_cnp_rate.next = self.glob.cc_rp_first_cnp_rate.val();
         self.cc_np_cnp_interval.next = self.glob.cc_np_cnp_interval.val();
+        self.cc_qp_select.next = self.glob.cc_qp_select.val();
+        self.cc_qp_rate_limit.next = self.glob.cc_qp_rate_limit.val();
+        self.cc_qp_rate_wr.next = self.glob.cc_qp_rate_wr.val();
         self.gid0.next = self.glob.gid0.val();
         self.gid1.next = self.glob.gid1.val();
         self.gid2.next = self.glob.gid2.val();

@@ -52,10 +52,12 @@ pub fn plain_rw() -> [u32; NRW] {
         regs::CC_RP_FIRST_CNP_RATE,
         regs::CC_NP_CNP_INTERVAL,
         regs::CFG_ACK_COALESCE,
+        regs::CC_QP_SELECT,
+        regs::CC_QP_RATE_LIMIT,
     ]
 }
 /// Number of plain RW registers.
-pub const NRW: usize = 27;
+pub const NRW: usize = 29;
 /// Number of identity registers.
 pub const NID: usize = 13;
 /// GID data words (4 per entry).
@@ -119,6 +121,11 @@ pub struct CsrGlobal {
     pub cc_rp_flags: Signal<Out, Bits<32>>,
     pub cc_rp_first_cnp_rate: Signal<Out, Bits<32>>,
     pub cc_np_cnp_interval: Signal<Out, Bits<32>>,
+    /// `CC_QP_SELECT` and `CC_QP_RATE_LIMIT` (the rate shaper's static limit of one QP)
+    pub cc_qp_select: Signal<Out, Bits<32>>,
+    pub cc_qp_rate_limit: Signal<Out, Bits<32>>,
+    /// One-cycle pulse, the cycle after a write of `CC_QP_RATE_LIMIT` (both words above valid)
+    pub cc_qp_rate_wr: Signal<Out, Bit>,
     pub gid0: Signal<Out, Bits<128>>,
     pub gid1: Signal<Out, Bits<128>>,
     pub gid2: Signal<Out, Bits<128>>,
@@ -160,6 +167,7 @@ pub struct CsrGlobal {
     pulse: DFF<Bits<32>>,
     fatal: DFF<Bit>,
     rst: DFF<Bit>,
+    rl_wr: DFF<Bit>,
     lost: DFF<Bits<32>>,
     evq: RegFifo<EV_W, EVENT_FIFO_DEPTH, 4>,
 
@@ -183,6 +191,7 @@ pub struct CsrGlobal {
     c_a_event_pop: Constant<Addr>,
     c_a_event_lost: Constant<Addr>,
     c_a_mac_hi: Constant<Addr>,
+    c_a_rate_limit: Constant<Addr>,
     c_st_ready: Constant<Bits<32>>,
     c_st_link: Constant<Bits<32>>,
     c_st_fatal: Constant<Bits<32>>,
@@ -282,6 +291,9 @@ impl CsrGlobal {
             cc_rp_flags: Default::default(),
             cc_rp_first_cnp_rate: Default::default(),
             cc_np_cnp_interval: Default::default(),
+            cc_qp_select: Default::default(),
+            cc_qp_rate_limit: Default::default(),
+            cc_qp_rate_wr: Default::default(),
             gid0: Default::default(),
             gid1: Default::default(),
             gid2: Default::default(),
@@ -318,6 +330,7 @@ impl CsrGlobal {
             pulse: Default::default(),
             fatal: Default::default(),
             rst: Default::default(),
+            rl_wr: Default::default(),
             lost: Default::default(),
             evq: Default::default(),
             c_id_addr: core::array::from_fn(|i| addr_const(id[i].0)),
@@ -337,6 +350,7 @@ impl CsrGlobal {
             c_a_event_pop: addr_const(regs::ASYNC_EVENT_POP),
             c_a_event_lost: addr_const(regs::ASYNC_EVENT_LOST),
             c_a_mac_hi: addr_const(regs::CFG_MAC_HI),
+            c_a_rate_limit: addr_const(regs::CC_QP_RATE_LIMIT),
             c_st_ready: konst(cfg_status::READY as u64),
             c_st_link: konst(cfg_status::LINK_UP as u64),
             c_st_fatal: konst(cfg_status::FATAL as u64),
@@ -379,7 +393,7 @@ impl CsrGlobal {
 impl Logic for CsrGlobal {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, mac, gtype, st, pend, pulse, fatal, rst, lost);
+        dff_setup!(self, clock, mac, gtype, st, pend, pulse, fatal, rst, lost, rl_wr);
         for i in 0..NRW {
             self.rw[i].clock.next = self.clock.val();
             self.rw[i].d.next = self.rw[i].q.val();
@@ -473,9 +487,13 @@ impl Logic for CsrGlobal {
             self.fatal.d.next = true;
         }
         self.rst.d.next = false;
+        self.rl_wr.d.next = false;
 
         // ---------------- writes ----------------
         if self.wr.val() {
+            if self.waddr.val() == self.c_a_rate_limit.val() {
+                self.rl_wr.d.next = true;
+            }
             for i in 0..NRW {
                 if self.waddr.val() == self.c_rw_addr[i].val() {
                     self.rw[i].d.next = self.wdata.val();
@@ -608,6 +626,9 @@ impl Logic for CsrGlobal {
         self.cc_rp_flags.next = self.rw[23].q.val();
         self.cc_rp_first_cnp_rate.next = self.rw[24].q.val();
         self.cc_np_cnp_interval.next = self.rw[25].q.val();
+        self.cc_qp_select.next = self.rw[27].q.val();
+        self.cc_qp_rate_limit.next = self.rw[28].q.val();
+        self.cc_qp_rate_wr.next = self.rl_wr.q.val();
         self.gid0.next = self.gent[0].q.val();
         self.gid1.next = self.gent[1].q.val();
         self.gid2.next = self.gent[2].q.val();
@@ -652,7 +673,9 @@ mod tests {
         }
         assert_eq!(l[25], regs::CC_NP_CNP_INTERVAL);
         assert_eq!(l[26], regs::CFG_ACK_COALESCE);
-        assert_eq!(l.len(), 27);
+        assert_eq!(l[27], regs::CC_QP_SELECT);
+        assert_eq!(l[28], regs::CC_QP_RATE_LIMIT);
+        assert_eq!(l.len(), 29);
     }
 
     #[test]

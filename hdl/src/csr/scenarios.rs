@@ -1724,6 +1724,8 @@ pub fn config_outputs<
             regs::CC_RP_FLAGS => &u.cc_rp_flags,
             regs::CC_RP_FIRST_CNP_RATE => &u.cc_rp_first_cnp_rate,
             regs::CC_NP_CNP_INTERVAL => &u.cc_np_cnp_interval,
+            regs::CC_QP_SELECT => &u.cc_qp_select,
+            regs::CC_QP_RATE_LIMIT => &u.cc_qp_rate_limit,
             _ => panic!("no port for {o:#x}"),
         };
         r.val().to_u64()

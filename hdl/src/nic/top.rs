@@ -35,7 +35,8 @@
 //! `req_cnt_*`, `cq_cnt_*`) for simulation summaries.
 use super::packet_formatter::{OPCODE_RC_ACK, OPCODE_RC_ATOMIC_ACK, OPCODE_RC_CNP};
 use super::{DmaReadMux, DmaWriteMux, MrPortMux, PacketFormatter, QpcReadMux, TimeBase};
-use crate::cc::{NotificationPoint, PfcPause};
+use crate::cc::rate_shaper::shaper_factor;
+use crate::cc::{NotificationPoint, PfcPause, RateShaper};
 use crate::cq::CqeWriter;
 use crate::csr::fifo::RegFifo;
 use crate::csr::{CsrBlockDefault, QEV_MODIFY, QEV_RQ};
@@ -62,6 +63,11 @@ pub const NIC_QA: usize = 8;
 // The kernel slices the BTH DestQP at bit 8 (QPN in range, the NP's and the CNP port's QPN) and
 // reads CFG_CONTROL.DCQCN_NP_ENABLE as bit 5, as literals.
 const _: () = assert!(NIC_QA == 8 && regs::cfg_control::DCQCN_NP_ENABLE == 1 << 5);
+/// The rate shaper's burst in bytes: the largest PMTU (IBTA Vol 1 9.7.2.1, 4096).
+pub const SHAPER_BURST: u64 = 4096;
+// The kernel slices CC_QP_SELECT at 8 bits (the QPN) and CC_QP_RATE_LIMIT at 20 (Mb/s).
+const _: () = assert!(crate::cc::rate_shaper::SH_QPN_W == NIC_QA);
+const _: () = assert!(crate::cc::rate_shaper::MBPS_W == 20);
 /// Number of CSR counters (`cnt_inc` width).
 pub const NIC_COUNTERS: usize = regs::NUM_COUNTERS as usize;
 
@@ -188,6 +194,14 @@ pub struct NicTop {
     timebase_us: TimeBase,
     /// DCQCN notification point: CNP requests for CE-marked packets (docs/CONGESTION.md)
     np: NotificationPoint<NIC_QA>,
+    /// per-QP token buckets (docs/CONGESTION.md): static rate limits (CC_QP_RATE_LIMIT); the
+    /// requester's work ring skips a QP whose bucket is negative
+    shaper: RateShaper,
+    /// a CC_QP_RATE_LIMIT write waits for the shaper's `set_ready`
+    sh_pend: DFF<Bit>,
+    /// the shaper's Mb/s -> bytes-per-cycle factor for the build's clock, and its burst
+    c_sh_factor: Constant<Bits<16>>,
+    c_sh_burst: Constant<Bits<16>>,
     cqw: CqeWriter<8>,
     mrmux: MrPortMux,
     wrmux: DmaWriteMux,
@@ -375,6 +389,14 @@ impl Default for NicTop {
             timebase: TimeBase::new(crate::csr::CsrParams::default().clock_khz),
             timebase_us: TimeBase::microsecond(crate::csr::CsrParams::default().clock_khz),
             np: Default::default(),
+            shaper: Default::default(),
+            sh_pend: Default::default(),
+            c_sh_factor: Constant::new(
+                (shaper_factor(crate::csr::CsrParams::default().clock_khz)
+                    .expect("the build's clock is within the shaper's range") as u64)
+                    .into(),
+            ),
+            c_sh_burst: Constant::new(SHAPER_BURST.into()),
             cqw: Default::default(),
             mrmux: Default::default(),
             wrmux: Default::default(),
@@ -443,7 +465,7 @@ impl Default for NicTop {
 impl Logic for NicTop {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, draining, ev_half, pay_req);
+        dff_setup!(self, clock, draining, ev_half, pay_req, sh_pend);
         self.csr.clock.next = self.clock.val();
         self.rx.clock.next = self.clock.val();
         self.resp.clock.next = self.clock.val();
@@ -454,6 +476,7 @@ impl Logic for NicTop {
         self.timebase.clock.next = self.clock.val();
         self.timebase_us.clock.next = self.clock.val();
         self.np.clock.next = self.clock.val();
+        self.shaper.clock.next = self.clock.val();
         self.req.tick.next = self.timebase.tick.val();
         self.cqw.clock.next = self.clock.val();
         self.mrmux.clock.next = self.clock.val();
@@ -763,6 +786,26 @@ impl Logic for NicTop {
         self.cnp_rx_valid.next =
             self.rx.hdr_valid.val() & self.is_cnp.val() & self.ip_ok.val() & !self.draining.q.val();
         self.cnp_rx_qpn.next = self.rx_dqp.val().get_bits::<8>(0);
+        // ---- rate shaper (docs/CONGESTION.md): a CC_QP_RATE_LIMIT write sets the static limit
+        // of the QP in CC_QP_SELECT (held until the shaper takes it); the requester's Pop asks
+        // about the QP at its work ring's head and charges each message where it starts
+        self.shaper.factor.next = self.c_sh_factor.val();
+        self.shaper.burst.next = self.c_sh_burst.val();
+        if self.csr.cc_qp_rate_wr.val() {
+            self.sh_pend.d.next = true;
+        }
+        self.shaper.set_valid.next = self.sh_pend.q.val();
+        if self.sh_pend.q.val() & self.shaper.set_ready.val() & !self.csr.cc_qp_rate_wr.val() {
+            self.sh_pend.d.next = false;
+        }
+        self.shaper.set_qpn.next = self.csr.cc_qp_select.val().get_bits::<8>(0);
+        self.shaper.set_mbps.next = self.csr.cc_qp_rate_limit.val().get_bits::<20>(0);
+        self.shaper.q_qpn.next = self.req.sh_qpn.val();
+        self.req.sh_wait.next = self.shaper.q_limited.val() & !self.shaper.q_eligible.val();
+        self.shaper.rd_qpn.next = self.req.sh_qpn.val();
+        self.shaper.charge_valid.next = self.req.sh_charge.val();
+        self.shaper.charge_qpn.next = self.req.sh_charge_qpn.val();
+        self.shaper.charge_bytes.next = self.req.sh_charge_bytes.val();
         // payload: to the responder, or to the requester after a READ response's header (the
         // parser presents a header only after the previous frame's payload is out), or
         // discarded after a foreign header

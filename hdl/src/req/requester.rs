@@ -284,6 +284,17 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     /// 15:0 producer index, 31:16 consumer index (`regs::qp_index`)
     pub rtq_sq_index: Signal<Out, Bits<32>>,
     pub rtq_drained: Signal<Out, Bit>,
+    // ---- rate shaper (docs/CONGESTION.md): the gate at the work ring's head and the charge
+    /// the QPN at the work ring's head (what `Pop` takes next)
+    pub sh_qpn: Signal<Out, Bits<QA>>,
+    /// the QP `sh_qpn` must wait (its shaper bucket is negative): `Pop` puts it back at the
+    /// ring's tail instead of starting it. Active high, 0 when undriven (no shaper).
+    pub sh_wait: Signal<In, Bit>,
+    /// one-cycle pulse where a message's segmentation starts (pass 2): QP `sh_charge_qpn` sends
+    /// `sh_charge_bytes` payload bytes (0 for a READ request)
+    pub sh_charge: Signal<Out, Bit>,
+    pub sh_charge_qpn: Signal<Out, Bits<QA>>,
+    pub sh_charge_bytes: Signal<Out, Bits<32>>,
     // ---- counters (32-bit, wrapping) ----
     pub cnt_packets: Signal<Out, Bits<32>>,
     pub cnt_messages: Signal<Out, Bits<32>>,
@@ -742,6 +753,11 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             qerr_vendor: Default::default(),
             rtq_valid: Default::default(),
             rtq_qpn: Default::default(),
+            sh_qpn: Default::default(),
+            sh_wait: Default::default(),
+            sh_charge: Default::default(),
+            sh_charge_qpn: Default::default(),
+            sh_charge_bytes: Default::default(),
             rtq_ack: Default::default(),
             rtq_sq_index: Default::default(),
             rtq_drained: Default::default(),
@@ -1678,6 +1694,15 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             self.q_qpn.d.next = self.rtq_qpn.val();
         }
 
+        // ---- rate shaper gate and charge (defaults)
+        self.sh_qpn.next = self.ram_work.read_data.val();
+        self.sh_charge.next = false;
+        self.sh_charge_qpn.next = self.r_qpn.q.val();
+        self.sh_charge_bytes.next = self.w_len.q.val();
+        if self.is_rd.val() {
+            self.sh_charge_bytes.next = 0.into();
+        }
+
         // ================= the job state machine =============================================
         match self.state.q.val() {
             ReqState::Idle => {
@@ -1733,10 +1758,19 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.state.d.next = ReqState::Pop;
             }
             ReqState::Pop => {
-                self.r_job.d.next = 1.into();
-                self.r_qpn.d.next = self.ram_work.read_data.val();
                 self.w_head.d.next = self.w_head.q.val() + 1;
-                self.state.d.next = ReqState::QRd;
+                if self.sh_wait.val() {
+                    // the shaper holds this QP: back to the ring's tail (it stays queued), and
+                    // the next QP of the ring gets its turn
+                    self.ram_work.write_data.next = self.ram_work.read_data.val();
+                    self.ram_work.write_enable.next = true;
+                    self.w_tail.d.next = self.w_tail.q.val() + 1;
+                    self.state.d.next = ReqState::Idle;
+                } else {
+                    self.r_job.d.next = 1.into();
+                    self.r_qpn.d.next = self.ram_work.read_data.val();
+                    self.state.d.next = ReqState::QRd;
+                }
             }
             ReqState::QRd => {
                 self.qpc_rd_valid.next = true;
@@ -1968,7 +2002,10 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             ReqState::SgeNext => {
                 if self.r_k.q.val() == self.w_nsge.q.val() {
                     if bit_cast::<40, 32>(self.w_len.q.val()) == self.r_sum.q.val() {
-                        // pass 2: segment
+                        // pass 2: segment; the shaper is charged the message's bytes here
+                        // (the burst bound is one message until the requester schedules
+                        // packet by packet)
+                        self.sh_charge.next = true;
                         self.r_pass2.d.next = true;
                         self.r_k.d.next = 0.into();
                         self.g_rem.d.next = 0.into();

@@ -251,6 +251,8 @@ register_map! {
     CC_RP_FLAGS = 0x234, RW = 2, "0 clamp_tgt_rate; 1 clamp_tgt_rate_after_time_inc (default 2 = bit 1 set).";
     CC_RP_FIRST_CNP_RATE = 0x238, RW, "DCQCN Rc and Rt in Mb/s set on the first CNP, at most the cap; 0 = the cap: line rate, or CC_RP_MAX_RATE if lower (rate_to_set_on_first_cnp, 0).";
     CC_NP_CNP_INTERVAL = 0x23C, RW = 4, "DCQCN NP minimum time between CNPs per QP in us, 32 bits; 0 = a CNP for every CE-marked packet (min_time_between_cnps, 4).";
+    CC_QP_SELECT = 0x240, RW, "7:0 the QPN that a write of CC_QP_RATE_LIMIT applies to.";
+    CC_QP_RATE_LIMIT = 0x244, RW, "19:0 static rate limit in Mb/s of the QP in CC_QP_SELECT, applied by the write (ibv_modify_qp_rate_limit); 0 = none (line rate). Counts RoCE payload bytes; reads the last value written.";
 
     // ---- interrupts and asynchronous events (0x300) ----
     IRQ_STATUS = 0x300, W1C, "Control-interrupt causes: 0 ASYNC (event queued); 1 FATAL; 2 CMD_DONE (a command window finished).";

@@ -195,6 +195,9 @@ pub struct VerbsLinkArgs {
     pub delay: u64,
     /// Fraction of ECN-capable frames the link marks CE (a congested switch queue).
     pub ecn_mark: f64,
+    /// Static rate limit of every QP of both hosts in Mb/s of RoCE payload
+    /// (`Device::set_qp_rate_limit`, the NIC's rate shaper); 0 = none.
+    pub rate_limit: u32,
     /// Local ACK timeout code (4.096 us x 2^timeout; 0 = infinite); `None`: chosen from the
     /// run's QPs and sizes ([`auto_timeout`]).
     pub timeout: Option<u8>,
@@ -237,6 +240,7 @@ impl Default for VerbsLinkArgs {
             corrupt: 0.0,
             delay: 0,
             ecn_mark: 0.0,
+            rate_limit: 0,
             timeout: None,
             retry_cnt: 7,
             rnr_retry: 7,
@@ -1150,6 +1154,15 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
         ..RtsAttr::default()
     };
     connect_qps(&hosts, pmtu, &mut rng, &rts, hooks.flow_sports)?;
+    if link.rate_limit > 0 {
+        for h in &hosts {
+            for q in &h.qps {
+                h.device
+                    .set_qp_rate_limit(q.qpn(), link.rate_limit)
+                    .map_err(|e| CliError(format!("--rate-limit {}: {e}", link.rate_limit)))?;
+            }
+        }
+    }
     // the link's faults (opening and connecting went through registers only, not the link)
     lock(&pair).set_faults(link.faults(args.seed));
     for &(side, offset, bits) in &hooks.set_bits {
@@ -1677,6 +1690,40 @@ fn link_json(s: &LinkStats) -> serde_json::Value {
     })
 }
 
+/// Per QP of each sending host: its configured rate limit (`--rate-limit`, null when none) and
+/// the rate its messages moved, in Mb/s of payload: the bytes of its verified messages over the
+/// cycles from the posting of its first message to its last completion (null without one).
+pub fn qp_rates_json(r: &VerbsReport, rate_limit: u32, qps: usize) -> serde_json::Value {
+    let mut out = Vec::new();
+    for side in 0..2 {
+        for qp in 0..qps {
+            let recs: Vec<&MessageRecord> = r
+                .records
+                .iter()
+                .filter(|m| m.side == side && m.qp == qp && m.ok)
+                .collect();
+            let measured = match (
+                recs.iter().map(|m| m.posted).min(),
+                recs.iter().map(|m| m.completed).max(),
+            ) {
+                (Some(t0), Some(t1)) if t1 > t0 => {
+                    let bytes: usize = recs.iter().map(|m| m.bytes).sum();
+                    Some(bytes as f64 * 8.0 * PAIR_CLOCK_HZ as f64 / 1e6 / (t1 - t0) as f64)
+                }
+                _ => None,
+            };
+            out.push(json!({
+                "host": (["a", "b"][side]),
+                "qp": qp,
+                "qpn": r.qpns[side].get(qp),
+                "configured_mbps": (rate_limit > 0).then_some(rate_limit),
+                "measured_mbps": measured,
+            }));
+        }
+    }
+    serde_json::Value::Array(out)
+}
+
 pub fn run(
     args: &VerbsArgs,
     link: &VerbsLinkArgs,
@@ -1717,6 +1764,7 @@ pub fn run(
                     "retry_cnt": link.retry_cnt,
                     "rnr_retry": link.rnr_retry,
                 },
+                "qp_rates": qp_rates_json(&r, link.rate_limit, args.qps),
                 "errors": r.errors,
             })
         );
