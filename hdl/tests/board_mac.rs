@@ -17,7 +17,7 @@ use ferroce_hdl::board::{MacRx, MacTx};
 use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::stream::Beat;
 use ferroce_hdl::testbench::{random_roce_frame, Bench, Collector, FrameOpts, Rng, Stepper};
-use ferroce_testkit::require_tool;
+use ferroce_testkit::{require_cosim_tools, synth_ecp5_block, ECP5_CELLS};
 
 fn fcs(frame: &[u8]) -> [u8; 4] {
     crc32fast::hash(frame).to_le_bytes()
@@ -374,7 +374,7 @@ fn loopback_tx_into_rx() {
 
 #[test]
 fn cosim_mac_tx_and_rx() {
-    if !(require_tool("verilator") && require_tool("g++") && require_tool("make")) {
+    if !require_cosim_tools() {
         return;
     }
     let t0 = std::time::Instant::now();
@@ -391,68 +391,28 @@ fn cosim_mac_tx_and_rx() {
     );
 }
 
-fn synth_ecp5<B: rust_hdl::prelude::Block>(mut uut: B, m: &str) -> String {
-    let v = ferroce_hdl::verilog::block_verilog(&mut uut, m);
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("board_mac_synth");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (src, stat) = (
-        dir.join(format!("{m}.v")),
-        dir.join(format!("{m}_ecp5.txt")),
-    );
-    std::fs::write(&src, v).unwrap();
-    let out = std::process::Command::new("yosys")
-        .arg("-q")
-        .arg("-p")
-        .arg(format!(
-            "read_verilog {}; synth_ecp5 -top {m}; check -assert; tee -o {} stat",
-            src.display(),
-            stat.display()
-        ))
-        .output()
-        .unwrap();
-    let log =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "yosys synth_ecp5 failed: {log}");
-    assert!(!log.contains("Latch inferred"), "{log}");
-    std::fs::read_to_string(&stat).unwrap()
-}
-
-fn count(st: &str, c: &str) -> u64 {
-    st.lines()
-        .filter_map(|l| {
-            let mut w = l.split_whitespace();
-            let name = w.next()?;
-            let n = w.next()?.parse::<u64>().ok()?;
-            name.starts_with(c).then_some(n)
-        })
-        .sum()
-}
-
 /// Yosys `synth_ecp5` of both halves: no latch, `check -assert` clean; the receive buffer in
 /// block RAM; prints the resources.
 #[test]
 fn yosys_synth_ecp5_mac() {
-    if !require_tool("yosys") {
-        return;
-    }
-    for (st, m) in [
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("board_mac_synth");
+    let blocks = [
         (
-            synth_ecp5(MacTx::default(), "ferroce_mac_tx"),
             "ferroce_mac_tx",
+            ferroce_hdl::verilog::block_verilog(&mut MacTx::default(), "ferroce_mac_tx"),
         ),
         (
-            synth_ecp5(MacRx::default(), "ferroce_mac_rx"),
             "ferroce_mac_rx",
+            ferroce_hdl::verilog::block_verilog(&mut MacRx::default(), "ferroce_mac_rx"),
         ),
-    ] {
-        let line: Vec<String> = ["LUT4", "TRELLIS_FF", "CCU2C", "DP16KD"]
-            .iter()
-            .map(|c| format!("{c}={}", count(&st, c)))
-            .collect();
-        eprintln!("synth_ecp5 {m}: {}", line.join(" "));
-        assert!(count(&st, "LUT4") > 0, "{m}");
+    ];
+    for (m, v) in blocks {
+        let Some(st) = synth_ecp5_block(m, &v, &dir, ECP5_CELLS) else {
+            return;
+        };
+        assert!(st.count("LUT4") > 0, "{m}");
         if m == "ferroce_mac_rx" {
-            assert!(count(&st, "DP16KD") >= 1, "{m}: {}", line.join(" "));
+            assert!(st.count("DP16KD") >= 1, "{m}: {}", st.line(ECP5_CELLS));
         }
     }
 }

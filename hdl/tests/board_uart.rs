@@ -12,7 +12,7 @@
 use ferroce_hdl::board::UartAxil;
 use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::testbench::{Bench, Rng, Stepper};
-use ferroce_testkit::require_tool;
+use ferroce_testkit::{require_cosim_tools, synth_ecp5_block, ECP5_CELLS};
 use std::collections::{HashMap, VecDeque};
 
 const DIV: usize = 16;
@@ -346,7 +346,7 @@ fn block_bench_random_session() {
 
 #[test]
 fn cosim_uart_axil_random() {
-    if !(require_tool("verilator") && require_tool("g++") && require_tool("make")) {
+    if !require_cosim_tools() {
         return;
     }
     let t0 = std::time::Instant::now();
@@ -364,51 +364,15 @@ fn cosim_uart_axil_random() {
 /// `check -assert` clean; prints the resources.
 #[test]
 fn yosys_synth_ecp5_uart_axil() {
-    if !require_tool("yosys") {
-        return;
-    }
     let m = "ferroce_uart_axil";
     let v = ferroce_hdl::verilog::block_verilog(&mut UartAxil::new(1085, 1 << 20), m);
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("uart_axil_synth");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (src, stat) = (
-        dir.join(format!("{m}.v")),
-        dir.join(format!("{m}_ecp5.txt")),
-    );
-    std::fs::write(&src, v).unwrap();
-    let out = std::process::Command::new("yosys")
-        .arg("-q")
-        .arg("-p")
-        .arg(format!(
-            "read_verilog {}; synth_ecp5 -top {m}; check -assert; tee -o {} stat",
-            src.display(),
-            stat.display()
-        ))
-        .output()
-        .unwrap();
-    let log =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "yosys synth_ecp5 failed: {log}");
-    assert!(!log.contains("Latch inferred"), "{log}");
-    let st = std::fs::read_to_string(&stat).unwrap();
-    let count = |c: &str| -> u64 {
-        st.lines()
-            .filter_map(|l| {
-                let mut w = l.split_whitespace();
-                let name = w.next()?;
-                let n = w.next()?.parse::<u64>().ok()?;
-                name.starts_with(c).then_some(n)
-            })
-            .sum()
+    let Some(st) = synth_ecp5_block(m, &v, &dir, ECP5_CELLS) else {
+        return;
     };
-    let line: Vec<String> = ["LUT4", "TRELLIS_FF", "CCU2C"]
-        .iter()
-        .map(|c| format!("{c}={}", count(c)))
-        .collect();
-    eprintln!("synth_ecp5 {m}: {}", line.join(" "));
     assert!(
-        count("LUT4") > 0 && count("TRELLIS_FF") > 100,
+        st.count("LUT4") > 0 && st.count("TRELLIS_FF") > 100,
         "{}",
-        line.join(" ")
+        st.line(ECP5_CELLS)
     );
 }

@@ -9,7 +9,7 @@
 use ferroce_hdl::cc::pfc_pause::{PfcPause, PfcPauseModel};
 use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::testbench::{Bench, Rng, Stepper};
-use ferroce_testkit::require_tool;
+use ferroce_testkit::{require_cosim_tools, synth_ecp5_block, ECP5_CELLS};
 use rust_hdl::prelude::*;
 
 fn times_bits(t: &[u16; 8]) -> Bits<128> {
@@ -141,7 +141,7 @@ fn pause_durations_exact() {
 
 #[test]
 fn cosim_pfc_pause_random() {
-    if !(require_tool("verilator") && require_tool("g++") && require_tool("make")) {
+    if !require_cosim_tools() {
         return;
     }
     let t0 = std::time::Instant::now();
@@ -159,46 +159,12 @@ fn cosim_pfc_pause_random() {
 /// Yosys `synth_ecp5` of the block: no latch, `check -assert` clean; prints the resources.
 #[test]
 fn yosys_synth_ecp5_pfc_pause() {
-    if !require_tool("yosys") {
-        return;
-    }
     let m = "ferroce_pfc_pause";
     let v = ferroce_hdl::verilog::block_verilog(&mut PfcPause::default(), m);
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pfc_synth");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (src, stat) = (
-        dir.join(format!("{m}.v")),
-        dir.join(format!("{m}_ecp5.txt")),
-    );
-    std::fs::write(&src, v).unwrap();
-    let out = std::process::Command::new("yosys")
-        .arg("-q")
-        .arg("-p")
-        .arg(format!(
-            "read_verilog {}; synth_ecp5 -top {m}; check -assert; tee -o {} stat",
-            src.display(),
-            stat.display()
-        ))
-        .output()
-        .unwrap();
-    let log =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "yosys synth_ecp5 failed: {log}");
-    assert!(!log.contains("Latch inferred"), "{log}");
-    let st = std::fs::read_to_string(&stat).unwrap();
-    let count = |c: &str| -> u64 {
-        st.lines()
-            .filter_map(|l| {
-                let mut w = l.split_whitespace();
-                let name = w.next()?;
-                let n = w.next()?.parse::<u64>().ok()?;
-                name.starts_with(c).then_some(n)
-            })
-            .sum()
+    let Some(st) = synth_ecp5_block(m, &v, &dir, ECP5_CELLS) else {
+        return;
     };
-    let cells = ["LUT4", "TRELLIS_FF", "CCU2C"];
-    let line: Vec<String> = cells.iter().map(|c| format!("{c}={}", count(c))).collect();
-    eprintln!("synth_ecp5 {m}: {}", line.join(" "));
     // eight 25-bit timers and the frame pulse
-    assert!(count("TRELLIS_FF") >= 8 * 25, "{}", line.join(" "));
+    assert!(st.count("TRELLIS_FF") >= 8 * 25, "{}", st.line(ECP5_CELLS));
 }

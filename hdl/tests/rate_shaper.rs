@@ -17,7 +17,7 @@
 use ferroce_hdl::cc::rate_shaper::{shaper_factor, RateShaper, ShaperModel, SHAPER_SLOTS};
 use ferroce_hdl::cosim::{CoSim, VerilatedBlock};
 use ferroce_hdl::testbench::{Bench, Rng, Stepper};
-use ferroce_testkit::require_tool;
+use ferroce_testkit::{require_cosim_tools, synth_ecp5_block, ECP5_CELLS};
 
 fn run_random<S: Stepper<RateShaper>>(b: &mut S, seed: u64, cycles: u64) {
     let mut rng = Rng::new(seed);
@@ -133,7 +133,7 @@ fn block_bench_random_back_pressure() {
 
 #[test]
 fn cosim_rate_shaper_random() {
-    if !(require_tool("verilator") && require_tool("g++") && require_tool("make")) {
+    if !require_cosim_tools() {
         return;
     }
     let t0 = std::time::Instant::now();
@@ -259,7 +259,7 @@ fn share(v: &mut VerilatedBlock, mbps: u32, rng: &mut Rng) -> Row {
 
 #[test]
 fn accuracy_table_10_mbps_to_line_rate() {
-    if !(require_tool("verilator") && require_tool("g++") && require_tool("make")) {
+    if !require_cosim_tools() {
         return;
     }
     let mut v = VerilatedBlock::new(&mut RateShaper::default());
@@ -299,53 +299,13 @@ fn accuracy_table_10_mbps_to_line_rate() {
 /// Yosys `synth_ecp5` of the block: no latch, `check -assert` clean; prints the resources.
 #[test]
 fn yosys_synth_ecp5_rate_shaper() {
-    if !require_tool("yosys") {
-        return;
-    }
     let m = "ferroce_rate_shaper";
     let v = ferroce_hdl::verilog::block_verilog(&mut RateShaper::default(), m);
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("shaper_synth");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (src, stat) = (
-        dir.join(format!("{m}.v")),
-        dir.join(format!("{m}_ecp5.txt")),
-    );
-    std::fs::write(&src, v).unwrap();
-    let out = std::process::Command::new("yosys")
-        .arg("-q")
-        .arg("-p")
-        .arg(format!(
-            "read_verilog {}; synth_ecp5 -top {m}; check -assert; tee -o {} stat",
-            src.display(),
-            stat.display()
-        ))
-        .output()
-        .unwrap();
-    let log =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "yosys synth_ecp5 failed: {log}");
-    assert!(!log.contains("Latch inferred"), "{log}");
-    let st = std::fs::read_to_string(&stat).unwrap();
-    let count = |c: &str| -> u64 {
-        st.lines()
-            .filter_map(|l| {
-                let mut w = l.split_whitespace();
-                let name = w.next()?;
-                let n = w.next()?.parse::<u64>().ok()?;
-                name.starts_with(c).then_some(n)
-            })
-            .sum()
+    let cells: Vec<&str> = ECP5_CELLS.iter().copied().chain(["MULT18X18D"]).collect();
+    let Some(st) = synth_ecp5_block(m, &v, &dir, &cells) else {
+        return;
     };
-    let cells = [
-        "LUT4",
-        "TRELLIS_FF",
-        "CCU2C",
-        "DP16KD",
-        "TRELLIS_DPR16X4",
-        "MULT18X18D",
-    ];
-    let line: Vec<String> = cells.iter().map(|c| format!("{c}={}", count(c))).collect();
-    eprintln!("synth_ecp5 {m}: {}", line.join(" "));
     // every slot's rate and bucket are registers (refilled every cycle)
-    assert!(count("TRELLIS_FF") >= 16 * 100, "{}", line.join(" "));
+    assert!(st.count("TRELLIS_FF") >= 16 * 100, "{}", st.line(&cells));
 }

@@ -29,7 +29,7 @@ use ferroce_fabric::{LinkSpec, SwitchConfig, PS_PER_S, WIRE_OVERHEAD};
 use ferroce_proto::host::regs;
 use serde_json::{json, Value};
 
-use super::demo::{percentile, port_toward};
+use crate::report::{percentile, port_toward};
 use super::run::{self, RunArgs};
 use super::verbs::{self, PlannedMessage, VerbOp, MAX_SIZE};
 use super::CliError;
