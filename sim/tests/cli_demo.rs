@@ -140,7 +140,7 @@ fn demo_runs_and_its_summary_agrees_with_its_capture() {
     assert!(s["dcqcn"]["note"]
         .as_str()
         .unwrap()
-        .contains("not built in the NIC yet"));
+        .contains("not wired into the NIC yet"));
 
     // the capture against the summary
     let frames = read_capture(&dir.join("a.pcap"));

@@ -457,7 +457,7 @@ fn summarise(
         },
         "dcqcn": {
             "rate_cuts": Value::Null,
-            "note": "the DCQCN reaction point is not built in the NIC yet: the NICs do not change their rate",
+            "note": "the DCQCN reaction point is not wired into the NIC yet (the rate shaper is, for static limits only): the NICs do not change their rate on CNPs",
         },
         "pfc": {
             "between_switches": {"xoff": xoff_total, "xon": xon_total},
