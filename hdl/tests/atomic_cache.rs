@@ -190,9 +190,12 @@ fn cosim_replay_cache_random() {
     if !require_cosim_tools() {
         return;
     }
-    let seen = run_cosim("atomic replay cache", Uut::default(), |u| &mut u.clock, |cs| {
-        run(cs, 12, 1500)
-    });
+    let seen = run_cosim(
+        "atomic replay cache",
+        Uut::default(),
+        |u| &mut u.clock,
+        |cs| run(cs, 12, 1500),
+    );
     check(&seen);
     eprintln!("{seen:?}");
 }

@@ -11,7 +11,6 @@ use ferroce_hdl::stream::{pack_data, StreamSkid};
 use ferroce_hdl::testbench::*;
 use ferroce_testkit::require_cosim_tools;
 
-
 fn frames(rng: &mut Rng, n: usize, corrupt: bool) -> Vec<Vec<u8>> {
     (0..n)
         .map(|_| {

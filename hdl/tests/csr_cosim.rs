@@ -11,7 +11,6 @@ use ferroce_hdl::csr::scenarios as sc;
 use ferroce_hdl::csr::{CsrBlock, CsrBlockDefault, CsrParams};
 use ferroce_testkit::require_cosim_tools;
 
-
 type Big = Csr<CoSim<CsrBlockDefault>, 8, 8, 10>;
 type Small = Csr<CoSim<CsrBlock<4, 3, 4>>, 4, 3, 4>;
 

@@ -14,7 +14,6 @@ use ferroce_hdl::mr::*;
 use ferroce_testkit::require_cosim_tools;
 use mr_common::*;
 
-
 fn cosim() -> CoSim<MrTable1k> {
     CoSim::new(MrTable1k::default(), |u| &mut u.clock)
 }

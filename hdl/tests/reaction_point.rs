@@ -37,9 +37,12 @@ fn cosim_reaction_point_random_pool() {
     if !require_cosim_tools() {
         return;
     }
-    run_cosim("reaction point", ReactionPoint::default(), |u| &mut u.clock, |cs| {
-        random_pool(cs)
-    });
+    run_cosim(
+        "reaction point",
+        ReactionPoint::default(),
+        |u| &mut u.clock,
+        |cs| random_pool(cs),
+    );
 }
 
 /// Random CNPs, bytes and ticks on more QPs than the pool has limiters, with release on

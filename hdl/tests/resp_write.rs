@@ -987,7 +987,6 @@ fn ack_descriptor_parses_as_acknowledge() {
     }
 }
 
-
 /// The emitted Verilog of the flat wrapper compiles clean under Icarus, passes Verilator's
 /// lint (with the project's rust-hdl waivers, `verilog_tools.rs`) and Yosys `proc` (no
 /// latches, nothing undriven).

@@ -12,7 +12,6 @@ use ferroce_hdl::rx::{RxParser64, RxParserFlat64};
 use ferroce_hdl::testbench::Rng;
 use ferroce_testkit::require_cosim_tools;
 
-
 fn mixed_frames(rng: &mut Rng, n_per_op: usize) -> Vec<Vec<u8>> {
     let opts = FrameOpts {
         max_payload: 300,

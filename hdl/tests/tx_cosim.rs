@@ -13,7 +13,6 @@ use ferroce_hdl::tx::vectors::{hex, ROCE_MD_VECTORS};
 use ferroce_hdl::tx::TxHeaderBuilderFlat;
 use ferroce_testkit::require_cosim_tools;
 
-
 #[test]
 fn tx_cosim_header_builder() {
     if !require_cosim_tools() {

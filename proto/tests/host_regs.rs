@@ -349,12 +349,24 @@ fn reset_values_fit_and_decode() {
         ..p
     };
     assert!(
-        matches!(zero.encode(), Err(ferroce_proto::host::Error::InvalidField { field: "link_bits_per_cycle", .. })),
+        matches!(
+            zero.encode(),
+            Err(ferroce_proto::host::Error::InvalidField {
+                field: "link_bits_per_cycle",
+                ..
+            })
+        ),
         "{:?}",
         zero.encode()
     );
     let bad = PfcConfig { data_prio: 8, ..p };
-    assert!(matches!(bad.encode(), Err(ferroce_proto::host::Error::InvalidField { field: "data_prio", .. })));
+    assert!(matches!(
+        bad.encode(),
+        Err(ferroce_proto::host::Error::InvalidField {
+            field: "data_prio",
+            ..
+        })
+    ));
     for r in REGISTERS.iter().filter(|r| r.reset != 0) {
         assert!(
             matches!(r.access, Access::RW | Access::RO),

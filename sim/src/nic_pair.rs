@@ -71,7 +71,10 @@ impl<H: NicHardware> NicPair<H> {
     /// two need a medium ([`NicPair::set_medium`]) before traffic: the built-in link joins
     /// NICs 0 and 1 only, and the others' frames go nowhere without one.
     pub fn group(hw: Vec<H>, memory: Vec<SharedMemory>, shell: ShellConfig, capture: bool) -> Self {
-        assert!(hw.len() >= 2 && hw.len() == memory.len(), "two or more NICs, a memory each");
+        assert!(
+            hw.len() >= 2 && hw.len() == memory.len(),
+            "two or more NICs, a memory each"
+        );
         let n = hw.len();
         NicPair {
             nics: hw

@@ -867,7 +867,16 @@ fn rate_limit_in_the_summary() {
         return;
     }
     let run = |extra: &[&str]| {
-        let mut a = vec!["--sizes", "4096", "--messages", "24", "--qps", "1", "--seed", "5"];
+        let mut a = vec![
+            "--sizes",
+            "4096",
+            "--messages",
+            "24",
+            "--qps",
+            "1",
+            "--seed",
+            "5",
+        ];
         a.extend_from_slice(extra);
         verbs_json(&a)
     };
@@ -906,5 +915,8 @@ fn rate_limit_in_the_summary() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("--rate-limit") && err.contains("mbps"), "{err}");
+    assert!(
+        err.contains("--rate-limit") && err.contains("mbps"),
+        "{err}"
+    );
 }

@@ -126,16 +126,20 @@ impl PairMedium for Probe {
     fn send(&mut self, from: usize, cycle: u64, frame: Vec<u8>) {
         if from == 0 {
             let beats = (frame.len() as u64).div_ceil(8);
-            self.log
-                .lock()
-                .unwrap()
-                .a_frames
-                .push((cycle + 1 - beats, cycle, frame.get(42).copied().unwrap_or(0)));
+            self.log.lock().unwrap().a_frames.push((
+                cycle + 1 - beats,
+                cycle,
+                frame.get(42).copied().unwrap_or(0),
+            ));
             let data = frame.get(42) != Some(&0x81);
             if data {
                 self.since += 1;
             }
-            if data && self.since >= self.every && cycle >= self.not_before && self.pending.is_empty() {
+            if data
+                && self.since >= self.every
+                && cycle >= self.not_before
+                && self.pending.is_empty()
+            {
                 if let Some(e) = self.events.pop_front() {
                     let at = cycle + 1;
                     match e {
@@ -147,12 +151,14 @@ impl PairMedium for Probe {
                             } else {
                                 self.not_before = at + 4000 + SETTLE;
                             }
-                            self.pending.push_back((at, pfc_frame(self.src, prio, quanta)));
+                            self.pending
+                                .push_back((at, pfc_frame(self.src, prio, quanta)));
                         }
                         Event::PauseThenXon { quanta, gap } => {
                             self.not_before = at + gap + SETTLE;
                             self.pending.push_back((at, pfc_frame(self.src, 3, quanta)));
-                            self.pending.push_back((at + gap, pfc_frame(self.src, 3, 0)));
+                            self.pending
+                                .push_back((at + gap, pfc_frame(self.src, 3, 0)));
                         }
                     }
                     self.log.lock().unwrap().injected.push(Vec::new());
@@ -299,8 +305,14 @@ fn pfc_pause_expiry_xon_and_other_priorities() {
     let held = pause_cycles(2000);
     let late = data_starts_in(log, d, d + held);
     let gate = late.iter().map(|s| s - d).max().unwrap_or(0);
-    assert!(late.len() <= 3, "frames started during the pause: {late:?} (PFC at {d})");
-    assert!(gate <= bound, "a frame started {gate} cycles after the PFC frame (bound {bound})");
+    assert!(
+        late.len() <= 3,
+        "frames started during the pause: {late:?} (PFC at {d})"
+    );
+    assert!(
+        gate <= bound,
+        "a frame started {gate} cycles after the PFC frame (bound {bound})"
+    );
     let resume = starts_in_data(log, d + held) - d - held;
     eprintln!(
         "pause 2000 quanta: last frame start {gate} cycles after the PFC frame's last beat ({} frames after it, bound {bound}); held {held} cycles; first frame {resume} cycles after expiry",
@@ -321,7 +333,11 @@ fn pfc_pause_expiry_xon_and_other_priorities() {
         .filter(|f| f.0 >= d && f.0 < x)
         .map(|f| (f.0 - d, f.2))
         .collect();
-    assert!(gate2 <= bound, "{gate2} > {bound}: XON at +{}, {detail:?}", x - d);
+    assert!(
+        gate2 <= bound,
+        "{gate2} > {bound}: XON at +{}, {detail:?}",
+        x - d
+    );
     let resume_xon = starts_in_data(log, x) - x;
     eprintln!(
         "pause 65535 quanta, XON 4000 cycles later: last frame start {gate2} cycles after the PFC frame's last beat; first frame {resume_xon} cycles after the XON frame's last beat"
@@ -339,7 +355,10 @@ fn pfc_pause_expiry_xon_and_other_priorities() {
     // counters: frames naming priority 3 (the pause, the pause and its XON); cycles paused
     assert_eq!(o.report.pfc_pause[0], 3);
     assert_eq!(o.report.pfc_paused_cycles[0], held + xon_gap);
-    assert_eq!((o.report.pfc_pause[1], o.report.pfc_paused_cycles[1]), (0, 0));
+    assert_eq!(
+        (o.report.pfc_pause[1], o.report.pfc_paused_cycles[1]),
+        (0, 0)
+    );
 }
 
 #[test]

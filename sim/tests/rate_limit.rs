@@ -20,7 +20,8 @@ const MSGS: usize = 30;
 
 fn pair(seed: u64) -> Pair {
     let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
-    let (pair, hosts) = open_pair(hw, ferroce_sim::host::ShellConfig::ideal(), 2, LEN, true).unwrap();
+    let (pair, hosts) =
+        open_pair(hw, ferroce_sim::host::ShellConfig::ideal(), 2, LEN, true).unwrap();
     let mut rng = Rng::new(seed);
     connect_with(&hosts, Pmtu::Mtu1024, &mut rng, &RtsAttr::default()).unwrap();
     (pair, hosts)
@@ -164,7 +165,10 @@ fn limited_beside_unlimited(mbps: u32, seed: u64) {
         r1 >= 0.98 * (r_alone - r0_span),
         "QP 1 {r1:.1} Mb/s beside the limited QP ({r0_span:.1} Mb/s in its span), {r_alone:.1} alone"
     );
-    assert!(r1 > 3.0 * mbps as f64, "QP 1 {r1:.1} Mb/s: slowed to the limit");
+    assert!(
+        r1 > 3.0 * mbps as f64,
+        "QP 1 {r1:.1} Mb/s: slowed to the limit"
+    );
 
     // the limit removed: QP 0 alone runs like QP 1 did
     a.device.set_qp_rate_limit(a.qps[0].qpn(), 0).unwrap();

@@ -394,7 +394,7 @@ impl<const B: usize, const K: usize> Logic for IcrcFront<B, K> {
         dff_setup!(
             self, clock, p_mid, p_beat, p_base, q1_fire, q1_last, q1_first, q1_data, q1_keep,
             q1_beat, q1_base, q1_at1, q1_tag, q1_k1, q1_at2, q1_k2, r_vlan, r_kind, r_end, r_pos,
-            r_d,             r_endv, q2_fire, q2_last, q2_first, q2_md, q2_n, q2_keep, q2_base, r_crc, q3_fire,
+            r_d, r_endv, q2_fire, q2_last, q2_first, q2_md, q2_n, q2_keep, q2_base, r_crc, q3_fire,
             q3_last, q3_kind, q3_endv, q3_end, q3_base, q3_trunc
         );
         // (every Local below is written before it is read: Rust and Verilog then agree)

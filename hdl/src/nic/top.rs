@@ -393,7 +393,8 @@ impl Default for NicTop {
             sh_pend: Default::default(),
             c_sh_factor: Constant::new(
                 (shaper_factor(crate::csr::CsrParams::default().clock_khz)
-                    .expect("the build's clock is within the shaper's range") as u64)
+                    .expect("the build's clock is within the shaper's range")
+                    as u64)
                     .into(),
             ),
             c_sh_burst: Constant::new(SHAPER_BURST.into()),
@@ -1056,8 +1057,16 @@ impl Logic for NicTop {
         self.pfc_paused.next = self.pfc.paused.val();
         self.pfc_roce_prio.next = self.csr.cfg_pfc.val().get_bits::<3>(0);
         self.pfc_cnp_prio.next = self.csr.cfg_pfc.val().get_bits::<3>(4);
-        self.pfc_roce_hold.next = self.pfc.paused.val().get_bit(self.pfc_roce_prio.val().index());
-        self.pfc_cnp_hold.next = self.pfc.paused.val().get_bit(self.pfc_cnp_prio.val().index());
+        self.pfc_roce_hold.next = self
+            .pfc
+            .paused
+            .val()
+            .get_bit(self.pfc_roce_prio.val().index());
+        self.pfc_cnp_hold.next = self
+            .pfc
+            .paused
+            .val()
+            .get_bit(self.pfc_cnp_prio.val().index());
         self.go_cnp.next = self.np.cnp_valid.val() & !self.pfc_cnp_hold.val();
         self.go_ack.next = self.resp.ack_valid.val() & !self.pfc_roce_hold.val();
         self.go_req.next = self.req.pk_valid.val() & !self.pfc_roce_hold.val();
@@ -1320,8 +1329,16 @@ impl Logic for NicTop {
         // PFC frames received pausing (or resuming) a priority the NIC uses; cycles the RoCE
         // priority was paused
         if self.rx.pfc_valid.val()
-            & (self.rx.pfc_enable.val().get_bit(self.pfc_roce_prio.val().index())
-                | self.rx.pfc_enable.val().get_bit(self.pfc_cnp_prio.val().index()))
+            & (self
+                .rx
+                .pfc_enable
+                .val()
+                .get_bit(self.pfc_roce_prio.val().index())
+                | self
+                    .rx
+                    .pfc_enable
+                    .val()
+                    .get_bit(self.pfc_cnp_prio.val().index()))
         {
             self.ev[31].next = self.c_mask[31].val();
         }

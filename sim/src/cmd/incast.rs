@@ -29,11 +29,11 @@ use ferroce_fabric::{LinkSpec, SwitchConfig, PS_PER_S, WIRE_OVERHEAD};
 use ferroce_proto::host::regs;
 use serde_json::{json, Value};
 
-use crate::report::{percentile, port_toward};
 use super::run::{self, RunArgs};
 use super::verbs::{self, PlannedMessage, VerbOp, MAX_SIZE};
 use super::CliError;
 use crate::fabric_net::PS_PER_CYCLE;
+use crate::report::{percentile, port_toward};
 use crate::scenario::{HostRole, HostSpec, Scenario, TopologyKind, DEFAULT_TIMEOUT};
 
 /// Most senders an incast takes (the receiver holds one QP per sender QP).
@@ -121,7 +121,9 @@ pub fn scenario(a: &IncastArgs) -> Result<Scenario, CliError> {
     }
     let size = verbs::parse_size(&a.size).map_err(|e| CliError(format!("--size: {e}")))?;
     if size == 0 {
-        return Err(CliError("--size 0: an incast moves bytes (1 or more)".into()));
+        return Err(CliError(
+            "--size 0: an incast moves bytes (1 or more)".into(),
+        ));
     }
     if a.qps == 0 || a.qps * a.senders > 64 {
         return Err(CliError(format!(
@@ -159,7 +161,9 @@ pub fn scenario(a: &IncastArgs) -> Result<Scenario, CliError> {
     }
     let duration = match a.duration {
         Some(d) if !(d > 0.0 && d <= 1e6) => {
-            return Err(CliError(format!("--duration {d} is not in (0, 1000000] us")))
+            return Err(CliError(format!(
+                "--duration {d} is not in (0, 1000000] us"
+            )))
         }
         Some(d) => Some((d * 1e6).round() as u64),
         None => None,
@@ -262,8 +266,11 @@ pub fn run(a: &IncastArgs) -> Result<ExitCode, CliError> {
     }
     if let Some(dir) = &a.out {
         let p = dir.join("summary.json");
-        std::fs::write(&p, serde_json::to_string_pretty(&out.summary).expect("json"))
-            .map_err(|e| CliError(format!("{}: {e}", p.display())))?;
+        std::fs::write(
+            &p,
+            serde_json::to_string_pretty(&out.summary).expect("json"),
+        )
+        .map_err(|e| CliError(format!("{}: {e}", p.display())))?;
     }
     if a.json {
         println!("{}", out.summary);
@@ -426,10 +433,26 @@ fn print_incast(s: &Value) {
         "incast {}:1, {} B WRITEs, DCQCN {}, switch PFC {} (the NICs {} PFC pauses), ECN {}",
         s["senders"].as_array().map_or(0, |v| v.len()),
         s["size_bytes"],
-        if s["dcqcn"].as_bool() == Some(true) { "on" } else { "off" },
-        if s["switch_pfc"].as_bool() == Some(true) { "on" } else { "off" },
-        if s["nic_honours_pfc"].as_bool() == Some(true) { "honour" } else { "do not act on" },
-        if s["switch_ecn"].as_bool() == Some(true) { "on" } else { "off" },
+        if s["dcqcn"].as_bool() == Some(true) {
+            "on"
+        } else {
+            "off"
+        },
+        if s["switch_pfc"].as_bool() == Some(true) {
+            "on"
+        } else {
+            "off"
+        },
+        if s["nic_honours_pfc"].as_bool() == Some(true) {
+            "honour"
+        } else {
+            "do not act on"
+        },
+        if s["switch_ecn"].as_bool() == Some(true) {
+            "on"
+        } else {
+            "off"
+        },
     );
     println!("  sender  goodput Gb/s  converged goodput Gb/s  retransmitted  CNPs received");
     for x in s["senders"].as_array().into_iter().flatten() {

@@ -279,7 +279,15 @@ pub fn execute(sc: &Scenario, args: &RunArgs, setup: Option<Setup>) -> Result<Ou
         (Some(report), fabric)
     };
     let wall_s = wall.elapsed().as_secs_f64();
-    let summary = summarise(args, sc, report.as_ref(), &mut fabric, &ids, &sports, wall_s)?;
+    let summary = summarise(
+        args,
+        sc,
+        report.as_ref(),
+        &mut fabric,
+        &ids,
+        &sports,
+        wall_s,
+    )?;
     let ok = report
         .as_ref()
         .is_none_or(|r| r.failed == 0 && r.verified == r.messages);

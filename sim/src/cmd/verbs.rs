@@ -729,7 +729,11 @@ pub fn connect_qps<H: NicHardware + Send + 'static>(
     for side in 0..hosts_n {
         for i in 0..hosts[side].qps.len() {
             let (peer, pi) = peer_of(hosts_n, n, side, i);
-            let (l, me) = if side < hub { (side * n + i, 0) } else { (i, 1) };
+            let (l, me) = if side < hub {
+                (side * n + i, 0)
+            } else {
+                (i, 1)
+            };
             let qp = &hosts[side].qps[i];
             let what = format!("host {} QP {}", host_name(side), qp.qpn());
             qp.to_init(
@@ -872,8 +876,12 @@ pub fn open_group<H: NicHardware + Send + 'static>(
         return Err(CliError("IPv6 with two hosts only".into()));
     }
     let memory: Vec<_> = (0..n).map(|_| HostMemory::shared()).collect();
-    let pair: SharedPair<H> =
-        Arc::new(Mutex::new(NicPair::group(hw, memory.clone(), shell, capture)));
+    let pair: SharedPair<H> = Arc::new(Mutex::new(NicPair::group(
+        hw,
+        memory.clone(),
+        shell,
+        capture,
+    )));
     let mut hosts = Vec::new();
     for (side, m) in memory.into_iter().enumerate() {
         hosts.push(open_host(
@@ -1196,7 +1204,11 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
     // in flight per (sender side, QP), and receives expected per (receiver side, QP)
     let queues = || -> Vec<Vec<VecDeque<InFlight>>> {
         (0..n)
-            .map(|h| (0..qps_of(n, args.qps, h)).map(|_| VecDeque::new()).collect())
+            .map(|h| {
+                (0..qps_of(n, args.qps, h))
+                    .map(|_| VecDeque::new())
+                    .collect()
+            })
             .collect()
     };
     let mut flight = queues();
