@@ -36,11 +36,14 @@
 //! * `paused` (8 bits, registered timers, combinational `pause_in`): bit n = do not start a
 //!   frame of priority n. A PFC frame taken in cycle t shows on `paused` in cycle t + 1.
 //! * `ev_frame`: a one-cycle pulse per PFC frame taken (the cycle after `pfc_valid`).
+use ferroce_proto::wire::pfc::QUANTUM_BIT_TIMES;
 use rust_hdl::prelude::*;
 
 /// Bits of a pause timer: 65535 quanta x 512 bit times < 2^25.
 pub const PFC_TIMER_BITS: usize = 25;
-const _: () = assert!(65535u64 * 512 < (1u64 << PFC_TIMER_BITS));
+const _: () = assert!(65535u64 * QUANTUM_BIT_TIMES < (1u64 << PFC_TIMER_BITS));
+// The kernel multiplies by a quantum as `<< 9`.
+const _: () = assert!(QUANTUM_BIT_TIMES == 1 << 9);
 
 #[derive(LogicBlock)]
 pub struct PfcPause {
@@ -201,7 +204,7 @@ impl PfcPauseModel {
             self.remaining[n] = self.remaining[n].saturating_sub(bits_per_cycle);
             if let Some((en, times)) = frame {
                 if en >> n & 1 == 1 {
-                    self.remaining[n] = times[n] as u64 * 512;
+                    self.remaining[n] = times[n] as u64 * QUANTUM_BIT_TIMES;
                 }
             }
             if !enable {
@@ -214,7 +217,7 @@ impl PfcPauseModel {
 
 /// Cycles a pause of `quanta` holds its priority at `bits_per_cycle` (docs/CONGESTION.md).
 pub fn pause_cycles(quanta: u16, bits_per_cycle: u16) -> u64 {
-    (quanta as u64 * 512).div_ceil(bits_per_cycle as u64)
+    (quanta as u64 * QUANTUM_BIT_TIMES).div_ceil(bits_per_cycle as u64)
 }
 
 #[cfg(test)]

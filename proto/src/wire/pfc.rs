@@ -20,6 +20,8 @@ pub const OPCODE_PFC: u16 = 0x0101;
 pub const OPCODE_PAUSE: u16 = 0x0001;
 /// MAC Control payload length of a PFC frame.
 pub const PFC_LEN: usize = 20;
+/// Bit times in one pause quantum (IEEE 802.1Qbb / 802.3 Annex 31B).
+pub const QUANTUM_BIT_TIMES: u64 = 512;
 /// MAC Control payload length of a PAUSE frame.
 pub const PAUSE_LEN: usize = 4;
 
