@@ -267,6 +267,11 @@ enum Command {
         /// summary gives each QP's configured and measured rate.
         #[arg(long, value_name = "MBPS", default_value_t = 0)]
         rate_limit: u32,
+        /// DCQCN on both NICs: the reaction point (a CNP gives the QP a rate limiter: Rc, Rt,
+        /// alpha, mlx5 defaults) besides the notification point, which is always on. With
+        /// --ecn-mark the JSON's qp_rates show the rates the limiters allowed.
+        #[arg(long)]
+        dcqcn: bool,
         /// Local ACK timeout of the QPs: 4.096 us x 2^T, 0 = none (0..=31). Default: chosen from
         /// the run, at least 6 (262 us, 65 536 cycles at 250 MHz: far above the round trip of
         /// the two simulated NICs, yet cheap to simulate; the driver's usual 14 would be 16.8 M
@@ -411,6 +416,7 @@ fn main() -> ExitCode {
             delay,
             ecn_mark,
             rate_limit,
+            dcqcn,
             timeout,
             retry_cnt,
             rnr_retry,
@@ -435,6 +441,7 @@ fn main() -> ExitCode {
                 delay,
                 ecn_mark,
                 rate_limit,
+            dcqcn,
                 timeout,
                 retry_cnt,
                 rnr_retry,

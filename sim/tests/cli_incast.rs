@@ -177,22 +177,34 @@ fn bad_arguments_exit_2_naming_the_argument() {
     }
 }
 
+/// `--dcqcn on`: the senders' reaction points answer the receiver's CNPs with rate cuts (the
+/// NICs' `CNT_RP_RATE_CUTS`), and every message still arrives; with `--dcqcn off` the same
+/// incast makes no cut.
 #[test]
-fn dcqcn_on_is_refused_while_the_reaction_point_is_not_wired() {
-    // the day the NIC has the reaction point (ID_CAPS.DCQCN_RP), this run must succeed
-    // instead, with its rate cuts: change this test then
-    let out = ferroce(&[
-        "incast",
-        "--senders",
-        "1",
-        "--messages",
-        "1",
-        "--size",
-        "4096",
-        "--dcqcn",
-        "on",
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("reaction point"), "{err}");
+fn dcqcn_on_cuts_the_senders_rates() {
+    let args = ["--senders", "2", "--size", "64K", "--messages", "8"];
+    let mut on = args.to_vec();
+    on.extend_from_slice(&["--dcqcn", "on"]);
+    let s = incast(&on);
+    sane(&s, 2, 10.0);
+    assert_eq!(s["nic_dcqcn_rp"], true);
+    let cuts: Vec<u64> = s["senders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["dcqcn_rate_cuts"].as_u64().unwrap())
+        .collect();
+    let cnps: Vec<u64> = s["senders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["cnps_received"].as_u64().unwrap())
+        .collect();
+    eprintln!("--dcqcn on: CNPs received {cnps:?}, rate cuts {cuts:?}, utilisation {}", s["utilization"]);
+    assert!(cnps.iter().all(|&c| c > 0), "{s}");
+    assert!(cuts.iter().all(|&c| c > 0), "{s}");
+    let off = incast(&args);
+    for x in off["senders"].as_array().unwrap() {
+        assert_eq!(x["dcqcn_rate_cuts"], 0, "{off}");
+    }
 }

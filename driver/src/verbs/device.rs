@@ -15,6 +15,7 @@ use ferroce_proto::host::ring::{MAX_LOG2_CQ_ENTRIES, MAX_LOG2_WQE_STRIDE, MAX_LO
 use ferroce_proto::host::{Version, HOST_INTERFACE_VERSION};
 
 use super::cq::CompletionQueue;
+use super::dcqcn::DcqcnParams;
 use super::pd::ProtectionDomain;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
@@ -362,6 +363,42 @@ impl Device {
         }
         self.inner.regs.write(regs::CC_QP_SELECT, qpn);
         self.inner.regs.write(regs::CC_QP_RATE_LIMIT, mbps);
+        Ok(())
+    }
+
+    /// Enable or disable the DCQCN reaction point for QP `qpn` (`CC_QP_SELECT`, `CC_QP_DCQCN`).
+    /// With `CFG_CONTROL.DCQCN_RP_ENABLE` set (see [`Device::set_control`]), a CNP for an
+    /// enabled QP gives it one of the NIC's 16 rate limiters; disabling a QP releases its
+    /// limiter. Refused with [`Error::MissingCapability`] if the NIC has no reaction point.
+    pub fn set_qp_dcqcn(&self, qpn: u32, enable: bool) -> Result<()> {
+        let info = &self.inner.info;
+        if !info.has(caps::DCQCN_RP) {
+            return Err(Error::MissingCapability {
+                feature: "DCQCN reaction point",
+                cap: caps::DCQCN_RP,
+            });
+        }
+        if qpn < 2 || qpn >= info.num_qps {
+            return Err(Error::InvalidArgument(
+                "set_qp_dcqcn: qpn is not one of the device's QPNs (2 .. ID_NUM_QPS - 1)",
+            ));
+        }
+        self.inner.regs.write(regs::CC_QP_SELECT, qpn);
+        self.inner.regs.write(regs::CC_QP_DCQCN, enable as u32);
+        Ok(())
+    }
+
+    /// Set the DCQCN parameters (mlx5 names, [`DcqcnParams`]); every value is checked first and
+    /// nothing is written if one is out of range ([`Error::InvalidArgument`] names it).
+    pub fn set_dcqcn_params(&self, p: &DcqcnParams) -> Result<()> {
+        let writes = p.writes(self.inner.info.line_rate_mbps)?;
+        let r = &self.inner.regs;
+        let (traffic, pfc) = p.cnp_fields(r.read(regs::CFG_TRAFFIC), r.read(regs::CFG_PFC));
+        for (reg, v) in writes {
+            r.write(reg, v);
+        }
+        r.write(regs::CFG_TRAFFIC, traffic);
+        r.write(regs::CFG_PFC, pfc);
         Ok(())
     }
 

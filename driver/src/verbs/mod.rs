@@ -20,12 +20,14 @@
 //! access is deliberately leaked rather than freed.
 
 mod cq;
+mod dcqcn;
 mod device;
 mod pd;
 mod qp;
 mod wr;
 
 pub use cq::CompletionQueue;
+pub use dcqcn::DcqcnParams;
 pub use device::{Device, DeviceInfo, DeviceOptions};
 pub use pd::{MemoryRegion, ProtectionDomain};
 pub use qp::{QpCapabilities, QpInitAttr, QueuePair, RtrAttr, RtsAttr};

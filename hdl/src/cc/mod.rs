@@ -11,13 +11,17 @@
 //!   paused priority.
 //! * [`rate_shaper::RateShaper`]: token buckets for up to 16 rate-limited QPs (bytes per cycle
 //!   in 16.16 fixed point from Mb/s), the eligibility the requester's gate asks.
+//! * [`rate_feeder::RateFeeder`]: the static limits, the reaction point's CNP and bytes
+//!   queues, and the sweep that gives the shaper min(static limit, Rc) of every QP.
 pub mod drive;
 pub mod notification_point;
 pub mod pfc_pause;
+pub mod rate_feeder;
 pub mod rate_shaper;
 pub mod reaction_point;
 
 pub use notification_point::{NotificationPoint, NpModel, NpQpState};
 pub use pfc_pause::{PfcPause, PfcPauseModel};
+pub use rate_feeder::RateFeeder;
 pub use rate_shaper::{RateShaper, ShaperModel, SHAPER_SLOTS};
 pub use reaction_point::{ReactionPoint, RpLimiter, LIMITERS};

@@ -48,7 +48,8 @@
 //!   alpha 1023, stages 0.
 //! * parameters: one input per mlx5 parameter (`p_*`), `enable` (global) and
 //!   `release_on_recovery`.
-//! * `idle`: no request or tick in progress; `limiters_in_use` and the counters above.
+//! * `idle`: no request or tick in progress; `limiters_in_use`, the counters above and
+//!   `rate_cuts` (rate decreases made).
 use rust_hdl::prelude::*;
 
 /// QPN bits of the QPs the block serves (the default build's 256 QPs).
@@ -185,6 +186,8 @@ pub struct ReactionPoint {
     pub cnp_no_limiter: Signal<Out, Bits<32>>,
     pub cnp_disabled: Signal<Out, Bits<32>>,
     pub tick_overruns: Signal<Out, Bits<32>>,
+    /// rate decreases made (a decrease timer expiry with a CNP pending)
+    pub rate_cuts: Signal<Out, Bits<32>>,
     // ---- state
     state: DFF<RpState>,
     init_i: DFF<Bits<QPN_W>>,
@@ -201,6 +204,7 @@ pub struct ReactionPoint {
     n_no_limiter: DFF<Bits<32>>,
     n_disabled: DFF<Bits<32>>,
     n_overruns: DFF<Bits<32>>,
+    n_cuts: DFF<Bits<32>>,
     rd_limited: DFF<Bit>,
     /// limiters: `lim_f` read by the state machine, `lim_r` (a copy) by the rate port
     lim_f: RAM<RpLimiter, LIM_W>,
@@ -307,6 +311,7 @@ impl Default for ReactionPoint {
             cnp_no_limiter: Default::default(),
             cnp_disabled: Default::default(),
             tick_overruns: Default::default(),
+            rate_cuts: Default::default(),
             state: Default::default(),
             init_i: Default::default(),
             tick_pending: Default::default(),
@@ -322,6 +327,7 @@ impl Default for ReactionPoint {
             n_no_limiter: Default::default(),
             n_disabled: Default::default(),
             n_overruns: Default::default(),
+            n_cuts: Default::default(),
             rd_limited: Default::default(),
             lim_f: Default::default(),
             lim_r: Default::default(),
@@ -400,6 +406,7 @@ impl Logic for ReactionPoint {
             n_no_limiter,
             n_disabled,
             n_overruns,
+            n_cuts,
             rd_limited
         );
         clock!(self, clock, free);
@@ -647,6 +654,7 @@ impl Logic for ReactionPoint {
             RpState::SweepDecCut => {
                 if (self.work.q.val().dec_left == 0) & self.work.q.val().dec_cnp {
                     self.cut_done.d.next = true;
+                    self.n_cuts.d.next = self.n_cuts.q.val() + 1;
                     self.work.d.next.rc = bit_cast::<RATE_W, 32>(self.rc_cut.val());
                     self.work.d.next.dec_cnp = false;
                     self.work.d.next.t_stage = 0.into();
@@ -804,5 +812,6 @@ impl Logic for ReactionPoint {
         self.cnp_no_limiter.next = self.n_no_limiter.q.val();
         self.cnp_disabled.next = self.n_disabled.q.val();
         self.tick_overruns.next = self.n_overruns.q.val();
+        self.rate_cuts.next = self.n_cuts.q.val();
     }
 }

@@ -87,6 +87,9 @@ pub struct CsrBlock<const QA: usize, const CA: usize, const MA: usize> {
     pub cc_qp_select: Signal<Out, Bits<32>>,
     pub cc_qp_rate_limit: Signal<Out, Bits<32>>,
     pub cc_qp_rate_wr: Signal<Out, Bit>,
+    /// `CC_QP_DCQCN` and the pulse after a write of it
+    pub cc_qp_dcqcn: Signal<Out, Bits<32>>,
+    pub cc_qp_dcqcn_wr: Signal<Out, Bit>,
     pub gid0: Signal<Out, Bits<128>>,
     pub gid1: Signal<Out, Bits<128>>,
     pub gid2: Signal<Out, Bits<128>>,
@@ -277,6 +280,8 @@ impl<const QA: usize, const CA: usize, const MA: usize> CsrBlock<QA, CA, MA> {
             cc_qp_select: Default::default(),
             cc_qp_rate_limit: Default::default(),
             cc_qp_rate_wr: Default::default(),
+            cc_qp_dcqcn: Default::default(),
+            cc_qp_dcqcn_wr: Default::default(),
             gid0: Default::default(),
             gid1: Default::default(),
             gid2: Default::default(),
@@ -552,6 +557,8 @@ impl<const QA: usize, const CA: usize, const MA: usize> Logic for CsrBlock<QA, C
         self.cc_qp_select.next = self.glob.cc_qp_select.val();
         self.cc_qp_rate_limit.next = self.glob.cc_qp_rate_limit.val();
         self.cc_qp_rate_wr.next = self.glob.cc_qp_rate_wr.val();
+        self.cc_qp_dcqcn.next = self.glob.cc_qp_dcqcn.val();
+        self.cc_qp_dcqcn_wr.next = self.glob.cc_qp_dcqcn_wr.val();
         self.gid0.next = self.glob.gid0.val();
         self.gid1.next = self.glob.gid1.val();
         self.gid2.next = self.glob.gid2.val();

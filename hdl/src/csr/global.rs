@@ -54,10 +54,11 @@ pub fn plain_rw() -> [u32; NRW] {
         regs::CFG_ACK_COALESCE,
         regs::CC_QP_SELECT,
         regs::CC_QP_RATE_LIMIT,
+        regs::CC_QP_DCQCN,
     ]
 }
 /// Number of plain RW registers.
-pub const NRW: usize = 29;
+pub const NRW: usize = 30;
 /// Number of identity registers.
 pub const NID: usize = 13;
 /// GID data words (4 per entry).
@@ -126,6 +127,9 @@ pub struct CsrGlobal {
     pub cc_qp_rate_limit: Signal<Out, Bits<32>>,
     /// One-cycle pulse, the cycle after a write of `CC_QP_RATE_LIMIT` (both words above valid)
     pub cc_qp_rate_wr: Signal<Out, Bit>,
+    /// `CC_QP_DCQCN` and the one-cycle pulse the cycle after a write of it
+    pub cc_qp_dcqcn: Signal<Out, Bits<32>>,
+    pub cc_qp_dcqcn_wr: Signal<Out, Bit>,
     pub gid0: Signal<Out, Bits<128>>,
     pub gid1: Signal<Out, Bits<128>>,
     pub gid2: Signal<Out, Bits<128>>,
@@ -168,6 +172,7 @@ pub struct CsrGlobal {
     fatal: DFF<Bit>,
     rst: DFF<Bit>,
     rl_wr: DFF<Bit>,
+    dq_wr: DFF<Bit>,
     lost: DFF<Bits<32>>,
     evq: RegFifo<EV_W, EVENT_FIFO_DEPTH, 4>,
 
@@ -192,6 +197,7 @@ pub struct CsrGlobal {
     c_a_event_lost: Constant<Addr>,
     c_a_mac_hi: Constant<Addr>,
     c_a_rate_limit: Constant<Addr>,
+    c_a_qp_dcqcn: Constant<Addr>,
     c_st_ready: Constant<Bits<32>>,
     c_st_link: Constant<Bits<32>>,
     c_st_fatal: Constant<Bits<32>>,
@@ -294,6 +300,8 @@ impl CsrGlobal {
             cc_qp_select: Default::default(),
             cc_qp_rate_limit: Default::default(),
             cc_qp_rate_wr: Default::default(),
+            cc_qp_dcqcn: Default::default(),
+            cc_qp_dcqcn_wr: Default::default(),
             gid0: Default::default(),
             gid1: Default::default(),
             gid2: Default::default(),
@@ -331,6 +339,7 @@ impl CsrGlobal {
             fatal: Default::default(),
             rst: Default::default(),
             rl_wr: Default::default(),
+            dq_wr: Default::default(),
             lost: Default::default(),
             evq: Default::default(),
             c_id_addr: core::array::from_fn(|i| addr_const(id[i].0)),
@@ -351,6 +360,7 @@ impl CsrGlobal {
             c_a_event_lost: addr_const(regs::ASYNC_EVENT_LOST),
             c_a_mac_hi: addr_const(regs::CFG_MAC_HI),
             c_a_rate_limit: addr_const(regs::CC_QP_RATE_LIMIT),
+            c_a_qp_dcqcn: addr_const(regs::CC_QP_DCQCN),
             c_st_ready: konst(cfg_status::READY as u64),
             c_st_link: konst(cfg_status::LINK_UP as u64),
             c_st_fatal: konst(cfg_status::FATAL as u64),
@@ -393,7 +403,7 @@ impl CsrGlobal {
 impl Logic for CsrGlobal {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, mac, gtype, st, pend, pulse, fatal, rst, lost, rl_wr);
+        dff_setup!(self, clock, mac, gtype, st, pend, pulse, fatal, rst, lost, rl_wr, dq_wr);
         for i in 0..NRW {
             self.rw[i].clock.next = self.clock.val();
             self.rw[i].d.next = self.rw[i].q.val();
@@ -488,11 +498,15 @@ impl Logic for CsrGlobal {
         }
         self.rst.d.next = false;
         self.rl_wr.d.next = false;
+        self.dq_wr.d.next = false;
 
         // ---------------- writes ----------------
         if self.wr.val() {
             if self.waddr.val() == self.c_a_rate_limit.val() {
                 self.rl_wr.d.next = true;
+            }
+            if self.waddr.val() == self.c_a_qp_dcqcn.val() {
+                self.dq_wr.d.next = true;
             }
             for i in 0..NRW {
                 if self.waddr.val() == self.c_rw_addr[i].val() {
@@ -629,6 +643,8 @@ impl Logic for CsrGlobal {
         self.cc_qp_select.next = self.rw[27].q.val();
         self.cc_qp_rate_limit.next = self.rw[28].q.val();
         self.cc_qp_rate_wr.next = self.rl_wr.q.val();
+        self.cc_qp_dcqcn.next = self.rw[29].q.val();
+        self.cc_qp_dcqcn_wr.next = self.dq_wr.q.val();
         self.gid0.next = self.gent[0].q.val();
         self.gid1.next = self.gent[1].q.val();
         self.gid2.next = self.gent[2].q.val();

@@ -165,6 +165,7 @@ impl Default for CsrParams {
                 | caps::ROCEV1
                 | caps::ATOMICS
                 | caps::RDMA_READ
+                | caps::DCQCN_RP
                 | caps::DCQCN_NP,
             datapath_bits: 64,
             clock_khz: 250_000,

@@ -36,7 +36,7 @@
 use super::packet_formatter::{OPCODE_RC_ACK, OPCODE_RC_ATOMIC_ACK, OPCODE_RC_CNP};
 use super::{DmaReadMux, DmaWriteMux, MrPortMux, PacketFormatter, QpcReadMux, TimeBase};
 use crate::cc::rate_shaper::shaper_factor;
-use crate::cc::{NotificationPoint, PfcPause, RateShaper};
+use crate::cc::{NotificationPoint, PfcPause, RateFeeder, RateShaper, ReactionPoint};
 use crate::cq::CqeWriter;
 use crate::csr::fifo::RegFifo;
 use crate::csr::{CsrBlockDefault, QEV_MODIFY, QEV_RQ};
@@ -63,6 +63,10 @@ pub const NIC_QA: usize = 8;
 // The kernel slices the BTH DestQP at bit 8 (QPN in range, the NP's and the CNP port's QPN) and
 // reads CFG_CONTROL.DCQCN_NP_ENABLE as bit 5, as literals.
 const _: () = assert!(NIC_QA == 8 && regs::cfg_control::DCQCN_NP_ENABLE == 1 << 5);
+// ... and CFG_CONTROL.DCQCN_RP_ENABLE as bit 4, CC_QP_DCQCN's enable as bit 0, CC_RP_FLAGS'
+// clamp_tgt_rate as bit 0 and clamp_tgt_rate_after_time_inc as bit 1.
+const _: () = assert!(regs::cfg_control::DCQCN_RP_ENABLE == 1 << 4);
+const _: () = assert!(crate::cc::reaction_point::QPN_W == NIC_QA);
 /// The rate shaper's burst in bytes: the largest PMTU (IBTA Vol 1 9.7.2.1, 4096).
 pub const SHAPER_BURST: u64 = 4096;
 // The kernel slices CC_QP_SELECT at 8 bits (the QPN) and CC_QP_RATE_LIMIT at 20 (Mb/s).
@@ -106,8 +110,14 @@ const C_CNP_SENT: usize = cnt(regs::CNT_CNP_SENT_LO);
 const C_CNP_RECEIVED: usize = cnt(regs::CNT_CNP_RECEIVED_LO);
 const C_PFC_PAUSE: usize = cnt(regs::CNT_PFC_PAUSE_LO);
 const C_PFC_PAUSED_CYCLES: usize = cnt(regs::CNT_PFC_PAUSED_CYCLES_LO);
+const C_RP_NO_LIMITER: usize = cnt(regs::CNT_RP_CNP_NO_LIMITER_LO);
+const C_RP_DISABLED: usize = cnt(regs::CNT_RP_CNP_DISABLED_LO);
+const C_RP_OVERRUN: usize = cnt(regs::CNT_RP_TICK_OVERRUN_LO);
+const C_RP_CNP_DROPPED: usize = cnt(regs::CNT_RP_CNP_DROPPED_LO);
+const C_RP_BYTES_DROPPED: usize = cnt(regs::CNT_RP_BYTES_DROPPED_LO);
+const C_RP_RATE_CUTS: usize = cnt(regs::CNT_RP_RATE_CUTS_LO);
 /// Counter events the top pulses (the `idx` table in `Default`).
-const NEV: usize = 33;
+const NEV: usize = 39;
 // PFC (docs/CONGESTION.md): the kernel reads CFG_CONTROL.PFC_ENABLE as bit 6 and CFG_PFC's
 // fields at their positions as literals.
 const _: () = assert!(
@@ -194,14 +204,24 @@ pub struct NicTop {
     timebase_us: TimeBase,
     /// DCQCN notification point: CNP requests for CE-marked packets (docs/CONGESTION.md)
     np: NotificationPoint<NIC_QA>,
-    /// per-QP token buckets (docs/CONGESTION.md): static rate limits (CC_QP_RATE_LIMIT); the
+    /// per-QP token buckets (docs/CONGESTION.md): the limit of each QP the feeder gives it; the
     /// requester's work ring skips a QP whose bucket is negative
     shaper: RateShaper,
-    /// a CC_QP_RATE_LIMIT write waits for the shaper's `set_ready`
-    sh_pend: DFF<Bit>,
+    /// DCQCN reaction point: a pool of 16 per-QP rate limiters driven by received CNPs, bytes
+    /// sent and the 1 us tick (docs/CONGESTION.md)
+    rp: ReactionPoint,
+    /// static limits (CC_QP_RATE_LIMIT), the reaction point's event queues, and the sweep that
+    /// gives the shaper min(static limit, Rc) of every QP
+    feeder: RateFeeder,
+    /// a CC_QP_DCQCN write waits for the reaction point's `qp_en_ready`
+    dq_pend: DFF<Bit>,
+    /// the reaction point's counters one cycle ago (a change is one event)
+    rp_seen: [DFF<Bits<32>>; 4],
     /// the shaper's Mb/s -> bytes-per-cycle factor for the build's clock, and its burst
     c_sh_factor: Constant<Bits<16>>,
     c_sh_burst: Constant<Bits<16>>,
+    /// the build's line rate in Mb/s (`ID_LINE_RATE`), the reaction point's rate ceiling
+    c_line_rate: Constant<Bits<20>>,
     cqw: CqeWriter<8>,
     mrmux: MrPortMux,
     wrmux: DmaWriteMux,
@@ -251,8 +271,8 @@ pub struct NicTop {
     np_hold: Signal<Local, Bit>,
     /// the received header is a CNP (opcode 0x81) for one of the build's QPNs
     is_cnp: Signal<Local, Bit>,
-    /// CNP receive port, where the DCQCN reaction point attaches (not wired yet: it needs the
-    /// requester's shaper): one pulse per CNP received (good ICRC, local GID, QPN of the
+    /// CNP receive port, to the DCQCN reaction point (through the feeder's queue): one pulse
+    /// per CNP received (good ICRC, local GID, QPN of the
     /// build), `cnp_rx_qpn` its BTH DestQP. Counted in CNT_CNP_RECEIVED; never given to the
     /// responder or the requester.
     cnp_rx_valid: Signal<Local, Bit>,
@@ -325,6 +345,12 @@ impl Default for NicTop {
             C_CNP_RECEIVED,
             C_PFC_PAUSE,
             C_PFC_PAUSED_CYCLES,
+            C_RP_NO_LIMITER,
+            C_RP_DISABLED,
+            C_RP_OVERRUN,
+            C_RP_CNP_DROPPED,
+            C_RP_BYTES_DROPPED,
+            C_RP_RATE_CUTS,
         ];
         NicTop {
             clock: Default::default(),
@@ -390,7 +416,10 @@ impl Default for NicTop {
             timebase_us: TimeBase::microsecond(crate::csr::CsrParams::default().clock_khz),
             np: Default::default(),
             shaper: Default::default(),
-            sh_pend: Default::default(),
+            rp: Default::default(),
+            feeder: Default::default(),
+            dq_pend: Default::default(),
+            rp_seen: Default::default(),
             c_sh_factor: Constant::new(
                 (shaper_factor(crate::csr::CsrParams::default().clock_khz)
                     .expect("the build's clock is within the shaper's range")
@@ -398,6 +427,9 @@ impl Default for NicTop {
                     .into(),
             ),
             c_sh_burst: Constant::new(SHAPER_BURST.into()),
+            c_line_rate: Constant::new(
+                (crate::csr::CsrParams::default().line_rate_mbps as u64).into(),
+            ),
             cqw: Default::default(),
             mrmux: Default::default(),
             wrmux: Default::default(),
@@ -466,7 +498,11 @@ impl Default for NicTop {
 impl Logic for NicTop {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, draining, ev_half, pay_req, sh_pend);
+        dff_setup!(self, clock, draining, ev_half, pay_req, dq_pend);
+        for i in 0..4 {
+            self.rp_seen[i].clock.next = self.clock.val();
+            self.rp_seen[i].d.next = self.rp_seen[i].q.val();
+        }
         self.csr.clock.next = self.clock.val();
         self.rx.clock.next = self.clock.val();
         self.resp.clock.next = self.clock.val();
@@ -478,6 +514,8 @@ impl Logic for NicTop {
         self.timebase_us.clock.next = self.clock.val();
         self.np.clock.next = self.clock.val();
         self.shaper.clock.next = self.clock.val();
+        self.rp.clock.next = self.clock.val();
+        self.feeder.clock.next = self.clock.val();
         self.req.tick.next = self.timebase.tick.val();
         self.cqw.clock.next = self.clock.val();
         self.mrmux.clock.next = self.clock.val();
@@ -787,26 +825,79 @@ impl Logic for NicTop {
         self.cnp_rx_valid.next =
             self.rx.hdr_valid.val() & self.is_cnp.val() & self.ip_ok.val() & !self.draining.q.val();
         self.cnp_rx_qpn.next = self.rx_dqp.val().get_bits::<8>(0);
-        // ---- rate shaper (docs/CONGESTION.md): a CC_QP_RATE_LIMIT write sets the static limit
-        // of the QP in CC_QP_SELECT (held until the shaper takes it); the requester's Pop asks
-        // about the QP at its work ring's head and charges each message where it starts
+        // ---- rate shaper and DCQCN reaction point (docs/CONGESTION.md). A CC_QP_RATE_LIMIT
+        // write stores the static limit of the QP in CC_QP_SELECT in the feeder; the feeder's
+        // sweep gives the shaper min(static limit, the reaction point's Rc) of every QP. The
+        // requester's Pop asks the shaper about the QP at its work ring's head and charges each
+        // message where it starts (the shaper's bucket and the reaction point's byte counter).
         self.shaper.factor.next = self.c_sh_factor.val();
         self.shaper.burst.next = self.c_sh_burst.val();
-        if self.csr.cc_qp_rate_wr.val() {
-            self.sh_pend.d.next = true;
-        }
-        self.shaper.set_valid.next = self.sh_pend.q.val();
-        if self.sh_pend.q.val() & self.shaper.set_ready.val() & !self.csr.cc_qp_rate_wr.val() {
-            self.sh_pend.d.next = false;
-        }
-        self.shaper.set_qpn.next = self.csr.cc_qp_select.val().get_bits::<8>(0);
-        self.shaper.set_mbps.next = self.csr.cc_qp_rate_limit.val().get_bits::<20>(0);
+        self.feeder.static_valid.next = self.csr.cc_qp_rate_wr.val();
+        self.feeder.static_qpn.next = self.csr.cc_qp_select.val().get_bits::<8>(0);
+        self.feeder.static_mbps.next = self.csr.cc_qp_rate_limit.val().get_bits::<20>(0);
+        self.shaper.set_valid.next = self.feeder.sh_set_valid.val();
+        self.shaper.set_qpn.next = self.feeder.sh_set_qpn.val();
+        self.shaper.set_mbps.next = self.feeder.sh_set_mbps.val();
+        self.feeder.sh_set_ready.next = self.shaper.set_ready.val();
+        self.shaper.rd_qpn.next = self.feeder.sh_rd_qpn.val();
+        self.feeder.sh_rd_limited.next = self.shaper.rd_limited.val();
+        self.feeder.sh_rd_mbps.next = self.shaper.rd_mbps.val();
         self.shaper.q_qpn.next = self.req.sh_qpn.val();
         self.req.sh_wait.next = self.shaper.q_limited.val() & !self.shaper.q_eligible.val();
-        self.shaper.rd_qpn.next = self.req.sh_qpn.val();
         self.shaper.charge_valid.next = self.req.sh_charge.val();
         self.shaper.charge_qpn.next = self.req.sh_charge_qpn.val();
         self.shaper.charge_bytes.next = self.req.sh_charge_bytes.val();
+        self.feeder.bytes_in_valid.next = self.req.sh_charge.val();
+        self.feeder.bytes_in_qpn.next = self.req.sh_charge_qpn.val();
+        self.feeder.bytes_in_n.next = self.req.sh_charge_bytes.val();
+        self.feeder.cnp_in_valid.next = self.cnp_rx_valid.val();
+        self.feeder.cnp_in_qpn.next = self.cnp_rx_qpn.val();
+        self.rp.cnp_valid.next = self.feeder.rp_cnp_valid.val();
+        self.rp.cnp_qpn.next = self.feeder.rp_cnp_qpn.val();
+        self.feeder.rp_cnp_ready.next = self.rp.cnp_ready.val();
+        self.rp.bytes_valid.next = self.feeder.rp_bytes_valid.val();
+        self.rp.bytes_qpn.next = self.feeder.rp_bytes_qpn.val();
+        self.rp.bytes_n.next = self.feeder.rp_bytes_n.val();
+        self.feeder.rp_bytes_ready.next = self.rp.bytes_ready.val();
+        self.rp.rate_qpn.next = self.feeder.rp_rate_qpn.val();
+        self.feeder.rp_rate_limited.next = self.rp.rate_limited.val();
+        self.feeder.rp_rate_rc.next = self.rp.rate_rc.val();
+        // a CC_QP_DCQCN write: the QP's enable, held until the reaction point takes it
+        if self.csr.cc_qp_dcqcn_wr.val() {
+            self.dq_pend.d.next = true;
+        }
+        self.rp.qp_en_valid.next = self.dq_pend.q.val();
+        if self.dq_pend.q.val() & self.rp.qp_en_ready.val() & !self.csr.cc_qp_dcqcn_wr.val() {
+            self.dq_pend.d.next = false;
+        }
+        self.rp.qp_en_qpn.next = self.csr.cc_qp_select.val().get_bits::<8>(0);
+        self.rp.qp_en_value.next = self.csr.cc_qp_dcqcn.val().get_bit(0);
+        // the parameters: CC_RP_* (mlx5 names), the global enable, the build's line rate
+        self.rp.tick.next = self.timebase_us.tick.val();
+        self.rp.enable.next = self.csr.cfg_control.val().get_bit(4);
+        self.rp.release_on_recovery.next = true;
+        self.rp.line_rate.next = self.c_line_rate.val();
+        self.rp.p_time_reset.next = self.csr.cc_rp_time_reset.val().get_bits::<20>(0);
+        self.rp.p_byte_reset.next = self.csr.cc_rp_byte_reset.val().get_bits::<15>(0);
+        self.rp.p_threshold.next = self.csr.cc_rp_threshold.val().get_bits::<16>(0);
+        self.rp.p_max_rate.next = self.csr.cc_rp_max_rate.val().get_bits::<20>(0);
+        self.rp.p_ai_rate.next = self.csr.cc_rp_ai_rate.val().get_bits::<20>(0);
+        self.rp.p_hai_rate.next = self.csr.cc_rp_hai_rate.val().get_bits::<20>(0);
+        self.rp.p_gd.next = self.csr.cc_rp_gd.val().get_bits::<5>(0);
+        self.rp.p_min_dec_fac.next = self.csr.cc_rp_min_dec_fac.val().get_bits::<7>(0);
+        self.rp.p_min_rate.next = self.csr.cc_rp_min_rate.val().get_bits::<20>(0);
+        self.rp.p_first_cnp_rate.next = self.csr.cc_rp_first_cnp_rate.val().get_bits::<20>(0);
+        self.rp.p_alpha_g.next = self.csr.cc_rp_alpha_g.val().get_bits::<11>(0);
+        self.rp.p_alpha_period.next = self.csr.cc_rp_alpha_period.val().get_bits::<20>(0);
+        self.rp.p_reduce_period.next = self.csr.cc_rp_reduce_period.val().get_bits::<20>(0);
+        self.rp.p_initial_alpha.next = self.csr.cc_rp_initial_alpha.val().get_bits::<10>(0);
+        self.rp.p_clamp_tgt_rate.next = self.csr.cc_rp_flags.val().get_bit(0);
+        self.rp.p_clamp_after_time_inc.next = self.csr.cc_rp_flags.val().get_bit(1);
+        // its counters, as events: each counts at most one per cycle
+        self.rp_seen[0].d.next = self.rp.cnp_no_limiter.val();
+        self.rp_seen[1].d.next = self.rp.cnp_disabled.val();
+        self.rp_seen[2].d.next = self.rp.tick_overruns.val();
+        self.rp_seen[3].d.next = self.rp.rate_cuts.val();
         // payload: to the responder, or to the requester after a READ response's header (the
         // parser presents a header only after the previous frame's payload is out), or
         // discarded after a foreign header
@@ -1345,6 +1436,26 @@ impl Logic for NicTop {
         if self.pfc_roce_hold.val() {
             self.ev[32].next = self.c_mask[32].val();
         }
+        // the reaction point: CNPs without a limiter or for a disabled QP, late ticks, lost
+        // events
+        if self.rp.cnp_no_limiter.val() != self.rp_seen[0].q.val() {
+            self.ev[33].next = self.c_mask[33].val();
+        }
+        if self.rp.cnp_disabled.val() != self.rp_seen[1].q.val() {
+            self.ev[34].next = self.c_mask[34].val();
+        }
+        if self.rp.tick_overruns.val() != self.rp_seen[2].q.val() {
+            self.ev[35].next = self.c_mask[35].val();
+        }
+        if self.feeder.ev_cnp_dropped.val() {
+            self.ev[36].next = self.c_mask[36].val();
+        }
+        if self.feeder.ev_bytes_dropped.val() {
+            self.ev[37].next = self.c_mask[37].val();
+        }
+        if self.rp.rate_cuts.val() != self.rp_seen[3].q.val() {
+            self.ev[38].next = self.c_mask[38].val();
+        }
         self.csr.cnt_inc.next = self.ev[0].val()
             | self.ev[1].val()
             | self.ev[2].val()
@@ -1377,7 +1488,13 @@ impl Logic for NicTop {
             | self.ev[29].val()
             | self.ev[30].val()
             | self.ev[31].val()
-            | self.ev[32].val();
+            | self.ev[32].val()
+            | self.ev[33].val()
+            | self.ev[34].val()
+            | self.ev[35].val()
+            | self.ev[36].val()
+            | self.ev[37].val()
+            | self.ev[38].val();
         self.csr.cnt_rx_bytes.next = 0.into();
         if self.rx.vd_valid.val() {
             self.csr.cnt_rx_bytes.next = self.rx.vd_flen.val();

@@ -251,8 +251,9 @@ register_map! {
     CC_RP_FLAGS = 0x234, RW = 2, "0 clamp_tgt_rate; 1 clamp_tgt_rate_after_time_inc (default 2 = bit 1 set).";
     CC_RP_FIRST_CNP_RATE = 0x238, RW, "DCQCN Rc and Rt in Mb/s set on the first CNP, at most the cap; 0 = the cap: line rate, or CC_RP_MAX_RATE if lower (rate_to_set_on_first_cnp, 0).";
     CC_NP_CNP_INTERVAL = 0x23C, RW = 4, "DCQCN NP minimum time between CNPs per QP in us, 32 bits; 0 = a CNP for every CE-marked packet (min_time_between_cnps, 4).";
-    CC_QP_SELECT = 0x240, RW, "7:0 the QPN that a write of CC_QP_RATE_LIMIT applies to.";
+    CC_QP_SELECT = 0x240, RW, "7:0 the QPN that a write of CC_QP_RATE_LIMIT or CC_QP_DCQCN applies to.";
     CC_QP_RATE_LIMIT = 0x244, RW, "19:0 static rate limit in Mb/s of the QP in CC_QP_SELECT, applied by the write (ibv_modify_qp_rate_limit); 0 = none (line rate). Counts RoCE payload bytes; reads the last value written.";
+    CC_QP_DCQCN = 0x248, RW, "0 DCQCN reaction point enabled for the QP in CC_QP_SELECT, applied by the write (0 at power-up; CFG_RESET does not clear it); with CFG_CONTROL.DCQCN_RP_ENABLE a CNP for an enabled QP gives it a rate limiter. Reads the last value written.";
 
     // ---- interrupts and asynchronous events (0x300) ----
     IRQ_STATUS = 0x300, W1C, "Control-interrupt causes: 0 ASYNC (event queued); 1 FATAL; 2 CMD_DONE (a command window finished).";
@@ -394,7 +395,7 @@ register_map! {
     CNT_RETRY_EXCEEDED_HI = 0x10F4, RO, "High half of CNT_RETRY_EXCEEDED.";
     CNT_CNP_SENT_LO = 0x10F8, RO, "CNPs sent by the DCQCN notification point (mlx5 np_cnp_sent).";
     CNT_CNP_SENT_HI = 0x10FC, RO, "High half of CNT_CNP_SENT.";
-    CNT_CNP_RECEIVED_LO = 0x1100, RO, "CNPs received for a local GID and a QPN of the build (for the DCQCN reaction point, not wired yet).";
+    CNT_CNP_RECEIVED_LO = 0x1100, RO, "CNPs received for a local GID and a QPN of the build (given to the DCQCN reaction point).";
     CNT_CNP_RECEIVED_HI = 0x1104, RO, "High half of CNT_CNP_RECEIVED.";
     CNT_RX_ECN_CE_LO = 0x1108, RO, "RoCEv2 RC packets accepted with IP ECN CE (mlx5 np_ecn_marked_roce_packets).";
     CNT_RX_ECN_CE_HI = 0x110C, RO, "High half of CNT_RX_ECN_CE.";
@@ -406,6 +407,18 @@ register_map! {
     CNT_CQE_HI = 0x1124, RO, "High half of CNT_CQE.";
     CNT_DMA_ERROR_LO = 0x1128, RO, "DMA transactions the host interface reported as failed.";
     CNT_DMA_ERROR_HI = 0x112C, RO, "High half of CNT_DMA_ERROR.";
+    CNT_RP_CNP_NO_LIMITER_LO = 0x1130, RO, "CNPs for a DCQCN-enabled QP without a limiter that found the reaction point's pool of 16 limiters in use (the QP stays unlimited).";
+    CNT_RP_CNP_NO_LIMITER_HI = 0x1134, RO, "High half of CNT_RP_CNP_NO_LIMITER.";
+    CNT_RP_CNP_DISABLED_LO = 0x1138, RO, "CNPs received for a QP whose CC_QP_DCQCN is 0, or while CFG_CONTROL.DCQCN_RP_ENABLE is clear (no rate change).";
+    CNT_RP_CNP_DISABLED_HI = 0x113C, RO, "High half of CNT_RP_CNP_DISABLED.";
+    CNT_RP_TICK_OVERRUN_LO = 0x1140, RO, "Microsecond ticks of the reaction point that came while the previous tick's sweep was still pending (timers fell one microsecond behind).";
+    CNT_RP_TICK_OVERRUN_HI = 0x1144, RO, "High half of CNT_RP_TICK_OVERRUN.";
+    CNT_RP_CNP_DROPPED_LO = 0x1148, RO, "CNPs lost because the reaction point's 16-entry CNP queue was full.";
+    CNT_RP_CNP_DROPPED_HI = 0x114C, RO, "High half of CNT_RP_CNP_DROPPED.";
+    CNT_RP_BYTES_DROPPED_LO = 0x1150, RO, "Bytes-sent events (one per message) lost because the reaction point's 16-entry bytes queue was full.";
+    CNT_RP_BYTES_DROPPED_HI = 0x1154, RO, "High half of CNT_RP_BYTES_DROPPED.";
+    CNT_RP_RATE_CUTS_LO = 0x1158, RO, "Rate decreases made by the DCQCN reaction point (a rate-reduce period that ended with a CNP pending), all QPs.";
+    CNT_RP_RATE_CUTS_HI = 0x115C, RO, "High half of CNT_RP_RATE_CUTS.";
 
     // ---- doorbells: one page per 512 QPs / CQs, mappable into user processes ----
     DB_SQ[MAX_QPS; DB_QP_STRIDE] = 0x10_0000, WO, "SQ doorbell of QP n: 15:0 new SQ producer index.";
@@ -415,7 +428,7 @@ register_map! {
 }
 
 /// Number of 64-bit counters.
-pub const NUM_COUNTERS: u32 = (CNT_DMA_ERROR_LO - CNT_BASE) / 8 + 1;
+pub const NUM_COUNTERS: u32 = (CNT_RP_RATE_CUTS_LO - CNT_BASE) / 8 + 1;
 
 /// The counters as (name without the `CNT_` prefix and `_LO` suffix, LO offset), in address
 /// order. For dumps and for the hardware's counter index (`(offset - CNT_BASE) / 8`).

@@ -26,7 +26,6 @@ use std::process::ExitCode;
 
 use ferroce_driver::Device;
 use ferroce_fabric::{LinkSpec, SwitchConfig, PS_PER_S, WIRE_OVERHEAD};
-use ferroce_proto::host::regs;
 use serde_json::{json, Value};
 
 use super::run::{self, RunArgs};
@@ -97,17 +96,10 @@ fn on_off(name: &str, v: &str) -> Result<bool, CliError> {
     }
 }
 
-/// Switch the NIC's DCQCN reaction point on through the driver. The one place the incast does
-/// it: a NIC whose ID_CAPS has no reaction point is refused (never accepted and ignored).
+/// Switch the NIC's DCQCN reaction point on ([`verbs::enable_dcqcn`]); the run enables every
+/// QP once connected.
 pub fn enable_dcqcn(dev: &Device) -> Result<(), CliError> {
-    if !dev.info().has(regs::caps::DCQCN_RP) {
-        return Err(CliError(
-            "--dcqcn on: the DCQCN reaction point (the per-QP rate shaper) is not wired into the NIC in this build (ID_CAPS.DCQCN_RP is clear); use --dcqcn off".into(),
-        ));
-    }
-    let control = dev.registers().read(regs::CFG_CONTROL);
-    dev.set_control(control | regs::cfg_control::DCQCN_RP_ENABLE)
-        .map_err(|e| CliError(format!("--dcqcn on: CFG_CONTROL: {e}")))
+    verbs::enable_dcqcn(dev)
 }
 
 /// The incast as a scenario: senders S1..SN (10.0.1.10..) and the receiver R last (the hub of
@@ -385,6 +377,7 @@ fn measure(sc: &Scenario, out: &mut run::Outcome, dcqcn: bool) -> Result<Value, 
                 "retransmitted_packets": c.retransmitted,
                 "ack_timeouts": c.timeouts,
                 "cnps_received": c.cnp_received,
+                "dcqcn_rate_cuts": c.rp_rate_cuts,
                 "pfc_frames_received": f.host_stats(out.ids[sc.ferroce[s]]).rx_pfc,
             })
         })

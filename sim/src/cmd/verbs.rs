@@ -198,6 +198,9 @@ pub struct VerbsLinkArgs {
     /// Static rate limit of every QP of both hosts in Mb/s of RoCE payload
     /// (`Device::set_qp_rate_limit`, the NIC's rate shaper); 0 = none.
     pub rate_limit: u32,
+    /// DCQCN on both hosts: the reaction point (`CFG_CONTROL.DCQCN_RP_ENABLE` and every QP's
+    /// `CC_QP_DCQCN`) besides the notification point, which is always on.
+    pub dcqcn: bool,
     /// Local ACK timeout code (4.096 us x 2^timeout; 0 = infinite); `None`: chosen from the
     /// run's QPs and sizes ([`auto_timeout`]).
     pub timeout: Option<u8>,
@@ -241,6 +244,7 @@ impl Default for VerbsLinkArgs {
             delay: 0,
             ecn_mark: 0.0,
             rate_limit: 0,
+            dcqcn: false,
             timeout: None,
             retry_cnt: 7,
             rnr_retry: 7,
@@ -420,6 +424,10 @@ pub struct HostCounts {
     /// PFC pause frames received for a priority it uses, and cycles its RoCE class was paused.
     pub pfc_pause: u64,
     pub pfc_paused_cycles: u64,
+    /// DCQCN reaction point: rate decreases made, CNPs that changed nothing because DCQCN was
+    /// off for the QP (`CNT_RP_RATE_CUTS`, `CNT_RP_CNP_DISABLED`).
+    pub rp_rate_cuts: u64,
+    pub rp_cnp_disabled: u64,
     /// Its QPs' QPNs.
     pub qpns: Vec<u32>,
     /// What its NIC's ID_CAPS says it has: PFC pauses honoured on transmit, the DCQCN
@@ -1162,6 +1170,12 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
         ..RtsAttr::default()
     };
     connect_qps(&hosts, pmtu, &mut rng, &rts, hooks.flow_sports)?;
+    for h in &hosts {
+        if link.dcqcn {
+            enable_dcqcn(&h.device)?;
+        }
+        enable_qp_dcqcn(h)?;
+    }
     if link.rate_limit > 0 {
         for h in &hosts {
             for q in &h.qps {
@@ -1667,6 +1681,8 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
         c.cnp_received = h.device.counter(regs::CNT_CNP_RECEIVED_LO);
         c.pfc_pause = h.device.counter(regs::CNT_PFC_PAUSE_LO);
         c.pfc_paused_cycles = h.device.counter(regs::CNT_PFC_PAUSED_CYCLES_LO);
+        c.rp_rate_cuts = h.device.counter(regs::CNT_RP_RATE_CUTS_LO);
+        c.rp_cnp_disabled = h.device.counter(regs::CNT_RP_CNP_DISABLED_LO);
     }
     for side in 0..2 {
         let c = &report.per_host[side];
@@ -1700,6 +1716,30 @@ fn link_json(s: &LinkStats) -> serde_json::Value {
         "delivered": s.delivered,
         "in_flight": s.in_flight,
     })
+}
+
+/// Switch the NIC's DCQCN reaction point on through the driver (`CFG_CONTROL.DCQCN_RP_ENABLE`);
+/// a NIC whose `ID_CAPS` has no reaction point is refused, never accepted and ignored. The
+/// QPs' own enables follow once they exist ([`enable_qp_dcqcn`]).
+pub fn enable_dcqcn(dev: &Device) -> Result<(), CliError> {
+    let control = dev.registers().read(regs::CFG_CONTROL);
+    dev.set_control(control | regs::cfg_control::DCQCN_RP_ENABLE)
+        .map_err(|e| CliError(format!("--dcqcn: CFG_CONTROL: {e}")))
+}
+
+/// On a NIC whose reaction point is on, enable it for every QP of the host (`CC_QP_DCQCN`), as
+/// mlx5 applies DCQCN to every QP of the enabled priority.
+pub fn enable_qp_dcqcn<H: NicHardware + Send + 'static>(h: &Host<H>) -> Result<(), CliError> {
+    let control = h.device.registers().read(regs::CFG_CONTROL);
+    if control & regs::cfg_control::DCQCN_RP_ENABLE == 0 {
+        return Ok(());
+    }
+    for q in &h.qps {
+        h.device
+            .set_qp_dcqcn(q.qpn(), true)
+            .map_err(|e| CliError(format!("--dcqcn: QP {}: {e}", q.qpn())))?;
+    }
+    Ok(())
 }
 
 /// Per QP of each sending host: its configured rate limit (`--rate-limit`, null when none) and
@@ -1769,6 +1809,11 @@ pub fn run(
                 "cnps": {
                     "sent": {"a": r.cnp_sent[0], "b": r.cnp_sent[1]},
                     "received": {"a": r.cnp_received[0], "b": r.cnp_received[1]},
+                },
+                "dcqcn": {
+                    "reaction_point": link.dcqcn,
+                    "rate_cuts": {"a": r.per_host[0].rp_rate_cuts, "b": r.per_host[1].rp_rate_cuts},
+                    "cnps_ignored_dcqcn_off": {"a": r.per_host[0].rp_cnp_disabled, "b": r.per_host[1].rp_cnp_disabled},
                 },
                 "link": {"a_to_b": link_json(&r.link[0]), "b_to_a": link_json(&r.link[1])},
                 "transport": {
