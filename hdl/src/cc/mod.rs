@@ -9,6 +9,9 @@
 //!   from received PFC frames (quanta of 512 bit times at `CFG_PFC.LINK_BITS` bit times per
 //!   cycle) and the MAC's pause input; NicTop's transmit arbiter does not start a frame of a
 //!   paused priority.
+//! * [`pfc_xoff::PfcXoffGenerator`]: IEEE 802.1Qbb transmit side: when to send XOFF / XON of
+//!   the RoCE priority from the receive buffer's fill level (hysteresis between two thresholds,
+//!   XOFF refreshed at half its pause).
 //! * [`rate_shaper::RateShaper`]: token buckets for up to 16 rate-limited QPs (bytes per cycle
 //!   in 16.16 fixed point from Mb/s), the eligibility the requester's gate asks.
 //! * [`rate_feeder::RateFeeder`]: the static limits, the reaction point's CNP and bytes
@@ -16,12 +19,14 @@
 pub mod drive;
 pub mod notification_point;
 pub mod pfc_pause;
+pub mod pfc_xoff;
 pub mod rate_feeder;
 pub mod rate_shaper;
 pub mod reaction_point;
 
 pub use notification_point::{NotificationPoint, NpModel, NpQpState};
 pub use pfc_pause::{PfcPause, PfcPauseModel};
+pub use pfc_xoff::{PfcXoffGenerator, PfcXoffModel};
 pub use rate_feeder::RateFeeder;
 pub use rate_shaper::{RateShaper, ShaperModel, SHAPER_SLOTS};
 pub use reaction_point::{ReactionPoint, RpLimiter, LIMITERS};
