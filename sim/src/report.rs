@@ -408,11 +408,15 @@ impl LinkCounts {
             }
             return;
         }
-        if !h.rocev2 {
+        // the BTH: after the UDP header (RoCEv2) or right after the 40-byte GRH (RoCEv1)
+        let bth = if h.rocev2 {
+            h.l3 + if bytes[h.l3] >> 4 == 4 { 20 } else { 40 } + 8
+        } else if h.kind == Kind::RoceV1 {
+            h.l3 + 40
+        } else {
             return;
-        }
-        let l4 = h.l3 + if bytes[h.l3] >> 4 == 4 { 20 } else { 40 };
-        let fam = bytes.get(l4 + 8).map_or("other", |o| opcode_family(*o));
+        };
+        let fam = bytes.get(bth).map_or("other", |o| opcode_family(*o));
         let map = if sent {
             &mut self.sent
         } else {

@@ -265,7 +265,13 @@ fn bad_arguments_are_clear_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--pmtu 1000"));
     let out = ferroce(&["demo", "--roce", "v1"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not built"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--roce v1: not built"), "{err}");
+    assert!(err.contains("packet formatter"), "{err}");
+    assert!(out.stdout.is_empty(), "nothing runs");
+    let out = ferroce(&["demo", "--roce", "v3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--roce v3: expected v2 or v1"));
     let out = ferroce(&["demo", "--host-gbps", "0"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--host-gbps"));

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod dcqcn_trace;
 pub mod demo;
+pub mod demo_v1;
 pub mod incast;
 pub mod pcap_info;
 pub mod peer;
