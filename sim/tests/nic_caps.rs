@@ -4,9 +4,10 @@
 //!   every byte and completion verified.
 //! * `DCQCN_NP`: over a link that marks ECN CE, the receiving NIC counts the marked packets and
 //!   sends CNPs, which the other NIC counts as received.
+//! * `DCQCN_RP`: with the reaction point on, the CNPs of a marking link make the sender's NIC
+//!   cut its QP's rate (`CNT_RP_RATE_CUTS`), none of them ignored as disabled.
 //! * Every `CFG_CONTROL` feature enable: accepted if its bit is set, else refused with
-//!   `Error::MissingCapability` naming the feature (DCQCN reaction point and PFC: the NIC has no
-//!   shaper using the reaction point and no PFC).
+//!   `Error::MissingCapability` naming the feature.
 use ferroce_driver::Error;
 use ferroce_proto::host::regs::{caps, cfg_control as c};
 use ferroce_sim::cmd::verbs::{
@@ -74,8 +75,24 @@ fn every_capability_bit_is_true_of_the_nic() {
         .join()
         .unwrap();
     // what no block of the NIC does is not claimed
-    for (cap, name) in [(caps::DCQCN_RP, "DCQCN_RP"), (caps::PFC, "PFC")] {
-        assert_eq!(caps_read & cap, 0, "{name} claimed");
+    // what no block of the NIC does is not claimed
+    assert_eq!(caps_read & caps::PFC, 0, "PFC claimed");
+    // the reaction point: CNPs cut the sender's rate
+    if caps_read & caps::DCQCN_RP != 0 {
+        let link = VerbsLinkArgs {
+            ecn_mark: 1.0,
+            dcqcn: true,
+            ..VerbsLinkArgs::default()
+        };
+        let mut a = args(&["write"]);
+        a.sizes = vec!["64K".to_string()];
+        a.messages = 16;
+        let r = run_scenario_with(&a, &link, Engine::Verilator).unwrap();
+        assert!(r.failed == 0 && r.verified == 16, "{r:?}");
+        let cuts: u64 = r.per_host.iter().map(|h| h.rp_rate_cuts).sum();
+        let ignored: u64 = r.per_host.iter().map(|h| h.rp_cnp_disabled).sum();
+        assert!(cuts > 0, "no rate cut: {r:?}");
+        assert_eq!(ignored, 0, "{r:?}");
     }
     // the notification point: CE-marked packets make the receiver send CNPs
     if caps_read & caps::DCQCN_NP != 0 {
