@@ -11,7 +11,6 @@ use ferroce_hdl::cc::pfc_xoff::{PfcXoffGenerator, PfcXoffModel, XoffIn};
 use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::testbench::{Bench, Rng, Stepper};
 use ferroce_testkit::{require_cosim_tools, synth_ecp5_block, ECP5_CELLS};
-use rust_hdl::prelude::*;
 
 fn drive<S: Stepper<PfcXoffGenerator>>(b: &mut S, i: &XoffIn) {
     let u = b.uut();

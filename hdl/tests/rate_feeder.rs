@@ -16,7 +16,6 @@ use ferroce_hdl::cc::rate_feeder::{RateFeeder, BYTES_PIECE};
 use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::testbench::{Bench, Rng, Stepper};
 use ferroce_testkit::{require_cosim_tools, synth_ecp5_block, ECP5_CELLS};
-use rust_hdl::prelude::*;
 use std::collections::VecDeque;
 
 const QPS: usize = 256;

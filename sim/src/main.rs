@@ -67,8 +67,8 @@ struct DemoCli {
     background_start_us: u64,
     #[arg(long, default_value_t = 600)]
     background_stop_us: u64,
-    /// RoCE version: v2 (the default). v1 is refused with the reason: the NIC's requester does
-    /// not emit RoCEv1 headers yet. Anything else exits 2 naming --roce.
+    /// RoCE version: v2 (the default). v1 is refused with the reason: the RoCEv1 demo is not
+    /// verified yet. Anything else exits 2 naming --roce.
     #[arg(long, default_value = "v2")]
     roce: String,
 }
@@ -442,7 +442,7 @@ fn main() -> ExitCode {
                 delay,
                 ecn_mark,
                 rate_limit,
-            dcqcn,
+                dcqcn,
                 timeout,
                 retry_cnt,
                 rnr_retry,

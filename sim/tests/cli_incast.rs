@@ -200,7 +200,10 @@ fn dcqcn_on_cuts_the_senders_rates() {
         .iter()
         .map(|x| x["cnps_received"].as_u64().unwrap())
         .collect();
-    eprintln!("--dcqcn on: CNPs received {cnps:?}, rate cuts {cuts:?}, utilisation {}", s["utilization"]);
+    eprintln!(
+        "--dcqcn on: CNPs received {cnps:?}, rate cuts {cuts:?}, utilisation {}",
+        s["utilization"]
+    );
     assert!(cnps.iter().all(|&c| c > 0), "{s}");
     assert!(cuts.iter().all(|&c| c > 0), "{s}");
     let off = incast(&args);

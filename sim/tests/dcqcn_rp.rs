@@ -48,12 +48,7 @@ fn frames(h: &Pair) -> Vec<(u64, usize, Opcode, usize)> {
         .take_captured()
         .into_iter()
         .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
-            FrameBody::Roce(r) => Some((
-                f.cycle,
-                r.payload.len(),
-                r.bth.opcode,
-                f.from,
-            )),
+            FrameBody::Roce(r) => Some((f.cycle, r.payload.len(), r.bth.opcode, f.from)),
             _ => None,
         })
         .collect()
@@ -107,7 +102,9 @@ fn run(seed: u64, rp_qp: bool) -> Outcome {
             })
             .collect();
         a.qps[0].post_send(&batch).unwrap();
-        let wc = a.cq.poll_until(n, n + 1, Duration::from_millis(500)).unwrap();
+        let wc =
+            a.cq.poll_until(n, n + 1, Duration::from_millis(500))
+                .unwrap();
         assert_eq!(wc.len(), n, "{wc:?}");
         for w in &wc {
             assert_eq!(w.status, WcStatus::Success, "{w:?}");
@@ -190,5 +187,8 @@ fn cnps_cut_the_qp_to_the_floor_and_a_disabled_qp_is_not_cut() {
         "QP's reaction point off: {} CNPs, all counted disabled; {r_off:.1} Mb/s",
         off.cnps.len()
     );
-    assert!(r_off > 4.0 * FLOOR_MBPS as f64, "{r_off:.1} Mb/s with the QP's DCQCN off");
+    assert!(
+        r_off > 4.0 * FLOOR_MBPS as f64,
+        "{r_off:.1} Mb/s with the QP's DCQCN off"
+    );
 }

@@ -83,33 +83,98 @@ impl DcqcnParams {
     pub fn writes(&self, line_rate_mbps: u32) -> Result<Vec<(u32, u32)>> {
         let rate_max = line_rate_mbps.min(MAX_20);
         let checks: [(&'static str, u32, u32, u32); 18] = [
-            ("rpg_time_reset out of range (1 ..= 1048575 us)", self.rpg_time_reset, 1, MAX_20),
-            ("rpg_byte_reset out of range (0 ..= 32767)", self.rpg_byte_reset, 0, 32767),
-            ("rpg_threshold out of range (1 ..= 65534)", self.rpg_threshold, 1, 65534),
-            ("rpg_max_rate above the line rate", self.rpg_max_rate, 0, rate_max),
-            ("rpg_ai_rate above the line rate", self.rpg_ai_rate, 0, rate_max),
-            ("rpg_hai_rate above the line rate", self.rpg_hai_rate, 0, rate_max),
+            (
+                "rpg_time_reset out of range (1 ..= 1048575 us)",
+                self.rpg_time_reset,
+                1,
+                MAX_20,
+            ),
+            (
+                "rpg_byte_reset out of range (0 ..= 32767)",
+                self.rpg_byte_reset,
+                0,
+                32767,
+            ),
+            (
+                "rpg_threshold out of range (1 ..= 65534)",
+                self.rpg_threshold,
+                1,
+                65534,
+            ),
+            (
+                "rpg_max_rate above the line rate",
+                self.rpg_max_rate,
+                0,
+                rate_max,
+            ),
+            (
+                "rpg_ai_rate above the line rate",
+                self.rpg_ai_rate,
+                0,
+                rate_max,
+            ),
+            (
+                "rpg_hai_rate above the line rate",
+                self.rpg_hai_rate,
+                0,
+                rate_max,
+            ),
             ("rpg_gd out of range (0 ..= 31)", self.rpg_gd, 0, 31),
-            ("rpg_min_dec_fac out of range (0 ..= 100)", self.rpg_min_dec_fac, 0, 100),
-            ("rpg_min_rate above the line rate", self.rpg_min_rate, 0, rate_max),
+            (
+                "rpg_min_dec_fac out of range (0 ..= 100)",
+                self.rpg_min_dec_fac,
+                0,
+                100,
+            ),
+            (
+                "rpg_min_rate above the line rate",
+                self.rpg_min_rate,
+                0,
+                rate_max,
+            ),
             (
                 "rate_to_set_on_first_cnp above the line rate",
                 self.rate_to_set_on_first_cnp,
                 0,
                 rate_max,
             ),
-            ("dce_tcp_g out of range (0 ..= 1024)", self.dce_tcp_g, 0, 1024),
-            ("dce_tcp_rtt out of range (1 ..= 1048575 us)", self.dce_tcp_rtt, 1, MAX_20),
+            (
+                "dce_tcp_g out of range (0 ..= 1024)",
+                self.dce_tcp_g,
+                0,
+                1024,
+            ),
+            (
+                "dce_tcp_rtt out of range (1 ..= 1048575 us)",
+                self.dce_tcp_rtt,
+                1,
+                MAX_20,
+            ),
             (
                 "rate_reduce_monitor_period out of range (1 ..= 1048575 us)",
                 self.rate_reduce_monitor_period,
                 1,
                 MAX_20,
             ),
-            ("initial_alpha_value out of range (0 ..= 1023)", self.initial_alpha_value, 0, 1023),
-            ("min_time_between_cnps", self.min_time_between_cnps, 0, u32::MAX),
+            (
+                "initial_alpha_value out of range (0 ..= 1023)",
+                self.initial_alpha_value,
+                0,
+                1023,
+            ),
+            (
+                "min_time_between_cnps",
+                self.min_time_between_cnps,
+                0,
+                u32::MAX,
+            ),
             ("cnp_dscp out of range (0 ..= 63)", self.cnp_dscp, 0, 63),
-            ("cnp_802p_prio out of range (0 ..= 7)", self.cnp_802p_prio, 0, 7),
+            (
+                "cnp_802p_prio out of range (0 ..= 7)",
+                self.cnp_802p_prio,
+                0,
+                7,
+            ),
             ("rpg_min_rate above rpg_max_rate", self.rpg_min_rate, 0, {
                 if self.rpg_max_rate == 0 {
                     rate_max

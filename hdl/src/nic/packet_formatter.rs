@@ -13,8 +13,8 @@
 //! TX builder, which derives the extension headers from the opcode.
 //!
 //! Addressing (docs/HOST-INTERFACE.md 5): destination MAC `QP_AV_DMAC`, destination IP from
-//! `QP_AV_DGID` (IPv4-mapped for IPv4), source MAC `CFG_MAC`, source IP and framing (IPv4 or
-//! IPv6) from GID table entry `QP_AV_PATH.SGID_INDEX`; DSCP from the QP's traffic class or
+//! `QP_AV_DGID` (IPv4-mapped for IPv4), source MAC `CFG_MAC`, source IP and framing (RoCEv2
+//! over IPv4 or IPv6, or RoCEv1: GRH, EtherType 0x8915) from GID table entry `QP_AV_PATH.SGID_INDEX`; DSCP from the QP's traffic class or
 //! `CFG_TRAFFIC`'s default; ECN by packet kind: `CFG_TRAFFIC.ACK_ECN` for ACKNOWLEDGE and
 //! ATOMIC ACKNOWLEDGE, `CNP_ECN` for CNPs, `DATA_ECN` for every other packet (requests and READ
 //! responses); hop limit and flow label from the AV; UDP source port `QP_AV_SPORT`, or
@@ -34,7 +34,7 @@
 //! register and offered on `hdr_*`. One packet every ~5 cycles: far above the one-per-packet
 //! worst case of minimum-size packets (8 cycles each at 64 bits).
 use crate::csr::qp_config::{FLOW_W, SGID_W, SPORT_W, ST_W};
-use crate::header::{RoceHeader, L3_IPV4, L3_IPV6, OPCODE_CNP};
+use crate::header::{RoceHeader, L3_IPV4, L3_IPV6, L3_ROCEV1, OPCODE_CNP};
 use ferroce_proto::host::config::GidType;
 use ferroce_proto::host::qp::QpState;
 use ferroce_proto::host::regs::{cfg_traffic, cfg_udp_sport};
@@ -173,8 +173,10 @@ pub struct PacketFormatter<const QA: usize> {
     c_rtr: Constant<Bits<ST_W>>,
     c_sqe: Constant<Bits<ST_W>>,
     c_ipv6: Constant<Bits<2>>,
+    c_rocev1: Constant<Bits<2>>,
     c_l3_v4: Constant<Bits<2>>,
     c_l3_v6: Constant<Bits<2>>,
+    c_l3_v1: Constant<Bits<2>>,
     c_dport: Constant<Bits<16>>,
     c_pkey: Constant<Bits<16>>,
     c_df: Constant<Bits<16>>,
@@ -273,8 +275,10 @@ impl<const QA: usize> Default for PacketFormatter<QA> {
             c_rtr: Constant::new((QpState::Rtr as u64).into()),
             c_sqe: Constant::new((QpState::Sqe as u64).into()),
             c_ipv6: Constant::new((GidType::RoceV2Ipv6 as u64).into()),
+            c_rocev1: Constant::new((GidType::RoceV1 as u64).into()),
             c_l3_v4: Constant::new(L3_IPV4.into()),
             c_l3_v6: Constant::new(L3_IPV6.into()),
+            c_l3_v1: Constant::new(L3_ROCEV1.into()),
             c_dport: Constant::new((ROCE_V2_PORT as u64).into()),
             c_pkey: Constant::new((DEFAULT_PKEY as u64).into()),
             c_df: Constant::new(0x4000u64.into()),
@@ -408,6 +412,10 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
                     self.h.d.next.l3 = self.c_l3_v4.val();
                     if self.sel_type.val() == self.c_ipv6.val() {
                         self.h.d.next.l3 = self.c_l3_v6.val();
+                    }
+                    // a RoCEv1 source GID: GRH after Ethernet (EtherType 0x8915), no IP/UDP
+                    if self.sel_type.val() == self.c_rocev1.val() {
+                        self.h.d.next.l3 = self.c_l3_v1.val();
                     }
                     self.h.d.next.tclass =
                         (bit_cast::<8, 6>(self.dscp.val()) << 2) | bit_cast::<8, 2>(self.ecn.val());

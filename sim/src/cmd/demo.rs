@@ -66,7 +66,7 @@ const SINKS: [(&str, [u8; 6], [u8; 4]); 2] = [
 ];
 
 /// Why `--roce v1` is refused: the NIC's transmit path cannot send RoCEv1 yet.
-pub const ROCE_V1_NOT_BUILT: &str = "--roce v1: not built yet: the NIC's packet formatter (the requester's header builder) emits only IPv4 and IPv6 headers, so a QP whose source GID is a RoCEv1 entry still sends RoCEv2 over IPv4, and a RoCEv1 peer drops it (the NIC receives RoCEv1; the fabric bridges EtherType 0x8915 within one switch and never routes it across the L3 fabric)";
+pub const ROCE_V1_NOT_BUILT: &str = "--roce v1: not built yet: the two-run RoCEv1 demo (one L2 segment; the L3 fabric refusing to route EtherType 0x8915) is written but not yet verified against the NIC's RoCEv1 transmit, which is new (two NICs speak RoCEv1 back to back: sim/tests/rocev1_tx.rs; the fabric bridges 0x8915 within one switch and never routes it)";
 
 /// The demo's options (the command line's).
 #[derive(Clone, Debug)]
