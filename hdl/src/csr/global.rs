@@ -691,7 +691,8 @@ mod tests {
         assert_eq!(l[26], regs::CFG_ACK_COALESCE);
         assert_eq!(l[27], regs::CC_QP_SELECT);
         assert_eq!(l[28], regs::CC_QP_RATE_LIMIT);
-        assert_eq!(l.len(), 29);
+        assert_eq!(l[29], regs::CC_QP_DCQCN);
+        assert_eq!(l.len(), 30);
     }
 
     #[test]
