@@ -1726,6 +1726,7 @@ pub fn config_outputs<
             regs::CC_NP_CNP_INTERVAL => &u.cc_np_cnp_interval,
             regs::CC_QP_SELECT => &u.cc_qp_select,
             regs::CC_QP_RATE_LIMIT => &u.cc_qp_rate_limit,
+            regs::CC_QP_DCQCN => &u.cc_qp_dcqcn,
             _ => panic!("no port for {o:#x}"),
         };
         r.val().to_u64()
