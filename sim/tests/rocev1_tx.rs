@@ -6,34 +6,12 @@
 //! is RoCEv1: EtherType 0x8915, no RoCEv2 frame at all.
 //!
 //! Needs verilator (`scripts/install-tools.sh`).
-use ferroce_driver::Device;
-use ferroce_proto::host::config::{Gid, GidEntry, GidType};
-use ferroce_proto::host::regs;
 use ferroce_proto::pcap::read_file;
 use ferroce_proto::wire::{FrameKind, FrameRepr};
+use ferroce_sim::cmd::demo_v1::speak_rocev1;
 use ferroce_sim::cmd::verbs::{run_scenario_hooked, Engine, RunHooks, VerbsArgs, VerbsLinkArgs};
-use ferroce_sim::cmd::CliError;
 use ferroce_testkit::require_tool;
 use std::path::PathBuf;
-
-/// GID 0 rewritten as a RoCEv1 entry (the same GID) and RoCEv1 enabled.
-fn speak_rocev1(d: &Device) -> Result<(), CliError> {
-    let r = d.registers();
-    let gid = Gid::from_regs(core::array::from_fn(|w| {
-        r.read(regs::gid_data(0, w as u32))
-    }));
-    d.set_gid(
-        0,
-        &GidEntry {
-            gid,
-            ty: GidType::RoceV1,
-        },
-    )
-    .map_err(|e| CliError(format!("GID 0: {e}")))?;
-    let control = r.read(regs::CFG_CONTROL);
-    d.set_control(control | regs::cfg_control::ROCEV1_ENABLE)
-        .map_err(|e| CliError(format!("CFG_CONTROL: {e}")))
-}
 
 #[test]
 fn write_read_send_over_rocev1() {

@@ -52,7 +52,7 @@ pub const L3_ATTEMPT_CYCLES: u64 = 20_000;
 
 /// Each NIC's GID 0 as a RoCEv1 entry (the same GID, its IPv4-mapped address), and RoCEv1
 /// receive enabled: the QPs' source GID index 0 then makes the NIC send RoCEv1.
-fn speak_rocev1(d: &Device) -> Result<(), CliError> {
+pub fn speak_rocev1(d: &Device) -> Result<(), CliError> {
     let r = d.registers();
     let gid = Gid::from_regs(core::array::from_fn(|w| {
         r.read(regs::gid_data(0, w as u32))
