@@ -3,7 +3,7 @@
 //! tools, as `verilog_tools.rs` does for the other blocks: Icarus (`iverilog -g2012`, clean), an
 //! Icarus run from power-up (no output X or Z: every RAM is initialised), Verilator
 //! `--lint-only -Wall` (the documented waivers only), Yosys `synth_ecp5` and `synth_xilinx`
-//! (no errors, no latches, `check -assert`), the QP table mapped to block RAM. Resource counts
+//! (the Xilinx runs are `#[ignore]`d: an estimate, run with `--ignored`; no errors, no latches, `check -assert`), the QP table mapped to block RAM. Resource counts
 //! are printed (`--nocapture`) and written to `$CARGO_TARGET_TMPDIR/csr_tools/resources_*.txt`.
 //!
 //! A missing tool fails the test and names the command that installs it (`ferroce_testkit`;
@@ -341,6 +341,7 @@ fn csr_yosys_synth_ecp5() {
 /// tables (`std::out_of_range` in ABC9_OPS, YosysHQ/yosys#3384, fixed in 0.28), as for the MR
 /// table (`mr_tools.rs`).
 #[test]
+#[ignore = "UltraScale+ estimate (~5 min of Yosys): run with --ignored; CI synthesises the block for ECP5"]
 fn csr_yosys_synth_xilinx() {
     let Some(c) = yosys(
         CSR,
@@ -366,6 +367,7 @@ fn qp_config_yosys_synth_ecp5() {
 }
 
 #[test]
+#[ignore = "UltraScale+ estimate (about a minute of Yosys): run with --ignored; CI synthesises the block for ECP5"]
 fn qp_config_yosys_synth_xilinx() {
     let Some(c) = yosys(
         QPT,
