@@ -361,6 +361,11 @@ impl<S: NicHardware> NicSystem<S> {
         self.bench.counters().req
     }
 
+    /// Change the DMA shell's timing from the next cycle on ([`DmaShell::set_config`]).
+    pub fn set_shell_config(&mut self, config: ShellConfig) {
+        self.shell.set_config(config);
+    }
+
     /// The DMA shell has nothing in flight.
     pub fn dma_idle(&self) -> bool {
         self.shell.idle()

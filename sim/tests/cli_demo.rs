@@ -144,6 +144,11 @@ fn demo_runs_and_its_summary_agrees_with_its_capture() {
         "{}",
         s["dcqcn"]
     );
+    // the NICs run PFC (ID_CAPS.PFC) and, at 10 Gb/s host links, never run out of room
+    assert_eq!(s["pfc"]["nics"]["on"], true, "{}", s["pfc"]);
+    for side in ["a", "b"] {
+        assert_eq!(s["pfc"]["nics"]["dropped_no_room"][side], 0, "{}", s["pfc"]);
+    }
 
     // the capture against the summary
     let frames = read_capture(&dir.join("a.pcap"));

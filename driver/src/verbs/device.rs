@@ -4,7 +4,9 @@ use core::time::Duration;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use ferroce_proto::host::config::{self, GidEntry, PfcConfig, TrafficConfig, UdpSportPolicy};
+use ferroce_proto::host::config::{
+    self, GidEntry, PfcConfig, PfcXoffConfig, TrafficConfig, UdpSportPolicy,
+};
 use ferroce_proto::host::event::AsyncEvent;
 use ferroce_proto::host::mr::MrEntry;
 use ferroce_proto::host::qp::Pmtu;
@@ -332,6 +334,22 @@ impl Device {
         let v = pfc.encode().map_err(Error::Layout)?;
         self.inner.regs.write(regs::CFG_PFC, v);
         Ok(())
+    }
+
+    /// Set when the NIC sends PFC XOFF and XON (`CFG_PFC_XOFF`, `CFG_PFC_QUANTA`; they act
+    /// with `CFG_CONTROL.PFC_ENABLE`). Every field is checked before anything is written; a
+    /// bad one is [`Error::Layout`] naming it.
+    pub fn set_pfc_xoff(&self, c: &PfcXoffConfig) -> Result<()> {
+        let (xoff, quanta) = c.encode().map_err(Error::Layout)?;
+        self.inner.regs.write(regs::CFG_PFC_XOFF, xoff);
+        self.inner.regs.write(regs::CFG_PFC_QUANTA, quanta);
+        Ok(())
+    }
+
+    /// The PFC transmit thresholds and pause time in force.
+    pub fn pfc_xoff(&self) -> PfcXoffConfig {
+        let r = &self.inner.regs;
+        PfcXoffConfig::decode(r.read(regs::CFG_PFC_XOFF), r.read(regs::CFG_PFC_QUANTA))
     }
 
     /// Set the responder's ACK interval (`CFG_ACK_COALESCE`): besides every AckReq packet and

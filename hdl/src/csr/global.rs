@@ -55,10 +55,12 @@ pub fn plain_rw() -> [u32; NRW] {
         regs::CC_QP_SELECT,
         regs::CC_QP_RATE_LIMIT,
         regs::CC_QP_DCQCN,
+        regs::CFG_PFC_XOFF,
+        regs::CFG_PFC_QUANTA,
     ]
 }
 /// Number of plain RW registers.
-pub const NRW: usize = 30;
+pub const NRW: usize = 32;
 /// Number of identity registers.
 pub const NID: usize = 13;
 /// GID data words (4 per entry).
@@ -105,6 +107,9 @@ pub struct CsrGlobal {
     pub cfg_pfc: Signal<Out, Bits<32>>,
     /// `CFG_ACK_COALESCE` (the responder's ACK interval)
     pub cfg_ack_coalesce: Signal<Out, Bits<32>>,
+    /// `CFG_PFC_XOFF` (XOFF / XON thresholds of the receive FIFO) and `CFG_PFC_QUANTA`
+    pub cfg_pfc_xoff: Signal<Out, Bits<32>>,
+    pub cfg_pfc_quanta: Signal<Out, Bits<32>>,
     pub cfg_mac: Signal<Out, Bits<48>>,
     pub cc_rp_time_reset: Signal<Out, Bits<32>>,
     pub cc_rp_byte_reset: Signal<Out, Bits<32>>,
@@ -280,6 +285,8 @@ impl CsrGlobal {
             cfg_traffic: Default::default(),
             cfg_pfc: Default::default(),
             cfg_ack_coalesce: Default::default(),
+            cfg_pfc_xoff: Default::default(),
+            cfg_pfc_quanta: Default::default(),
             cfg_mac: Default::default(),
             cc_rp_time_reset: Default::default(),
             cc_rp_byte_reset: Default::default(),
@@ -623,6 +630,8 @@ impl Logic for CsrGlobal {
         self.cfg_traffic.next = self.rw[5].q.val();
         self.cfg_pfc.next = self.rw[6].q.val();
         self.cfg_ack_coalesce.next = self.rw[26].q.val();
+        self.cfg_pfc_xoff.next = self.rw[30].q.val();
+        self.cfg_pfc_quanta.next = self.rw[31].q.val();
         self.cfg_mac.next = self.mac.q.val();
         self.cc_rp_time_reset.next = self.rw[10].q.val();
         self.cc_rp_byte_reset.next = self.rw[11].q.val();
@@ -692,7 +701,9 @@ mod tests {
         assert_eq!(l[27], regs::CC_QP_SELECT);
         assert_eq!(l[28], regs::CC_QP_RATE_LIMIT);
         assert_eq!(l[29], regs::CC_QP_DCQCN);
-        assert_eq!(l.len(), 30);
+        assert_eq!(l[30], regs::CFG_PFC_XOFF);
+        assert_eq!(l[31], regs::CFG_PFC_QUANTA);
+        assert_eq!(l.len(), 32);
     }
 
     #[test]

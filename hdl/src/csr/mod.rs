@@ -158,15 +158,16 @@ impl Default for CsrParams {
         CsrParams {
             build_id: 0,
             // only what the built NicTop does: the DCQCN notification point (CNPs for
-            // CE-marked packets, `crate::cc::NotificationPoint`); the reaction point exists as
-            // a block (`crate::cc`) but no shaper uses it yet; no PFC
+            // CE-marked packets), the reaction point feeding the rate shaper, PFC both ways
+            // (received pauses honoured, XOFF/XON sent from the receive FIFO)
             caps: caps::IPV4
                 | caps::IPV6
                 | caps::ROCEV1
                 | caps::ATOMICS
                 | caps::RDMA_READ
                 | caps::DCQCN_RP
-                | caps::DCQCN_NP,
+                | caps::DCQCN_NP
+                | caps::PFC,
             datapath_bits: 64,
             clock_khz: 250_000,
             line_rate_mbps: 25_000,

@@ -1690,6 +1690,8 @@ pub fn config_outputs<
         regs::CFG_UDP_SPORT,
         regs::CFG_TRAFFIC,
         regs::CFG_PFC,
+        regs::CFG_PFC_XOFF,
+        regs::CFG_PFC_QUANTA,
     ]
     .into_iter()
     .chain(
@@ -1727,6 +1729,8 @@ pub fn config_outputs<
             regs::CC_QP_SELECT => &u.cc_qp_select,
             regs::CC_QP_RATE_LIMIT => &u.cc_qp_rate_limit,
             regs::CC_QP_DCQCN => &u.cc_qp_dcqcn,
+            regs::CFG_PFC_XOFF => &u.cfg_pfc_xoff,
+            regs::CFG_PFC_QUANTA => &u.cfg_pfc_quanta,
             _ => panic!("no port for {o:#x}"),
         };
         r.val().to_u64()

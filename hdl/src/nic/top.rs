@@ -36,7 +36,9 @@
 use super::packet_formatter::{OPCODE_RC_ACK, OPCODE_RC_ATOMIC_ACK, OPCODE_RC_CNP};
 use super::{DmaReadMux, DmaWriteMux, MrPortMux, PacketFormatter, QpcReadMux, TimeBase};
 use crate::cc::rate_shaper::shaper_factor;
-use crate::cc::{NotificationPoint, PfcPause, RateFeeder, RateShaper, ReactionPoint};
+use crate::cc::{
+    NotificationPoint, PfcPause, PfcXoffGenerator, RateFeeder, RateShaper, ReactionPoint,
+};
 use crate::cq::CqeWriter;
 use crate::csr::fifo::RegFifo;
 use crate::csr::{CsrBlockDefault, QEV_MODIFY, QEV_RQ};
@@ -44,9 +46,9 @@ use crate::dma::{DmaMaster, DmaReadMaster, DmaWriteMaster};
 use crate::header::{L3_IPV4, L3_IPV6, L3_ROCEV1};
 use crate::req::RcRequester;
 use crate::resp::RcWriteResponder;
-use crate::rx::{DropReason, RxParser64};
+use crate::rx::{DropReason, RxAdmission64, RxParser64};
 use crate::stream::{Sink64, Source64, StreamSink, StreamSource};
-use crate::tx::TxHeaderBuilder;
+use crate::tx::{PfcFrameInserter, TxHeaderBuilder};
 use ferroce_proto::host::config::GidType;
 use ferroce_proto::host::qp::QpState;
 use ferroce_proto::host::regs;
@@ -74,6 +76,22 @@ const _: () = assert!(crate::cc::rate_shaper::SH_QPN_W == NIC_QA);
 const _: () = assert!(crate::cc::rate_shaper::MBPS_W == 20);
 /// Number of CSR counters (`cnt_inc` width).
 pub const NIC_COUNTERS: usize = regs::NUM_COUNTERS as usize;
+
+/// The largest RoCE frame the NIC takes, FCS excluded: a tagged Ethernet header, IPv6, UDP,
+/// BTH, RETH and ImmDt (RDMA WRITE Only with Immediate), a 4096-byte PMTU payload and the ICRC.
+pub const RX_MAX_ROCE_FRAME: usize = ferroce_proto::wire::ethernet::VLAN_HEADER_LEN
+    + ferroce_proto::wire::ipv6::HEADER_LEN
+    + ferroce_proto::wire::udp::HEADER_LEN
+    + ferroce_proto::wire::BthRepr::HEADER_LEN
+    + ferroce_proto::wire::opcode::header_len::RETH
+    + ferroce_proto::wire::opcode::header_len::IMM_DT
+    + ferroce_proto::flow::Pmtu::Mtu4096.bytes() as usize
+    + ferroce_proto::icrc::ICRC_LEN;
+/// Words (8 bytes) the receive FIFO must have free for a frame to be admitted at its first
+/// beat (`RxAdmission::reserve`): one largest RoCE frame. A longer (non-RoCE) frame that meets a
+/// full FIFO is cut, and the parser drops it.
+pub const RX_ADMIT_RESERVE: usize = RX_MAX_ROCE_FRAME.div_ceil(8);
+const _: () = assert!(RX_ADMIT_RESERVE < regs::cfg_pfc_xoff::FIFO_WORDS as usize);
 
 const fn cnt(off: u32) -> usize {
     ((off - regs::CNT_BASE) / 8) as usize
@@ -116,8 +134,11 @@ const C_RP_OVERRUN: usize = cnt(regs::CNT_RP_TICK_OVERRUN_LO);
 const C_RP_CNP_DROPPED: usize = cnt(regs::CNT_RP_CNP_DROPPED_LO);
 const C_RP_BYTES_DROPPED: usize = cnt(regs::CNT_RP_BYTES_DROPPED_LO);
 const C_RP_RATE_CUTS: usize = cnt(regs::CNT_RP_RATE_CUTS_LO);
+const C_RX_NO_ROOM: usize = cnt(regs::CNT_RX_DROP_NO_ROOM_LO);
+const C_PFC_XOFF_SENT: usize = cnt(regs::CNT_PFC_XOFF_SENT_LO);
+const C_PFC_XON_SENT: usize = cnt(regs::CNT_PFC_XON_SENT_LO);
 /// Counter events the top pulses (the `idx` table in `Default`).
-const NEV: usize = 39;
+const NEV: usize = 42;
 // PFC (docs/CONGESTION.md): the kernel reads CFG_CONTROL.PFC_ENABLE as bit 6 and CFG_PFC's
 // fields at their positions as literals.
 const _: () = assert!(
@@ -279,6 +300,14 @@ pub struct NicTop {
     cnp_rx_qpn: Signal<Local, Bits<NIC_QA>>,
     // ---- PFC (IEEE 802.1Qbb): pause timers and the TX gate (docs/CONGESTION.md)
     pfc: PfcPause,
+    /// the receive FIFO in front of the parser (the MAC cannot wait: whole frames are dropped
+    /// when it has no room), whose fill level drives the XOFF generator
+    adm: RxAdmission64,
+    c_adm_reserve: Constant<Bits<16>>,
+    /// PFC XOFF / XON decisions from the FIFO's fill, and the frame source that puts them on
+    /// the wire between data frames (after the arbiter: a MAC-control bypass)
+    xoff: PfcXoffGenerator,
+    pfc_ins: PfcFrameInserter,
     /// CFG_PFC's priorities of RoCE data/ACKs and of CNPs
     pfc_roce_prio: Signal<Local, Bits<3>>,
     pfc_cnp_prio: Signal<Local, Bits<3>>,
@@ -351,6 +380,9 @@ impl Default for NicTop {
             C_RP_CNP_DROPPED,
             C_RP_BYTES_DROPPED,
             C_RP_RATE_CUTS,
+            C_RX_NO_ROOM,
+            C_PFC_XOFF_SENT,
+            C_PFC_XON_SENT,
         ];
         NicTop {
             clock: Default::default(),
@@ -463,6 +495,10 @@ impl Default for NicTop {
             cnp_rx_valid: Default::default(),
             cnp_rx_qpn: Default::default(),
             pfc: Default::default(),
+            adm: Default::default(),
+            c_adm_reserve: Constant::new((RX_ADMIT_RESERVE as u64).into()),
+            xoff: Default::default(),
+            pfc_ins: Default::default(),
             pfc_roce_prio: Default::default(),
             pfc_cnp_prio: Default::default(),
             pfc_roce_hold: Default::default(),
@@ -525,6 +561,9 @@ impl Logic for NicTop {
         self.rdmux2.clock.next = self.clock.val();
         self.pay_own.clock.next = self.clock.val();
         self.pfc.clock.next = self.clock.val();
+        self.adm.clock.next = self.clock.val();
+        self.xoff.clock.next = self.clock.val();
+        self.pfc_ins.clock.next = self.clock.val();
 
         // ---- AXI4-Lite straight into the CSR block
         self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
@@ -592,7 +631,14 @@ impl Logic for NicTop {
         self.cqw.cqc_vector.next = self.csr.cqc_vector.val();
 
         // ---- receive front end
-        StreamSink::<64, 8>::link(&mut self.rx_mac, &mut self.rx.inp);
+        // the MAC's beats enter the admission FIFO (always ready); the parser reads it
+        StreamSink::<64, 8>::link(&mut self.rx_mac, &mut self.adm.inp);
+        self.adm.reserve.next = self.c_adm_reserve.val();
+        self.rx.inp.valid.next = self.adm.out.valid.val();
+        self.rx.inp.data.next = self.adm.out.data.val();
+        self.rx.inp.keep.next = self.adm.out.keep.val();
+        self.rx.inp.last.next = self.adm.out.last.val();
+        self.adm.out.ready.next = self.rx.inp.ready.val();
         self.rx.cfg_mac.next = self.csr.cfg_mac.val();
         self.rx.cfg_promisc.next = false;
         self.rx.cfg_max_frame.next = 0xFFFF.into();
@@ -1290,7 +1336,27 @@ impl Logic for NicTop {
         }
         self.pay_own.pop.next =
             self.tx.pay.valid.val() & self.tx.pay.ready.val() & self.tx.pay.last.val();
-        StreamSource::<64, 8>::link(&mut self.tx_mac, &mut self.tx.out);
+        // PFC XOFF / XON (IEEE 802.1Qbb) from the receive FIFO's fill, on the RoCE priority;
+        // the frames are put between data frames after the arbiter, so the pause of our own
+        // data classes never holds them
+        self.xoff.enable.next = self.csr.cfg_control.val().get_bit(6);
+        self.xoff.fill.next = self.adm.fill.val();
+        self.xoff.xoff_thresh.next = self.csr.cfg_pfc_xoff.val().get_bits::<16>(0);
+        self.xoff.xon_thresh.next = self.csr.cfg_pfc_xoff.val().get_bits::<16>(16);
+        self.xoff.quanta.next = self.csr.cfg_pfc_quanta.val().get_bits::<16>(0);
+        self.xoff.bits_per_cycle.next = self.csr.cfg_pfc.val().get_bits::<16>(16);
+        self.xoff.send_ready.next = self.pfc_ins.req_ready.val();
+        self.pfc_ins.req_valid.next = self.xoff.send_valid.val();
+        self.pfc_ins.req_xon.next = self.xoff.send_xon.val();
+        self.pfc_ins.cfg_mac.next = self.csr.cfg_mac.val();
+        self.pfc_ins.prio.next = self.pfc_roce_prio.val();
+        self.pfc_ins.quanta.next = self.csr.cfg_pfc_quanta.val().get_bits::<16>(0);
+        self.pfc_ins.inp.valid.next = self.tx.out.valid.val();
+        self.pfc_ins.inp.data.next = self.tx.out.data.val();
+        self.pfc_ins.inp.keep.next = self.tx.out.keep.val();
+        self.pfc_ins.inp.last.next = self.tx.out.last.val();
+        self.tx.out.ready.next = self.pfc_ins.inp.ready.val();
+        StreamSource::<64, 8>::link(&mut self.tx_mac, &mut self.pfc_ins.out);
 
         // ---- CSR counters: one pulse per event. Each event drives its own mask local (a
         // local must not be accumulated through its own value: rust-hdl's val() is the last
@@ -1456,6 +1522,16 @@ impl Logic for NicTop {
         if self.rp.rate_cuts.val() != self.rp_seen[3].q.val() {
             self.ev[38].next = self.c_mask[38].val();
         }
+        // frames the receive FIFO dropped for lack of room; PFC frames sent
+        if self.adm.ev_drop.val() {
+            self.ev[39].next = self.c_mask[39].val();
+        }
+        if self.xoff.ev_xoff.val() {
+            self.ev[40].next = self.c_mask[40].val();
+        }
+        if self.xoff.ev_xon.val() {
+            self.ev[41].next = self.c_mask[41].val();
+        }
         self.csr.cnt_inc.next = self.ev[0].val()
             | self.ev[1].val()
             | self.ev[2].val()
@@ -1494,7 +1570,10 @@ impl Logic for NicTop {
             | self.ev[35].val()
             | self.ev[36].val()
             | self.ev[37].val()
-            | self.ev[38].val();
+            | self.ev[38].val()
+            | self.ev[39].val()
+            | self.ev[40].val()
+            | self.ev[41].val();
         self.csr.cnt_rx_bytes.next = 0.into();
         if self.rx.vd_valid.val() {
             self.csr.cnt_rx_bytes.next = self.rx.vd_flen.val();

@@ -30,6 +30,8 @@
 //!
 //! Also generic: tested at 128 and 512 bits (`tests/rx_wide.rs`).
 //!
+//! * [`admission`]: [`RxAdmission`], the MAC-side FIFO in front of the parser that drops whole
+//!   frames for lack of room (the MAC cannot wait; its fill level drives PFC).
 //! * [`parser`]: [`RxParser`], the top (store-and-forward, ports, stall bound).
 //! * [`ingest`]: header window, frame buffer writes, on-the-fly ICRC, frame record.
 //! * [`l3`]: Ethernet / IPv4 / IPv6 / GRH / UDP fields and L2-L3 checks.
@@ -41,6 +43,7 @@
 //! * [`opclass`]: known opcodes and their payload rule.
 //! * [`drop_reason`]: the verdict codes ([`DropReason`], [`RxKind`]).
 //! * [`model`]: the plain-Rust reference model (executable specification of the verdicts).
+pub mod admission;
 pub mod counters;
 pub mod drop_reason;
 pub mod flat;
@@ -53,6 +56,7 @@ pub mod parser;
 pub mod readout;
 pub mod transport;
 
+pub use admission::RxAdmission;
 pub use drop_reason::{DropReason, RxKind};
 pub use flat::RxParserFlat;
 pub use parser::RxParser;
@@ -61,3 +65,5 @@ pub use parser::RxParser;
 pub type RxParser64 = RxParser<64, 8, 11>;
 /// [`RxParser64`] with a flat descriptor port (co-simulation, Verilog tops).
 pub type RxParserFlat64 = RxParserFlat<64, 8, 11>;
+/// The NIC's admission FIFO: 8-byte beats, 4096 words (32 KiB of data).
+pub type RxAdmission64 = RxAdmission<64, 8, 12>;

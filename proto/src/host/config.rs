@@ -329,3 +329,61 @@ impl PfcConfig {
         }
     }
 }
+
+/// PFC transmit (IEEE 802.1Qbb): when the NIC sends XOFF and XON on its RoCE priority
+/// (`CFG_PFC_XOFF`, `CFG_PFC_QUANTA`), from the fill of its receive FIFO in 8-byte words
+/// ([`regs::cfg_pfc_xoff::FIFO_WORDS`]). The XOFF threshold must leave headroom above it for
+/// the frames still arriving after the XOFF is decided (docs/CONGESTION.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PfcXoffConfig {
+    /// Send XOFF when the FIFO holds at least this many words (1 ..= FIFO_WORDS - 1).
+    pub xoff_words: u16,
+    /// Send XON when it holds fewer than this many (1 ..= xoff_words).
+    pub xon_words: u16,
+    /// Pause time of the XOFFs, in quanta of 512 bit times (1 ..= 65535).
+    pub quanta: u16,
+}
+
+impl Default for PfcXoffConfig {
+    /// The reset values of `CFG_PFC_XOFF` and `CFG_PFC_QUANTA`.
+    fn default() -> Self {
+        PfcXoffConfig::decode(
+            regs::find("CFG_PFC_XOFF").unwrap().reset,
+            regs::find("CFG_PFC_QUANTA").unwrap().reset,
+        )
+    }
+}
+
+impl PfcXoffConfig {
+    /// `(CFG_PFC_XOFF, CFG_PFC_QUANTA)`, or the first field out of range.
+    pub fn encode(&self) -> Result<(u32, u32)> {
+        use regs::cfg_pfc_xoff as x;
+        let bad = |field, value: u16| {
+            Err(Error::InvalidField {
+                field,
+                value: value as u64,
+            })
+        };
+        if self.xoff_words == 0 || self.xoff_words as u32 >= x::FIFO_WORDS {
+            return bad("xoff_words", self.xoff_words);
+        }
+        if self.xon_words == 0 || self.xon_words > self.xoff_words {
+            return bad("xon_words", self.xon_words);
+        }
+        if self.quanta == 0 {
+            return bad("quanta", 0);
+        }
+        Ok((
+            x::XOFF.place(self.xoff_words as u32) | x::XON.place(self.xon_words as u32),
+            regs::cfg_pfc_quanta::QUANTA.place(self.quanta as u32),
+        ))
+    }
+
+    pub const fn decode(xoff_reg: u32, quanta_reg: u32) -> PfcXoffConfig {
+        PfcXoffConfig {
+            xoff_words: regs::cfg_pfc_xoff::XOFF.get(xoff_reg) as u16,
+            xon_words: regs::cfg_pfc_xoff::XON.get(xoff_reg) as u16,
+            quanta: regs::cfg_pfc_quanta::QUANTA.get(quanta_reg) as u16,
+        }
+    }
+}

@@ -233,6 +233,8 @@ register_map! {
     CFG_TRAFFIC = 0x11C, RW = 0x0002_B09A, "5:0 default DSCP (26); 7:6 ECN codepoint of data packets and READ responses (2 = ECT(0)); 13:8 CNP DSCP (48); 15:14 ECN codepoint of ACKs, NAKs and atomic ACKs (2); 17:16 ECN codepoint of CNPs (2, as ConnectX-4 Lx sends them).";
     CFG_PFC = 0x120, RW = 0x0064_0063, "2:0 priority of RoCE data and ACKs (3); 6:4 priority of CNPs (6); 31:16 link bit times per core clock cycle, floor(line rate / clock) (100: 25 Gb/s at 250 MHz), the pace of PFC pause quanta (512 bit times). With CFG_CONTROL.PFC_ENABLE a received PFC pause of a class (or the MAC's pause input) stops the NIC starting frames of it.";
     CFG_ACK_COALESCE = 0x124, RW = 0x0000_0040, "7:0 N: the responder acknowledges at least every N executed request packets of a QP, besides every AckReq packet, message end, NAK and duplicate (64); 1 = every packet; 0 = only those.";
+    CFG_PFC_XOFF = 0x128, RW = 0x0200_0400, "15:0 XOFF threshold, 31:16 XON threshold, in 8-byte words held by the receive FIFO in front of the parser (4096 words): with CFG_CONTROL.PFC_ENABLE the NIC sends a PFC XOFF on its RoCE priority (CFG_PFC 2:0) when the FIFO holds at least XOFF words, refreshes it at half its pause time while the FIFO stays at or above XON, and sends an XON (pause time 0) once it holds fewer than XON words (defaults 1024 and 512; docs/CONGESTION.md gives the headroom).";
+    CFG_PFC_QUANTA = 0x12C, RW = 0x0000_FFFF, "15:0 pause time of the XOFFs the NIC sends, in quanta of 512 bit times (65535); 0 is not useful (an XOFF of 0 quanta is an XON).";
 
     // ---- congestion control parameters (0x200), mlx5 names and defaults ----
     CC_RP_TIME_RESET = 0x200, RW = 300, "DCQCN RP rate-increase timer period in us (rpg_time_reset, 300).";
@@ -419,6 +421,12 @@ register_map! {
     CNT_RP_BYTES_DROPPED_HI = 0x1154, RO, "High half of CNT_RP_BYTES_DROPPED.";
     CNT_RP_RATE_CUTS_LO = 0x1158, RO, "Rate decreases made by the DCQCN reaction point (a rate-reduce period that ended with a CNP pending), all QPs.";
     CNT_RP_RATE_CUTS_HI = 0x115C, RO, "High half of CNT_RP_RATE_CUTS.";
+    CNT_RX_DROP_NO_ROOM_LO = 0x1160, RO, "Frames dropped whole by the receive FIFO because it had less room than a largest frame when their first beat came (host DMA slower than the link; mlx5 rx_discards_phy). With PFC on and the headroom of docs/CONGESTION.md it stays 0.";
+    CNT_RX_DROP_NO_ROOM_HI = 0x1164, RO, "High half of CNT_RX_DROP_NO_ROOM.";
+    CNT_PFC_XOFF_SENT_LO = 0x1168, RO, "PFC XOFF frames sent on the RoCE priority, first ones and refreshes (mlx5 tx_prio_pause).";
+    CNT_PFC_XOFF_SENT_HI = 0x116C, RO, "High half of CNT_PFC_XOFF_SENT.";
+    CNT_PFC_XON_SENT_LO = 0x1170, RO, "PFC XON frames (pause time 0) sent on the RoCE priority.";
+    CNT_PFC_XON_SENT_HI = 0x1174, RO, "High half of CNT_PFC_XON_SENT.";
 
     // ---- doorbells: one page per 512 QPs / CQs, mappable into user processes ----
     DB_SQ[MAX_QPS; DB_QP_STRIDE] = 0x10_0000, WO, "SQ doorbell of QP n: 15:0 new SQ producer index.";
@@ -428,7 +436,7 @@ register_map! {
 }
 
 /// Number of 64-bit counters.
-pub const NUM_COUNTERS: u32 = (CNT_RP_RATE_CUTS_LO - CNT_BASE) / 8 + 1;
+pub const NUM_COUNTERS: u32 = (CNT_PFC_XON_SENT_LO - CNT_BASE) / 8 + 1;
 
 /// The counters as (name without the `CNT_` prefix and `_LO` suffix, LO offset), in address
 /// order. For dumps and for the hardware's counter index (`(offset - CNT_BASE) / 8`).
@@ -539,6 +547,26 @@ pub mod cfg_pfc {
     /// Link bit times per core clock cycle: floor(line rate in b/s / core clock in Hz), 1..;
     /// a PFC pause quantum (512 bit times) lasts 512 / LINK_BITS cycles.
     pub const LINK_BITS: Field = Field::new(16, 16);
+}
+
+/// [`CFG_PFC_XOFF`] fields: the receive FIFO's PFC thresholds, in 8-byte words.
+pub mod cfg_pfc_xoff {
+    use crate::host::Field;
+    /// Send XOFF when the FIFO holds at least this many words.
+    pub const XOFF: Field = Field::new(0, 16);
+    /// Send XON when the FIFO holds fewer than this many words (at most XOFF).
+    pub const XON: Field = Field::new(16, 16);
+    /// Words of the receive FIFO in front of the parser (8 bytes each).
+    pub const FIFO_WORDS: u32 = 4096;
+    /// Bytes of a FIFO word.
+    pub const WORD_BYTES: u32 = 8;
+}
+
+/// [`CFG_PFC_QUANTA`] fields.
+pub mod cfg_pfc_quanta {
+    use crate::host::Field;
+    /// Pause time of a sent XOFF, in quanta of 512 bit times.
+    pub const QUANTA: Field = Field::new(0, 16);
 }
 
 pub mod cfg_ack_coalesce {

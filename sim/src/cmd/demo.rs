@@ -20,8 +20,8 @@
 //! What the run shows is what is built: switches mark ECN CE above the threshold and the NICs
 //! receive the marked packets and answer with CNPs (the NICs' notification points, counted by
 //! the NICs); the senders' DCQCN reaction points cut their QPs' rates (counted by the NICs);
-//! switches pause each other with PFC. The NIC does not send PFC pauses yet, so that count is
-//! reported as such, never made up in software.
+//! switches pause each other with PFC, and the NICs run PFC too (pauses from their leaf
+//! honoured, XOFF sent when their receive FIFO fills, all counted by the NICs).
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -292,8 +292,10 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
         progress_every: 50_000,
         set_bits: Vec::new(),
         // DCQCN on both NICs: the reaction point besides the notification point (the run
-        // enables it for every QP once connected)
-        setup: Some(super::verbs::enable_dcqcn),
+        // enables it for every QP once connected); PFC on both NICs, as on the switches
+        setup: Some(super::verbs::enable_dcqcn_and_pfc),
+
+        shells: Vec::new(),
     };
     if !args.json {
         println!(
@@ -475,7 +477,14 @@ fn summarise(
         "pfc": {
             "between_switches": {"xoff": xoff_total, "xon": xon_total},
             "to_nics": {"a": to_nics[0], "b": to_nics[1]},
-            "note": "switches pause each other and the plain background host on priority 3; the NICs' PFC is off: honouring pauses is built but sending XOFF is not (ID_CAPS.PFC clear), so pause frames reach them and they do not act on them",
+            "nics": {
+                "on": r.per_host[0].pfc_on && r.per_host[1].pfc_on,
+                "pauses_received": {"a": r.per_host[0].pfc_pause, "b": r.per_host[1].pfc_pause},
+                "paused_cycles": {"a": r.per_host[0].pfc_paused_cycles, "b": r.per_host[1].pfc_paused_cycles},
+                "xoff_sent": {"a": r.per_host[0].pfc_xoff_sent, "b": r.per_host[1].pfc_xoff_sent},
+                "dropped_no_room": {"a": r.per_host[0].rx_no_room, "b": r.per_host[1].rx_no_room},
+            },
+            "note": "switches pause each other and the plain background host on priority 3; the NICs run PFC on priority 3 too (NIC counters CNT_PFC_PAUSE, CNT_PFC_PAUSED_CYCLES, CNT_PFC_XOFF_SENT, CNT_RX_DROP_NO_ROOM): they honour their leaf's pauses and send XOFF when their receive FIFO fills",
         },
         "drops": {"switches": ports.drops},
         "queues": ports.queues,
@@ -536,12 +545,17 @@ fn print_summary(s: &Value) {
         s["dcqcn"]["note"].as_str().unwrap_or("")
     );
     println!(
-        "  PFC: {} XOFF / {} XON between switches, {} pause frames to A, {} to B ({})",
+        "  PFC: {} XOFF / {} XON between switches, {} pause frames to A, {} to B; the NICs: paused {} / {} cycles, {} / {} XOFF sent, {} / {} frames dropped for lack of room (A / B)",
         s["pfc"]["between_switches"]["xoff"],
         s["pfc"]["between_switches"]["xon"],
         s["pfc"]["to_nics"]["a"],
         s["pfc"]["to_nics"]["b"],
-        s["pfc"]["note"].as_str().unwrap_or("")
+        s["pfc"]["nics"]["paused_cycles"]["a"],
+        s["pfc"]["nics"]["paused_cycles"]["b"],
+        s["pfc"]["nics"]["xoff_sent"]["a"],
+        s["pfc"]["nics"]["xoff_sent"]["b"],
+        s["pfc"]["nics"]["dropped_no_room"]["a"],
+        s["pfc"]["nics"]["dropped_no_room"]["b"],
     );
     report::print_queues(s);
     report::print_files(s);

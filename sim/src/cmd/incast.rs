@@ -242,6 +242,7 @@ pub fn jain(x: &[f64]) -> f64 {
 pub fn run(a: &IncastArgs) -> Result<ExitCode, CliError> {
     let sc = scenario(a)?;
     let dcqcn = on_off("dcqcn", &a.dcqcn)?;
+    let pfc = on_off("pfc", &a.pfc)?;
     let rargs = RunArgs {
         file: PathBuf::from("incast"),
         engine: a.engine.clone(),
@@ -250,7 +251,14 @@ pub fn run(a: &IncastArgs) -> Result<ExitCode, CliError> {
         check: false,
         vcd: None,
     };
-    let setup: Option<run::Setup> = if dcqcn { Some(enable_dcqcn) } else { None };
+    // the NICs' own DCQCN and PFC as asked (PFC on: the switch's pauses honoured, XOFF sent
+    // from a NIC's receive FIFO)
+    let setup: Option<run::Setup> = match (dcqcn, pfc) {
+        (true, true) => Some(verbs::enable_dcqcn_and_pfc),
+        (true, false) => Some(enable_dcqcn),
+        (false, true) => Some(verbs::enable_pfc),
+        (false, false) => None,
+    };
     let mut out = run::execute(&sc, &rargs, setup)?;
     let incast = measure(&sc, &mut out, dcqcn)?;
     for (k, v) in incast.as_object().expect("an object") {
@@ -392,7 +400,7 @@ fn measure(sc: &Scenario, out: &mut run::Outcome, dcqcn: bool) -> Result<Value, 
         "dcqcn": dcqcn,
         "switch_pfc": sc.switch.pfc.is_some(),
         "switch_ecn": sc.switch.red.is_some(),
-        "nic_honours_pfc": r.per_host.iter().all(|h| h.has_pfc),
+        "nic_honours_pfc": r.per_host.iter().all(|h| h.has_pfc && h.pfc_on),
         "nic_dcqcn_rp": r.per_host.iter().all(|h| h.has_dcqcn_rp),
         "nic_dcqcn_np": nic.has_dcqcn_np,
         "bottleneck": {

@@ -348,6 +348,8 @@ fn run_nics(
         progress_every: 100_000,
         set_bits: Vec::new(),
         setup,
+
+        shells: Vec::new(),
     };
     let plan = Plan {
         messages: sc.plan.clone(),

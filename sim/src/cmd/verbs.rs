@@ -428,11 +428,18 @@ pub struct HostCounts {
     /// off for the QP (`CNT_RP_RATE_CUTS`, `CNT_RP_CNP_DISABLED`).
     pub rp_rate_cuts: u64,
     pub rp_cnp_disabled: u64,
+    /// Frames its receive FIFO dropped for lack of room (`CNT_RX_DROP_NO_ROOM`), PFC XOFF and
+    /// XON frames it sent (`CNT_PFC_XOFF_SENT`, `CNT_PFC_XON_SENT`).
+    pub rx_no_room: u64,
+    pub pfc_xoff_sent: u64,
+    pub pfc_xon_sent: u64,
     /// Its QPs' QPNs.
     pub qpns: Vec<u32>,
     /// What its NIC's ID_CAPS says it has: PFC pauses honoured on transmit, the DCQCN
     /// reaction point, the notification point.
     pub has_pfc: bool,
+    /// PFC switched on in its NIC (`CFG_CONTROL.PFC_ENABLE` at the end of the run).
+    pub pfc_on: bool,
     pub has_dcqcn_rp: bool,
     pub has_dcqcn_np: bool,
 }
@@ -476,6 +483,9 @@ pub struct RunHooks {
     /// Called on every host's device once it is open and enabled, before its QPs exist (e.g.
     /// to switch a feature on through the driver); an error ends the run.
     pub setup: Option<fn(&Device) -> Result<(), CliError>>,
+    /// DMA shell timing per host, as (side, timing), applied after the QPs are connected (e.g.
+    /// a host whose DMA writes are slower than the link).
+    pub shells: Vec<(usize, ShellConfig)>,
 }
 
 impl Default for RunHooks {
@@ -488,6 +498,7 @@ impl Default for RunHooks {
             progress: None,
             progress_every: u64::MAX,
             set_bits: Vec::new(),
+            shells: Vec::new(),
             setup: None,
         }
     }
@@ -1192,6 +1203,9 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
         let v = b.read32(offset);
         b.write32(offset, v | bits);
     }
+    for &(side, shell) in &hooks.shells {
+        lock(&pair).nic(side).set_shell_config(shell);
+    }
     if let Some(m) = hooks.medium.take() {
         lock(&pair).set_medium(m);
     }
@@ -1683,6 +1697,11 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
         c.pfc_paused_cycles = h.device.counter(regs::CNT_PFC_PAUSED_CYCLES_LO);
         c.rp_rate_cuts = h.device.counter(regs::CNT_RP_RATE_CUTS_LO);
         c.rp_cnp_disabled = h.device.counter(regs::CNT_RP_CNP_DISABLED_LO);
+        c.rx_no_room = h.device.counter(regs::CNT_RX_DROP_NO_ROOM_LO);
+        c.pfc_xoff_sent = h.device.counter(regs::CNT_PFC_XOFF_SENT_LO);
+        c.pfc_xon_sent = h.device.counter(regs::CNT_PFC_XON_SENT_LO);
+        c.pfc_on =
+            h.device.registers().read(regs::CFG_CONTROL) & regs::cfg_control::PFC_ENABLE != 0;
     }
     for side in 0..2 {
         let c = &report.per_host[side];
@@ -1725,6 +1744,20 @@ pub fn enable_dcqcn(dev: &Device) -> Result<(), CliError> {
     let control = dev.registers().read(regs::CFG_CONTROL);
     dev.set_control(control | regs::cfg_control::DCQCN_RP_ENABLE)
         .map_err(|e| CliError(format!("--dcqcn: CFG_CONTROL: {e}")))
+}
+
+/// Turn PFC on (`CFG_CONTROL.PFC_ENABLE`, through the driver): received pauses honoured and
+/// XOFF/XON sent from the receive FIFO (`Device::set_pfc_xoff`, reset thresholds).
+pub fn enable_pfc(dev: &Device) -> Result<(), CliError> {
+    let control = dev.registers().read(regs::CFG_CONTROL);
+    dev.set_control(control | regs::cfg_control::PFC_ENABLE)
+        .map_err(|e| CliError(format!("PFC: CFG_CONTROL: {e}")))
+}
+
+/// [`enable_dcqcn`] and [`enable_pfc`].
+pub fn enable_dcqcn_and_pfc(dev: &Device) -> Result<(), CliError> {
+    enable_dcqcn(dev)?;
+    enable_pfc(dev)
 }
 
 /// On a NIC whose reaction point is on, enable it for every QP of the host (`CC_QP_DCQCN`), as

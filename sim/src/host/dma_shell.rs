@@ -266,6 +266,13 @@ impl DmaShell {
         &self.config
     }
 
+    /// Change the timing from the next cycle on (what is in flight stays; the stall generator
+    /// is reseeded from `config.seed`): e.g. a host whose DMA writes slow down mid-run.
+    pub fn set_config(&mut self, config: ShellConfig) {
+        self.rng = Rng::new(config.seed);
+        self.config = config;
+    }
+
     /// Cycles sampled so far.
     pub fn cycle(&self) -> u64 {
         self.cycle
