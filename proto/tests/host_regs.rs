@@ -406,3 +406,52 @@ proptest! {
         if fixed { prop_assert_eq!(port, base) } else { prop_assert_eq!(port & keep, base & keep) }
     }
 }
+
+/// PFC transmit thresholds: reset values, and each out-of-range field named.
+#[test]
+fn pfc_xoff_config_checks_every_field() {
+    use ferroce_proto::host::config::PfcXoffConfig;
+    use ferroce_proto::host::Error;
+    let d = PfcXoffConfig::default();
+    assert_eq!((d.xoff_words, d.xon_words, d.quanta), (1024, 512, 65535));
+    assert_eq!(
+        d.encode().unwrap(),
+        (
+            regs::find("CFG_PFC_XOFF").unwrap().reset,
+            regs::find("CFG_PFC_QUANTA").unwrap().reset
+        )
+    );
+    let (x, q) = PfcXoffConfig {
+        xoff_words: 3000,
+        xon_words: 100,
+        quanta: 7,
+    }
+    .encode()
+    .unwrap();
+    assert_eq!((x, q), ((100 << 16) | 3000, 7));
+    for (bad, field) in [
+        (PfcXoffConfig { xoff_words: 0, ..d }, "xoff_words"),
+        (
+            PfcXoffConfig {
+                xoff_words: 4096,
+                ..d
+            },
+            "xoff_words",
+        ),
+        (PfcXoffConfig { xon_words: 0, ..d }, "xon_words"),
+        (
+            PfcXoffConfig {
+                xon_words: 1025,
+                ..d
+            },
+            "xon_words",
+        ),
+        (PfcXoffConfig { quanta: 0, ..d }, "quanta"),
+    ] {
+        match bad.encode() {
+            Err(Error::InvalidField { field: f, .. }) => assert_eq!(f, field, "{bad:?}"),
+            other => panic!("{bad:?}: {other:?}"),
+        }
+    }
+    assert_eq!(PfcXoffConfig::decode(x, q).xoff_words, 3000);
+}
