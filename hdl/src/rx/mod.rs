@@ -32,6 +32,8 @@
 //!
 //! * [`admission`]: [`RxAdmission`], the MAC-side FIFO in front of the parser that drops whole
 //!   frames for lack of room (the MAC cannot wait; its fill level drives PFC).
+//! * [`pfc_tap`]: [`PfcRxTap`], decodes PFC frames from the MAC beats in front of the FIFO
+//!   (pause at wire time).
 //! * [`parser`]: [`RxParser`], the top (store-and-forward, ports, stall bound).
 //! * [`ingest`]: header window, frame buffer writes, on-the-fly ICRC, frame record.
 //! * [`l3`]: Ethernet / IPv4 / IPv6 / GRH / UDP fields and L2-L3 checks.
@@ -53,6 +55,7 @@ pub mod l3;
 pub mod model;
 pub mod opclass;
 pub mod parser;
+pub mod pfc_tap;
 pub mod readout;
 pub mod transport;
 
@@ -60,6 +63,7 @@ pub use admission::RxAdmission;
 pub use drop_reason::{DropReason, RxKind};
 pub use flat::RxParserFlat;
 pub use parser::RxParser;
+pub use pfc_tap::PfcRxTap;
 
 /// The 64-bit profile: 8-byte beats, a 2048-word (16 KiB) frame buffer.
 pub type RxParser64 = RxParser<64, 8, 11>;
