@@ -17,6 +17,7 @@ use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::stream::{frame_to_beats, Beat};
 use ferroce_hdl::testbench::{Bench, Rng, Stepper};
 use ferroce_hdl::tx::pfc_inserter::{PfcFrameInserter, PFC_BEATS};
+use ferroce_proto::wire::ethernet::mac_to_u64;
 use ferroce_proto::wire::ethernet::{
     ethertype, EthernetFrame, EthernetRepr, HEADER_LEN, MIN_FRAME_LEN,
 };
@@ -62,10 +63,6 @@ fn random_req(rng: &mut Rng) -> Req {
         prio: rng.below(8) as u8,
         mac: [m[0], m[1], m[2], m[3], m[4], m[5]],
     }
-}
-
-fn mac_u64(m: &[u8; 6]) -> u64 {
-    m.iter().fold(0u64, |a, &b| (a << 8) | b as u64)
 }
 
 /// Data frames into `inp`: gaps of `frame_gap_max` cycles at most between frames, a gap of
@@ -212,7 +209,7 @@ fn run<S: Stepper<PfcFrameInserter>>(b: &mut S, seed: u64, o: &Opts) -> Stats {
             u.req_xon.next = fields.xon;
             u.quanta.next = (fields.quanta as u64).into();
             u.prio.next = (fields.prio as u64).into();
-            u.cfg_mac.next = mac_u64(&fields.mac).into();
+            u.cfg_mac.next = mac_to_u64(fields.mac).into();
         }
         b.settle();
         // 2. outputs against the reference
@@ -429,7 +426,7 @@ fn hand_written_frame_and_idle_timing() {
         u.req_xon.next = xon;
         u.quanta.next = (r.quanta as u64).into();
         u.prio.next = (r.prio as u64).into();
-        u.cfg_mac.next = mac_u64(&r.mac).into();
+        u.cfg_mac.next = mac_to_u64(r.mac).into();
         let mut got = vec![];
         for k in 0..PFC_BEATS {
             b.settle();

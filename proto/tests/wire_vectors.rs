@@ -734,3 +734,16 @@ fn other_frames_are_opaque() {
     assert_eq!(frame.summary().opcode, None);
     assert_eq!(frame.emit(), dns);
 }
+
+/// The largest RoCE frame (what the NIC's receive FIFO reserves) and the MAC as a number.
+#[test]
+fn largest_roce_frame_and_mac_number() {
+    use ferroce_proto::wire::ethernet::mac_to_u64;
+    use ferroce_proto::wire::frame::MAX_ROCE_FRAME_LEN;
+    // 18 + 40 + 8 + 12 + 16 + 4 + 4096 + 4
+    assert_eq!(MAX_ROCE_FRAME_LEN, 4198);
+    assert_eq!(
+        mac_to_u64([0x01, 0x80, 0xC2, 0x00, 0x00, 0x01]),
+        0x0180_C200_0001
+    );
+}

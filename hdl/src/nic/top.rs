@@ -77,20 +77,10 @@ const _: () = assert!(crate::cc::rate_shaper::MBPS_W == 20);
 /// Number of CSR counters (`cnt_inc` width).
 pub const NIC_COUNTERS: usize = regs::NUM_COUNTERS as usize;
 
-/// The largest RoCE frame the NIC takes, FCS excluded: a tagged Ethernet header, IPv6, UDP,
-/// BTH, RETH and ImmDt (RDMA WRITE Only with Immediate), a 4096-byte PMTU payload and the ICRC.
-pub const RX_MAX_ROCE_FRAME: usize = ferroce_proto::wire::ethernet::VLAN_HEADER_LEN
-    + ferroce_proto::wire::ipv6::HEADER_LEN
-    + ferroce_proto::wire::udp::HEADER_LEN
-    + ferroce_proto::wire::BthRepr::HEADER_LEN
-    + ferroce_proto::wire::opcode::header_len::RETH
-    + ferroce_proto::wire::opcode::header_len::IMM_DT
-    + ferroce_proto::flow::Pmtu::Mtu4096.bytes() as usize
-    + ferroce_proto::icrc::ICRC_LEN;
 /// Words (8 bytes) the receive FIFO must have free for a frame to be admitted at its first
-/// beat (`RxAdmission::reserve`): one largest RoCE frame. A longer (non-RoCE) frame that meets a
+/// beat (`RxAdmission::reserve`): one largest RoCE frame (`MAX_ROCE_FRAME_LEN`, 4198 bytes). A longer (non-RoCE) frame that meets a
 /// full FIFO is cut, and the parser drops it.
-pub const RX_ADMIT_RESERVE: usize = RX_MAX_ROCE_FRAME.div_ceil(8);
+pub const RX_ADMIT_RESERVE: usize = ferroce_proto::wire::frame::MAX_ROCE_FRAME_LEN.div_ceil(8);
 const _: () = assert!(RX_ADMIT_RESERVE < regs::cfg_pfc_xoff::FIFO_WORDS as usize);
 
 const fn cnt(off: u32) -> usize {

@@ -37,7 +37,8 @@ use super::drop_reason::{DropReason, RxKind};
 use crate::header::RoceHeader;
 
 /// Destination MAC of PFC / PAUSE frames.
-pub const PFC_DA: u64 = 0x0180_C200_0001;
+pub const PFC_DA: u64 =
+    ferroce_proto::wire::ethernet::mac_to_u64(ferroce_proto::wire::pfc::DST_MAC);
 /// Largest payload of one packet (PMTU 4096).
 pub const MAX_PAYLOAD: usize = 4096;
 /// Frames up to this length may carry bytes after the ICRC (Ethernet minimum-size padding,

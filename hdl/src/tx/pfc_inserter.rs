@@ -40,7 +40,9 @@
 //! * `cfg_mac` (first wire byte in bits 47..40), `prio` (3 bits), `quanta` (16 bits, in 512 bit
 //!   times).
 use crate::stream::{Sink64, Source64};
-use ferroce_proto::wire::ethernet::{ethertype::MAC_CONTROL, HEADER_LEN, MIN_FRAME_LEN};
+use ferroce_proto::wire::ethernet::{
+    ethertype::MAC_CONTROL, mac_to_u64, HEADER_LEN, MIN_FRAME_LEN,
+};
 use ferroce_proto::wire::pfc::{DST_MAC, OPCODE_PFC, PFC_LEN};
 use rust_hdl::prelude::*;
 
@@ -61,15 +63,6 @@ const _: () = assert!(HEADER_LEN == 6 + 6 + 2 && CE_OFF == 2 * BEAT_BYTES);
 const _: () =
     assert!(HEADER_LEN + PFC_LEN <= MIN_FRAME_LEN && TIME0_OFF + 16 == HEADER_LEN + PFC_LEN);
 const _: () = assert!(PFC_BEATS == 8 && PFC_LAST_BYTES == 4);
-
-const fn mac_u64(m: [u8; 6]) -> u64 {
-    ((m[0] as u64) << 40)
-        | ((m[1] as u64) << 32)
-        | ((m[2] as u64) << 24)
-        | ((m[3] as u64) << 16)
-        | ((m[4] as u64) << 8)
-        | (m[5] as u64)
-}
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
 pub enum InsState {
@@ -148,7 +141,7 @@ impl Default for PfcFrameInserter {
             mac_q: Default::default(),
             prio_q: Default::default(),
             time_q: Default::default(),
-            c_dst: Constant::new(mac_u64(DST_MAC).into()),
+            c_dst: Constant::new(mac_to_u64(DST_MAC).into()),
             c_type_op: Constant::new((((MAC_CONTROL as u64) << 16) | OPCODE_PFC as u64).into()),
             c_time0: Constant::new((TIME0_OFF as u64).into()),
             c_last_beat: Constant::new(((PFC_BEATS - 1) as u64).into()),

@@ -33,6 +33,17 @@ mod field {
     pub const INNER_TYPE: usize = 16;
 }
 
+/// A MAC address as a 48-bit number, first wire byte in bits 47..40 (how the hardware's
+/// registers and constants hold one).
+pub const fn mac_to_u64(mac: [u8; 6]) -> u64 {
+    ((mac[0] as u64) << 40)
+        | ((mac[1] as u64) << 32)
+        | ((mac[2] as u64) << 24)
+        | ((mac[3] as u64) << 16)
+        | ((mac[4] as u64) << 8)
+        | (mac[5] as u64)
+}
+
 /// Header length without a VLAN tag.
 pub const HEADER_LEN: usize = 14;
 /// Header length with one 802.1Q tag.

@@ -25,6 +25,17 @@ use super::ipv4::{self, Ipv4Packet, Ipv4Repr};
 use super::ipv6::{self, Ipv6Packet, Ipv6Repr};
 use super::opcode::Opcode;
 use super::pfc::{self, PfcPacket, PfcRepr};
+
+/// The largest RoCE frame, FCS excluded: a tagged Ethernet header, IPv6, UDP, BTH, RETH and
+/// ImmDt (RDMA WRITE Only with Immediate), a 4096-byte PMTU payload and the ICRC (4198 bytes).
+pub const MAX_ROCE_FRAME_LEN: usize = super::ethernet::VLAN_HEADER_LEN
+    + ipv6::HEADER_LEN
+    + super::udp::HEADER_LEN
+    + BthRepr::HEADER_LEN
+    + super::opcode::header_len::RETH
+    + super::opcode::header_len::IMM_DT
+    + crate::flow::Pmtu::Mtu4096.bytes() as usize
+    + ICRC_LEN;
 use super::udp::{self, UdpPacket, UdpRepr, ROCE_V2_PORT};
 use super::{get_u16, Error, Result};
 
