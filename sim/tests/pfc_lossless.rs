@@ -9,6 +9,11 @@
 //!   every message verified.
 //! * PFC off: the same stall drops whole frames at B's FIFO, counted, and Go-Back-N recovers
 //!   (every message still verified).
+//! * Both directions stalled, PFC on: A and B WRITE to each other and both hosts' DMA is slow,
+//!   so each NIC receives the other's XOFF while its own receive FIFO is full of data. The
+//!   pause is decoded at wire time in front of the FIFO (`PfcRxTap`), so no frame of the paused
+//!   NIC starts later than a fixed bound after the PFC frame's last beat until the pause ends,
+//!   however long the queue behind which the PFC frame entered the FIFO; nothing is dropped.
 //!
 //! Needs verilator (`scripts/install-tools.sh`).
 use ferroce_proto::wire::{ethertype, EthernetFrame, PfcPacket, PfcRepr};
@@ -29,10 +34,33 @@ const B_WRITE_BYTES_PER_CYCLE: u32 = 2;
 /// PFC frames seen on the wire: (from side, cycle, pause time of priority 3).
 type PfcLog = Arc<Mutex<Vec<(usize, u64, u16)>>>;
 
+/// What each side did on the wire, for the pause-timing check.
+#[derive(Default)]
+struct WireLog {
+    /// per side: the first-beat cycle of each frame it sent that is not MAC control
+    data_starts: [Vec<u64>; 2],
+    /// per side: (last-beat cycle into its NIC, pause time of priority 3) of each PFC frame it
+    /// received
+    pfc_in: [Vec<(u64, u16)>; 2],
+}
+
 /// A full-rate link with a fixed delay each way; frames enter the other NIC one beat a cycle.
 struct DelayLink {
     queue: [VecDeque<(u64, Vec<u8>)>; 2],
     pfc: PfcLog,
+    wire: Arc<Mutex<WireLog>>,
+    /// per side: the first cycle its receive side is free (frames enter it back to back, one
+    /// beat a cycle: the MAC never waits)
+    busy: [u64; 2],
+}
+
+fn pfc_time_of(frame: &[u8]) -> Option<u16> {
+    let eth = EthernetFrame::new_checked(frame).ok()?;
+    if eth.ethertype() != ethertype::MAC_CONTROL {
+        return None;
+    }
+    let pfc = PfcPacket::new_checked(eth.payload()).ok()?;
+    PfcRepr::parse(&pfc).ok()?.time_for(3)
 }
 
 impl PairMedium for DelayLink {
@@ -52,6 +80,9 @@ impl PairMedium for DelayLink {
                 let t = repr.time_for(3).expect("priority 3 named");
                 assert_eq!(pfc.class_enable(), 1 << 3, "only the RoCE priority");
                 self.pfc.lock().unwrap().push((from, cycle, t));
+            } else {
+                let beats = (frame.len() as u64).div_ceil(8);
+                self.wire.lock().unwrap().data_starts[from].push(cycle + 1 - beats);
             }
         }
         self.queue[1 - from].push_back((cycle + DELAY, frame));
@@ -59,14 +90,30 @@ impl PairMedium for DelayLink {
     fn deliver(&mut self, to: usize, cycle: u64) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         while self.queue[to].front().is_some_and(|f| f.0 <= cycle) {
-            out.push(self.queue[to].pop_front().unwrap().1);
+            let f = self.queue[to].pop_front().unwrap().1;
+            // a frame handed over now offers its first beat in the next cycle
+            let first = self.busy[to].max(cycle + 1);
+            self.busy[to] = first + (f.len() as u64).div_ceil(8);
+            if let Some(t) = pfc_time_of(&f) {
+                self.wire.lock().unwrap().pfc_in[to].push((self.busy[to] - 1, t));
+            }
+            out.push(f);
         }
         out
     }
 }
 
-fn run(pfc_on: bool) -> (VerbsReport, Vec<(usize, u64, u16)>) {
+struct Run {
+    report: VerbsReport,
+    pfc: Vec<(usize, u64, u16)>,
+    wire: WireLog,
+}
+
+/// `both_ways`: both hosts post WRITEs and both hosts' DMA is slow; else only A posts and only
+/// B's DMA is slow.
+fn run(pfc_on: bool, both_ways: bool) -> Run {
     let pfc = PfcLog::default();
+    let wire = Arc::new(Mutex::new(WireLog::default()));
     let args = VerbsArgs {
         ops: vec!["write".into()],
         sizes: vec!["65536".into()],
@@ -84,19 +131,26 @@ fn run(pfc_on: bool) -> (VerbsReport, Vec<(usize, u64, u16)>) {
         medium: Some(Box::new(DelayLink {
             queue: Default::default(),
             pfc: pfc.clone(),
+            wire: wire.clone(),
+            busy: [0; 2],
         })),
-        one_way: true,
+        one_way: !both_ways,
         // PFC through the driver on both NICs (ID_CAPS.PFC)
         setup: if pfc_on { Some(enable_pfc) } else { None },
-        shells: vec![(1, slow)],
+        shells: if both_ways {
+            vec![(0, slow), (1, slow)]
+        } else {
+            vec![(1, slow)]
+        },
         ..RunHooks::default()
     };
     let report =
         run_scenario_hooked(&args, &VerbsLinkArgs::default(), Engine::Verilator, hooks).unwrap();
     assert_eq!(report.failed, 0, "{:?}", report.errors);
     assert_eq!(report.verified, report.messages, "{:?}", report.errors);
-    let log = std::mem::take(&mut *pfc.lock().unwrap());
-    (report, log)
+    let pfc = std::mem::take(&mut *pfc.lock().unwrap());
+    let wire = std::mem::take(&mut *wire.lock().unwrap());
+    Run { report, pfc, wire }
 }
 
 #[test]
@@ -104,7 +158,11 @@ fn pfc_xoff_keeps_a_stalled_receiver_lossless() {
     if !require_tool("verilator") {
         return;
     }
-    let (r, log) = run(true);
+    let Run {
+        report: r,
+        pfc: log,
+        ..
+    } = run(true, false);
     let (a, b) = (&r.per_host[0], &r.per_host[1]);
     eprintln!(
         "PFC on: {} cycles, B: {} XOFF, {} XON sent, {} dropped for lack of room; A: {} PFC frames received, paused {} cycles, {} packets retransmitted",
@@ -137,7 +195,11 @@ fn without_pfc_the_same_stall_drops_and_counts() {
     if !require_tool("verilator") {
         return;
     }
-    let (r, log) = run(false);
+    let Run {
+        report: r,
+        pfc: log,
+        ..
+    } = run(false, false);
     let (a, b) = (&r.per_host[0], &r.per_host[1]);
     eprintln!(
         "PFC off: {} cycles, B: {} frames dropped for lack of room; A: {} packets retransmitted",
@@ -147,4 +209,64 @@ fn without_pfc_the_same_stall_drops_and_counts() {
     assert_eq!(b.pfc_xoff_sent + b.pfc_xon_sent, 0);
     assert!(b.rx_no_room > 0, "the stall drops frames without PFC");
     assert!(a.retransmitted > 0, "Go-Back-N resent what was dropped");
+}
+
+/// CFG_PFC.LINK_BITS after reset (25 Gb/s at 250 MHz): one quantum of 512 bit times lasts
+/// 512 / 100 cycles.
+const LINK_BITS: u64 = 100;
+/// Beats of the longest frame either host sends: a WRITE FIRST of one PMTU (1024; Ethernet 14,
+/// IPv4 20, UDP 8, BTH 12, RETH 16, payload, ICRC 4) at 8 bytes a beat.
+const MAX_FRAME_BEATS: u64 = (14 + 20 + 8 + 12 + 16 + 1024 + 4u64).div_ceil(8);
+/// Latest start of a paused NIC's frame after the PFC frame's last beat (docs/CONGESTION.md,
+/// PFC): decode and the pause block's register (16 at most), then the frame on the wire and the
+/// two the arbiter had already handed to the formatter and the TX builder.
+const GATE_BOUND: u64 = 16 + 2 * MAX_FRAME_BEATS;
+
+#[test]
+fn a_full_receive_fifo_does_not_delay_a_pause() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let Run {
+        report: r, wire, ..
+    } = run(true, true);
+    for (s, h) in r.per_host.iter().enumerate() {
+        eprintln!(
+            "both ways, PFC on: host {s}: {} XOFF / {} XON sent, {} PFC frames received, paused {} cycles, {} ACKs parked, {} dropped for lack of room, {} retransmitted ({} cycles)",
+            h.pfc_xoff_sent, h.pfc_xon_sent, h.pfc_pause, h.pfc_paused_cycles, h.ack_parked, h.rx_no_room, h.retransmitted, r.cycles
+        );
+        assert_eq!(h.rx_no_room, 0, "host {s} dropped a frame with PFC on");
+        assert_eq!(h.retransmitted, 0, "host {s}: nothing lost, nothing resent");
+        assert!(h.pfc_xoff_sent > 0, "host {s}'s FIFO filled: {h:?}");
+    }
+    // every XOFF that reached a NIC: none of its frames starts after the bound until the pause
+    // ends (the next PFC frame for the priority replaces the timer, else it expires)
+    let mut windows = 0;
+    let mut worst = 0;
+    for s in 0..2 {
+        let pfc = &wire.pfc_in[s];
+        for (i, &(at, t)) in pfc.iter().enumerate() {
+            if t == 0 {
+                continue;
+            }
+            let expiry = at + (t as u64 * 512).div_ceil(LINK_BITS);
+            let end = pfc.get(i + 1).map_or(expiry, |n| n.0.min(expiry));
+            let starts: Vec<u64> = wire.data_starts[s]
+                .iter()
+                .copied()
+                .filter(|&c| c >= at && c < end)
+                .collect();
+            if let Some(&last) = starts.last() {
+                worst = worst.max(last - at);
+            }
+            assert!(
+                starts.iter().all(|&c| c - at <= GATE_BOUND),
+                "host {s}: XOFF in at {at}, pause to {end}: frames started at {:?} cycles after it (bound {GATE_BOUND})",
+                starts.iter().map(|c| c - at).collect::<Vec<_>>()
+            );
+            windows += 1;
+        }
+    }
+    eprintln!("{windows} pauses checked; latest frame start {worst} cycles after the XOFF's last beat (bound {GATE_BOUND})");
+    assert!(windows >= 2, "each side was paused at least once");
 }

@@ -8,10 +8,13 @@
 //!                 | cev: CQ doorbells, CREATE/DESTROY --> CqeWriter
 //!                 | qpc read port <-- QpcReadMux <-- a: responder, b: formatter, c: requester
 //!                 | MR lookup port <-- MrPortMux <-- a: responder, b: requester (lkeys)
-//!  rx_mac --> RxParser --hdr--+-- requests --> RcWriteResponder --dma.wr (DmaWriteMux a)--> host
-//!                             |        (WRITE, SEND, RQ) | ack_* (in order, after placement)
+//!  rx_mac -+-> PfcRxTap --pfc_*--> PfcPause (pause timers: the TX arbiter's gate)
+//!          +-> RxAdmission (FIFO; fill --> PfcXoffGenerator --> PfcFrameInserter, before tx_mac)
+//!  (FIFO) --> RxParser --hdr--+-- requests --> RcWriteResponder --dma.wr (DmaWriteMux a)--> host
+//!                             |        (WRITE, SEND, RQ) | ack_* (in order, after placement;
+//!                             |                          |  parked aside while PFC-paused)
 //!                             |   recv WQEs, SGEs <--dma.rd (DmaReadMux a)   | cqe_* (receive)
-//!                             +-- ACKs --> RcRequester <--dma.rd (DmaReadMux b)-- WQEs, SGEs, payload
+//!                             +-- ACKs --> rx_ackq (16) --> RcRequester <--dma.rd (DmaReadMux b)-- WQEs, SGEs, payload
 //!                                              | pk_* (one per packet)    | cqe_* --> CqeWriter
 //!                                              |  atomic results --dma.wr-+  (DmaWriteMux b =
 //!                                              v                             wrmux2: CQEs, results)
@@ -44,9 +47,9 @@ use crate::csr::fifo::RegFifo;
 use crate::csr::{CsrBlockDefault, QEV_MODIFY, QEV_RQ};
 use crate::dma::{DmaMaster, DmaReadMaster, DmaWriteMaster};
 use crate::header::{L3_IPV4, L3_IPV6, L3_ROCEV1};
-use crate::req::RcRequester;
+use crate::req::{RcRequester, RxAck, RX_ACKQ_BITS};
 use crate::resp::RcWriteResponder;
-use crate::rx::{DropReason, RxAdmission64, RxParser64};
+use crate::rx::{DropReason, PfcRxTap, RxAdmission64, RxParser64};
 use crate::stream::{Sink64, Source64, StreamSink, StreamSource};
 use crate::tx::{PfcFrameInserter, TxHeaderBuilder};
 use ferroce_proto::host::config::GidType;
@@ -127,8 +130,9 @@ const C_RP_RATE_CUTS: usize = cnt(regs::CNT_RP_RATE_CUTS_LO);
 const C_RX_NO_ROOM: usize = cnt(regs::CNT_RX_DROP_NO_ROOM_LO);
 const C_PFC_XOFF_SENT: usize = cnt(regs::CNT_PFC_XOFF_SENT_LO);
 const C_PFC_XON_SENT: usize = cnt(regs::CNT_PFC_XON_SENT_LO);
+const C_ACK_PARKED: usize = cnt(regs::CNT_RESP_ACK_PARKED_LO);
 /// Counter events the top pulses (the `idx` table in `Default`).
-const NEV: usize = 42;
+const NEV: usize = 43;
 // PFC (docs/CONGESTION.md): the kernel reads CFG_CONTROL.PFC_ENABLE as bit 6 and CFG_PFC's
 // fields at their positions as literals.
 const _: () = assert!(
@@ -294,6 +298,15 @@ pub struct NicTop {
     /// when it has no room), whose fill level drives the XOFF generator
     adm: RxAdmission64,
     c_adm_reserve: Constant<Bits<16>>,
+    /// PFC frames decoded from the MAC beats in front of the FIFO, so a pause takes effect at
+    /// wire time, not after the data queued ahead of it (the parser still consumes and counts
+    /// them; its own PFC outputs are left unused)
+    pfc_tap: PfcRxTap,
+    /// received ACKs in front of the requester, which takes them only between the packets it
+    /// sends: while PFC holds it inside a message, ACKs queue here and the receive path goes on
+    /// (READ responses wait until the queue is empty, so the requester sees both in order)
+    rx_ackq: SynchronousFIFO<RxAck, RX_ACKQ_BITS, { RX_ACKQ_BITS + 1 }, 1>,
+    rx_ack_push: Signal<Local, Bit>,
     /// PFC XOFF / XON decisions from the FIFO's fill, and the frame source that puts them on
     /// the wire between data frames (after the arbiter: a MAC-control bypass)
     xoff: PfcXoffGenerator,
@@ -373,6 +386,7 @@ impl Default for NicTop {
             C_RX_NO_ROOM,
             C_PFC_XOFF_SENT,
             C_PFC_XON_SENT,
+            C_ACK_PARKED,
         ];
         NicTop {
             clock: Default::default(),
@@ -489,6 +503,9 @@ impl Default for NicTop {
             c_adm_reserve: Constant::new((RX_ADMIT_RESERVE as u64).into()),
             xoff: Default::default(),
             pfc_ins: Default::default(),
+            pfc_tap: Default::default(),
+            rx_ackq: Default::default(),
+            rx_ack_push: Default::default(),
             pfc_roce_prio: Default::default(),
             pfc_cnp_prio: Default::default(),
             pfc_roce_hold: Default::default(),
@@ -554,6 +571,8 @@ impl Logic for NicTop {
         self.adm.clock.next = self.clock.val();
         self.xoff.clock.next = self.clock.val();
         self.pfc_ins.clock.next = self.clock.val();
+        self.pfc_tap.clock.next = self.clock.val();
+        self.rx_ackq.clock.next = self.clock.val();
 
         // ---- AXI4-Lite straight into the CSR block
         self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
@@ -629,6 +648,13 @@ impl Logic for NicTop {
         self.rx.inp.keep.next = self.adm.out.keep.val();
         self.rx.inp.last.next = self.adm.out.last.val();
         self.adm.out.ready.next = self.rx.inp.ready.val();
+        // the PFC tap listens to the same beats (the MAC never waits: every valid beat counts)
+        self.pfc_tap.mon_valid.next = self.rx_mac.valid.val();
+        self.pfc_tap.mon_data.next = self.rx_mac.data.val();
+        self.pfc_tap.mon_keep.next = self.rx_mac.keep.val();
+        self.pfc_tap.mon_last.next = self.rx_mac.last.val();
+        self.pfc_tap.cfg_mac.next = self.csr.cfg_mac.val();
+        self.pfc_tap.cfg_promisc.next = false;
         self.rx.cfg_mac.next = self.csr.cfg_mac.val();
         self.rx.cfg_promisc.next = false;
         self.rx.cfg_max_frame.next = 0xFFFF.into();
@@ -825,20 +851,30 @@ impl Logic for NicTop {
             & self.is_rresp.val()
             & self.ip_ok.val()
             & !self.draining.q.val()
-            & !self.np_hold.val();
-        self.req.ack_valid.next = self.rx.hdr_valid.val()
+            & !self.np_hold.val()
+            & self.rx_ackq.empty.val();
+        self.rx_ack_push.next = self.rx.hdr_valid.val()
             & self.is_ack.val()
             & self.ip_ok.val()
             & !self.draining.q.val()
-            & !self.np_hold.val();
+            & !self.np_hold.val()
+            & !self.rx_ackq.full.val();
+        self.rx_ackq.write.next = self.rx_ack_push.val();
+        self.rx_ackq.data_in.next.qpn = self.rx.hdr.val().dest_qp;
+        self.rx_ackq.data_in.next.psn = self.rx.hdr.val().psn;
+        self.rx_ackq.data_in.next.syndrome = self.rx.hdr.val().aeth_syndrome;
+        self.rx_ackq.data_in.next.atomic = self.rx.hdr.val().opcode == self.c_atack_op.val();
+        self.rx_ackq.data_in.next.orig = self.rx.hdr.val().atomic_orig;
+        self.req.ack_valid.next = !self.rx_ackq.empty.val();
+        self.rx_ackq.read.next = self.req.ack_valid.val() & self.req.ack_ready.val();
         self.rx.hdr_ready.next = false;
         if !self.draining.q.val() {
             self.rx.hdr_ready.next = self.resp.hdr_ready.val();
             if self.is_ack.val() {
-                self.rx.hdr_ready.next = self.req.ack_ready.val();
+                self.rx.hdr_ready.next = !self.rx_ackq.full.val();
             }
             if self.is_rresp.val() {
-                self.rx.hdr_ready.next = self.req.rr_ready.val();
+                self.rx.hdr_ready.next = self.req.rr_ready.val() & self.rx_ackq.empty.val();
             }
             if self.is_cnp.val() {
                 self.rx.hdr_ready.next = true;
@@ -961,11 +997,11 @@ impl Logic for NicTop {
             }
         }
         self.resp.hdr.next = self.rx.hdr.val();
-        self.req.ack_qpn.next = self.rx.hdr.val().dest_qp;
-        self.req.ack_psn.next = self.rx.hdr.val().psn;
-        self.req.ack_syndrome.next = self.rx.hdr.val().aeth_syndrome;
-        self.req.ack_atomic.next = self.rx.hdr.val().opcode == self.c_atack_op.val();
-        self.req.ack_orig.next = self.rx.hdr.val().atomic_orig;
+        self.req.ack_qpn.next = self.rx_ackq.data_out.val().qpn;
+        self.req.ack_psn.next = self.rx_ackq.data_out.val().psn;
+        self.req.ack_syndrome.next = self.rx_ackq.data_out.val().syndrome;
+        self.req.ack_atomic.next = self.rx_ackq.data_out.val().atomic;
+        self.req.ack_orig.next = self.rx_ackq.data_out.val().orig;
         self.req.rr_qpn.next = self.rx.hdr.val().dest_qp;
         self.req.rr_psn.next = self.rx.hdr.val().psn;
         self.req.rr_opcode.next = self.rx.hdr.val().opcode;
@@ -1178,9 +1214,9 @@ impl Logic for NicTop {
         self.pfc.enable.next = self.csr.cfg_control.val().get_bit(6);
         self.pfc.bits_per_cycle.next = self.csr.cfg_pfc.val().get_bits::<16>(16);
         self.pfc.pause_in.next = self.pfc_pause_in.val();
-        self.pfc.pfc_valid.next = self.rx.pfc_valid.val();
-        self.pfc.pfc_enable.next = self.rx.pfc_enable.val();
-        self.pfc.pfc_times.next = self.rx.pfc_times.val();
+        self.pfc.pfc_valid.next = self.pfc_tap.pfc_valid.val();
+        self.pfc.pfc_enable.next = self.pfc_tap.pfc_enable.val();
+        self.pfc.pfc_times.next = self.pfc_tap.pfc_times.val();
         self.pfc_paused.next = self.pfc.paused.val();
         self.pfc_roce_prio.next = self.csr.cfg_pfc.val().get_bits::<3>(0);
         self.pfc_cnp_prio.next = self.csr.cfg_pfc.val().get_bits::<3>(4);
@@ -1196,6 +1232,9 @@ impl Logic for NicTop {
             .get_bit(self.pfc_cnp_prio.val().index());
         self.go_cnp.next = self.np.cnp_valid.val() & !self.pfc_cnp_hold.val();
         self.go_ack.next = self.resp.ack_valid.val() & !self.pfc_roce_hold.val();
+        // paused: the responder moves plain ACKs / NAKs aside and keeps draining the receive
+        // FIFO (else two NICs pausing each other stop for good: RespAckQueue)
+        self.resp.ack_park.next = self.pfc_roce_hold.val();
         self.go_req.next = self.req.pk_valid.val() & !self.pfc_roce_hold.val();
 
         // ---- packets out: the responder's ACKs first (they free the peer's requester), then
@@ -1416,9 +1455,9 @@ impl Logic for NicTop {
         if self.tx_mac.valid.val() & self.tx_mac.ready.val() {
             self.ev[14].next = self.c_mask[14].val();
         }
-        // ACKs and NAKs received (taken by the requester), by AETH syndrome
+        // ACKs and NAKs received (queued for the requester), by AETH syndrome
         self.rsyn.next = self.rx.hdr.val().aeth_syndrome;
-        if self.req.ack_valid.val() & self.req.ack_ready.val() {
+        if self.rx_ack_push.val() {
             if self.rsyn.val().get_bits::<3>(5) == 0 {
                 self.ev[15].next = self.c_mask[15].val();
             }
@@ -1475,14 +1514,14 @@ impl Logic for NicTop {
         }
         // PFC frames received pausing (or resuming) a priority the NIC uses; cycles the RoCE
         // priority was paused
-        if self.rx.pfc_valid.val()
+        if self.pfc_tap.pfc_valid.val()
             & (self
-                .rx
+                .pfc_tap
                 .pfc_enable
                 .val()
                 .get_bit(self.pfc_roce_prio.val().index())
                 | self
-                    .rx
+                    .pfc_tap
                     .pfc_enable
                     .val()
                     .get_bit(self.pfc_cnp_prio.val().index()))
@@ -1521,6 +1560,10 @@ impl Logic for NicTop {
         }
         if self.xoff.ev_xon.val() {
             self.ev[41].next = self.c_mask[41].val();
+        }
+        // responses the responder parked while the RoCE priority was paused
+        if self.resp.ack_parked.val() {
+            self.ev[42].next = self.c_mask[42].val();
         }
         self.csr.cnt_inc.next = self.ev[0].val()
             | self.ev[1].val()
@@ -1563,7 +1606,8 @@ impl Logic for NicTop {
             | self.ev[38].val()
             | self.ev[39].val()
             | self.ev[40].val()
-            | self.ev[41].val();
+            | self.ev[41].val()
+            | self.ev[42].val();
         self.csr.cnt_rx_bytes.next = 0.into();
         if self.rx.vd_valid.val() {
             self.csr.cnt_rx_bytes.next = self.rx.vd_flen.val();

@@ -137,5 +137,26 @@ pub use inflight::{InflightSlot, InflightTable, PSN_WINDOW, WINDOW, WIN_LOG2};
 pub use packer::StreamPacker;
 pub use requester::RcRequester;
 
+use rust_hdl::prelude::*;
+
+/// log2 of the depth of the NIC's queue of received ACKNOWLEDGEs in front of the requester.
+pub const RX_ACKQ_BITS: usize = 4;
+
+/// A received ACKNOWLEDGE or ATOMIC ACKNOWLEDGE as the requester takes it (`ack_*`), queued in
+/// front of it: the requester takes ACKs only between packets it sends, and a requester held
+/// by a PFC pause in the middle of a message must not hold the receive path behind an ACK
+/// (docs/CONGESTION.md).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
+pub struct RxAck {
+    /// BTH destination QP (ours)
+    pub qpn: Bits<24>,
+    pub psn: Bits<24>,
+    /// AETH syndrome
+    pub syndrome: Bits<8>,
+    /// ATOMIC ACKNOWLEDGE (with `orig`)
+    pub atomic: Bit,
+    pub orig: Bits<64>,
+}
+
 #[cfg(test)]
 mod tests;

@@ -18,12 +18,32 @@
 //! entry had none) followed by a QP-to-ERR request (`FatalErr`, vendor `DMA`), and pulses
 //! `dma_error` when the entry retires.
 //!
+//! # Parking while the TX path is paused
+//!
+//! A response waits at the head until the TX path takes it, and everything behind it waits
+//! too. When PFC pauses the RoCE priority (`park` high) that wait can close a loop: the
+//! entries behind the head hold the responder, the responder stops draining the receive FIFO,
+//! the FIFO stays above its XON level, this NIC keeps pausing its peer, and the peer, doing
+//! the same, keeps pausing this NIC (two NICs writing to each other stop for good). So while
+//! `park` is high, a head entry whose response is a plain ACK or NAK (not an atomic
+//! acknowledge, not a READ, no QP-to-ERR request; its completion and CQE release done) moves
+//! into a second FIFO of `2^PARK_BITS` entries and leaves the entry queue. Parked responses go
+//! out first, in the order they were parked, and the entry queue's head is offered only while
+//! none is parked, so responses still leave in packet order and none is lost: the requester
+//! sees exactly the ACKs it would have seen. `parked` pulses once per parked entry. A head
+//! that cannot park (a READ, an atomic acknowledge, a NAK that moves the QP to ERR, or the
+//! parking FIFO full) still waits, and a pause can still stall the responder behind it
+//! (docs/CONGESTION.md). A parked head withdraws its offer on `ack_*` without a handshake;
+//! the only consumer, the NIC's TX arbiter, does not look at it while `park` is high.
+//!
 //! Ports: `push`/`entry`/`full` (the writer checks `full`; a push while full is lost);
 //! `done_valid`/`done_error` (no back-pressure: completions wait in a FIFO as deep as the entry
 //! queue, which cannot overflow as long as the writer issues a DMA write only while the entry
-//! queue has room for that write's entry); `ack_*`; `qerr_*`; `idle` (nothing queued);
-//! `dma_error` (one-cycle pulse).
-use super::{AckEntry, ACKQ_BITS, QERR_STATUS_DMA, QERR_VENDOR_DMA, SYN_NAK_OPERATIONAL};
+//! queue has room for that write's entry); `ack_*`; `qerr_*`; `park` / `parked`; `idle`
+//! (nothing queued or parked); `dma_error` (one-cycle pulse).
+use super::{
+    AckEntry, ACKQ_BITS, PARK_BITS, QERR_STATUS_DMA, QERR_VENDOR_DMA, SYN_NAK_OPERATIONAL,
+};
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -72,12 +92,19 @@ pub struct RespAckQueue<const QA: usize> {
     // ---- receive completion release ----
     pub cqe_go: Signal<Out, Bit>,
     pub cqe_taken: Signal<In, Bit>,
+    // ---- parking (the TX path is paused) ----
+    /// park plain ACK / NAK heads instead of waiting (the RoCE priority is paused by PFC)
+    pub park: Signal<In, Bit>,
+    /// one-cycle pulse per entry parked
+    pub parked: Signal<Out, Bit>,
     // ---- status ----
     pub idle: Signal<Out, Bit>,
     pub dma_error: Signal<Out, Bit>,
 
     q: SynchronousFIFO<AckEntry, ACKQ_BITS, { ACKQ_BITS + 1 }, 1>,
     dq: SynchronousFIFO<Bit, ACKQ_BITS, { ACKQ_BITS + 1 }, 1>,
+    /// parked responses (plain ACKs and NAKs), older than every entry of `q`
+    pk: SynchronousFIFO<AckEntry, PARK_BITS, { PARK_BITS + 1 }, 1>,
     st: DFF<AckOutState>,
 
     // named constants must be `Constant` fields in a kernel (a Rust `const` would be emitted
@@ -93,9 +120,13 @@ pub struct RespAckQueue<const QA: usize> {
     emit: Signal<Local, Bit>,
     want_qerr: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
+    /// The head entry's response may be parked (a plain ACK or NAK, `park` high, room).
+    park_ok: Signal<Local, Bit>,
     /// The head entry's QPN (a struct field is sliced through a local: rust-hdl would emit
     /// a part-select of a part-select otherwise).
     head_qpn: Signal<Local, Bits<24>>,
+    /// The oldest parked entry's QPN (likewise).
+    park_qpn: Signal<Local, Bits<24>>,
 }
 
 impl<const QA: usize> Default for RespAckQueue<QA> {
@@ -130,8 +161,11 @@ impl<const QA: usize> Default for RespAckQueue<QA> {
             cqe_taken: Default::default(),
             idle: Default::default(),
             dma_error: Default::default(),
+            park: Default::default(),
+            parked: Default::default(),
             q: Default::default(),
             dq: Default::default(),
+            pk: Default::default(),
             st: Default::default(),
             c_syn_op: Constant::new(SYN_NAK_OPERATIONAL.into()),
             c_status_dma: Constant::new(QERR_STATUS_DMA.into()),
@@ -141,7 +175,9 @@ impl<const QA: usize> Default for RespAckQueue<QA> {
             emit: Default::default(),
             want_qerr: Default::default(),
             pop: Default::default(),
+            park_ok: Default::default(),
             head_qpn: Default::default(),
+            park_qpn: Default::default(),
         }
     }
 }
@@ -149,7 +185,7 @@ impl<const QA: usize> Default for RespAckQueue<QA> {
 impl<const QA: usize> Logic for RespAckQueue<QA> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, q, dq);
+        clock!(self, clock, q, dq, pk);
         dff_setup!(self, clock, st);
         // ---- writer side and completions (the FIFOs do the bookkeeping) ----
         self.q.write.next = self.push.val();
@@ -157,7 +193,7 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
         self.full.next = self.q.full.val();
         self.dq.write.next = self.done_valid.val();
         self.dq.data_in.next = self.done_error.val();
-        self.idle.next = self.q.empty.val();
+        self.idle.next = self.q.empty.val() & self.pk.empty.val();
         // ---- head entry: defaults ----
         self.go.next =
             !self.q.empty.val() & (!self.q.data_out.val().need_done | !self.dq.empty.val());
@@ -166,8 +202,19 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
         self.emit.next = self.q.data_out.val().emit | self.derr.val();
         self.want_qerr.next = self.q.data_out.val().qerr | self.derr.val();
         self.pop.next = false;
+        self.park_ok.next = self.park.val()
+            & !self.pk.full.val()
+            & self.emit.val()
+            & !self.want_qerr.val()
+            & !self.q.data_out.val().atomic
+            & !self.q.data_out.val().read;
+        self.pk.write.next = false;
+        self.pk.data_in.next = self.q.data_out.val();
+        self.pk.read.next = false;
+        self.parked.next = false;
         self.ack_valid.next = false;
         self.head_qpn.next = self.q.data_out.val().qpn;
+        self.park_qpn.next = self.pk.data_out.val().qpn;
         self.ack_qpn.next = self.head_qpn.val().get_bits::<QA>(0);
         self.ack_dest_qpn.next = self.q.data_out.val().dest_qpn;
         self.ack_psn.next = self.q.data_out.val().psn;
@@ -202,7 +249,12 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
                         self.st.d.next = AckOutState::Resp;
                     }
                 } else if self.go.val() {
-                    if self.emit.val() {
+                    if self.park_ok.val() {
+                        // paused: the response waits in the parking FIFO instead
+                        self.pk.write.next = true;
+                        self.parked.next = true;
+                        self.pop.next = true;
+                    } else if self.emit.val() & self.pk.empty.val() {
                         self.ack_valid.next = true;
                         if self.ack_ready.val() {
                             if self.want_qerr.val() {
@@ -211,7 +263,7 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
                                 self.pop.next = true;
                             }
                         }
-                    } else {
+                    } else if !self.emit.val() {
                         // an entry without a response only consumed its completion (an
                         // entry with a qerr request always has a response)
                         self.pop.next = true;
@@ -219,7 +271,12 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
                 }
             }
             AckOutState::Resp => {
-                if self.emit.val() {
+                if self.park_ok.val() {
+                    self.pk.write.next = true;
+                    self.parked.next = true;
+                    self.pop.next = true;
+                    self.st.d.next = AckOutState::Head;
+                } else if self.emit.val() & self.pk.empty.val() {
                     self.ack_valid.next = true;
                     if self.ack_ready.val() {
                         if self.want_qerr.val() {
@@ -229,7 +286,7 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
                             self.st.d.next = AckOutState::Head;
                         }
                     }
-                } else {
+                } else if !self.emit.val() {
                     self.pop.next = true;
                     self.st.d.next = AckOutState::Head;
                 }
@@ -241,6 +298,19 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
                     self.st.d.next = AckOutState::Head;
                 }
             }
+        }
+        // parked responses go first (they are older than every queued entry); the queue's
+        // head is not offered meanwhile (above), so the two never compete for `ack_*`
+        if !self.pk.empty.val() {
+            self.ack_valid.next = true;
+            self.ack_qpn.next = self.park_qpn.val().get_bits::<QA>(0);
+            self.ack_dest_qpn.next = self.pk.data_out.val().dest_qpn;
+            self.ack_psn.next = self.pk.data_out.val().psn;
+            self.ack_syndrome.next = self.pk.data_out.val().syndrome;
+            self.ack_msn.next = self.pk.data_out.val().msn;
+            self.ack_atomic.next = false;
+            self.ack_read.next = false;
+            self.pk.read.next = self.ack_ready.val();
         }
         self.q.read.next = self.pop.val();
         self.dq.read.next = self.pop.val() & self.q.data_out.val().need_done;

@@ -32,7 +32,9 @@
 //!   with a non-empty payload and one per piece of a SEND packet (a piece ends at an SGE end),
 //!   `req_tag` = low 8 bits of the QPN; the data comes through the [`StreamCutter`].
 //! * Responses: `ack_valid`/`ack_ready`, `ack_qpn` (ours), `ack_dest_qpn`, `ack_psn`,
-//!   `ack_syndrome` (AETH syndrome byte), `ack_msn`.
+//!   `ack_syndrome` (AETH syndrome byte), `ack_msn`. `ack_park` in: the TX path is paused by
+//!   PFC, so plain ACKs and NAKs at the head of the ACK queue move aside instead of holding
+//!   the responder (see [`RespAckQueue`]); `ack_parked` out: one pulse per response parked.
 //! * QP to ERR: `qerr_valid`/`qerr_ready`, `qerr_qpn`, `qerr_status`, `qerr_vendor` (the CSR
 //!   block's `qerr_*` port).
 //! * Counters `cnt_*` (32-bit, saturating, see [`super::counters::RespCounters`]).
@@ -243,6 +245,10 @@ pub struct RcWriteResponder<const QA: usize> {
     pub ack_opcode: Signal<Out, Bits<8>>,
     pub ack_orig: Signal<Out, Bits<64>>,
     pub ack_plen: Signal<Out, Bits<13>>,
+    /// the TX path is paused (PFC): park plain ACKs / NAKs instead of waiting for it
+    pub ack_park: Signal<In, Bit>,
+    /// one-cycle pulse per response parked
+    pub ack_parked: Signal<Out, Bit>,
     /// READ response payload, in the order of the READ_RESPONSE headers on `ack_*`
     pub rpay: StreamSource<64, 8>,
     /// the READ responder's payload reads
@@ -556,6 +562,8 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             dma_wr: Default::default(),
             ack_valid: Default::default(),
             ack_ready: Default::default(),
+            ack_park: Default::default(),
+            ack_parked: Default::default(),
             ack_qpn: Default::default(),
             ack_dest_qpn: Default::default(),
             ack_psn: Default::default(),
@@ -2200,6 +2208,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.rdr.job_len.next = self.ackq.ack_rlen.val();
         self.rdr.job_pmtu.next = self.ackq.ack_rpmtu.val();
         self.ackq.ack_ready.next = self.ack_ready.val() & !self.rdr.busy.val();
+        self.ackq.park.next = self.ack_park.val();
+        self.ack_parked.next = self.ackq.parked.val();
         if self.head_read.val() {
             self.ackq.ack_ready.next = self.rdr.job_ready.val();
         }

@@ -427,6 +427,8 @@ register_map! {
     CNT_PFC_XOFF_SENT_HI = 0x116C, RO, "High half of CNT_PFC_XOFF_SENT.";
     CNT_PFC_XON_SENT_LO = 0x1170, RO, "PFC XON frames (pause time 0) sent on the RoCE priority.";
     CNT_PFC_XON_SENT_HI = 0x1174, RO, "High half of CNT_PFC_XON_SENT.";
+    CNT_RESP_ACK_PARKED_LO = 0x1178, RO, "ACKs and NAKs the responder moved aside while PFC paused the RoCE priority, so that it kept draining the receive FIFO (all are sent later, in order; docs/CONGESTION.md).";
+    CNT_RESP_ACK_PARKED_HI = 0x117C, RO, "High half of CNT_RESP_ACK_PARKED.";
 
     // ---- doorbells: one page per 512 QPs / CQs, mappable into user processes ----
     DB_SQ[MAX_QPS; DB_QP_STRIDE] = 0x10_0000, WO, "SQ doorbell of QP n: 15:0 new SQ producer index.";
@@ -436,7 +438,7 @@ register_map! {
 }
 
 /// Number of 64-bit counters.
-pub const NUM_COUNTERS: u32 = (CNT_PFC_XON_SENT_LO - CNT_BASE) / 8 + 1;
+pub const NUM_COUNTERS: u32 = (CNT_RESP_ACK_PARKED_LO - CNT_BASE) / 8 + 1;
 
 /// The counters as (name without the `CNT_` prefix and `_LO` suffix, LO offset), in address
 /// order. For dumps and for the hardware's counter index (`(offset - CNT_BASE) / 8`).

@@ -433,6 +433,8 @@ pub struct HostCounts {
     pub rx_no_room: u64,
     pub pfc_xoff_sent: u64,
     pub pfc_xon_sent: u64,
+    /// ACKs and NAKs its responder parked while PFC paused it (`CNT_RESP_ACK_PARKED`).
+    pub ack_parked: u64,
     /// Its QPs' QPNs.
     pub qpns: Vec<u32>,
     /// What its NIC's ID_CAPS says it has: PFC pauses honoured on transmit, the DCQCN
@@ -1700,6 +1702,7 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
         c.rx_no_room = h.device.counter(regs::CNT_RX_DROP_NO_ROOM_LO);
         c.pfc_xoff_sent = h.device.counter(regs::CNT_PFC_XOFF_SENT_LO);
         c.pfc_xon_sent = h.device.counter(regs::CNT_PFC_XON_SENT_LO);
+        c.ack_parked = h.device.counter(regs::CNT_RESP_ACK_PARKED_LO);
         c.pfc_on =
             h.device.registers().read(regs::CFG_CONTROL) & regs::cfg_control::PFC_ENABLE != 0;
     }
