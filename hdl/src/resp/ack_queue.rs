@@ -105,6 +105,9 @@ pub struct RespAckQueue<const QA: usize> {
     dq: SynchronousFIFO<Bit, ACKQ_BITS, { ACKQ_BITS + 1 }, 1>,
     /// parked responses (plain ACKs and NAKs), older than every entry of `q`
     pk: SynchronousFIFO<AckEntry, PARK_BITS, { PARK_BITS + 1 }, 1>,
+    /// Entries parked and not yet sent, counted here at once (the FIFO's `empty` and `full`
+    /// follow a write a cycle later: the queue's head must not be offered in that cycle).
+    pk_n: DFF<Bits<{ PARK_BITS + 1 }>>,
     st: DFF<AckOutState>,
 
     // named constants must be `Constant` fields in a kernel (a Rust `const` would be emitted
@@ -112,6 +115,8 @@ pub struct RespAckQueue<const QA: usize> {
     c_syn_op: Constant<Bits<8>>,
     c_status_dma: Constant<Bits<8>>,
     c_vendor_dma: Constant<Bits<8>>,
+    /// Most entries parked at once (one short of the FIFO's depth).
+    c_park_max: Constant<Bits<{ PARK_BITS + 1 }>>,
 
     /// The head entry may go (queued, and its completion is in if it needs one).
     go: Signal<Local, Bit>,
@@ -122,6 +127,8 @@ pub struct RespAckQueue<const QA: usize> {
     pop: Signal<Local, Bit>,
     /// The head entry's response may be parked (a plain ACK or NAK, `park` high, room).
     park_ok: Signal<Local, Bit>,
+    /// A parked entry is taken on `ack_*` this cycle.
+    pk_rd: Signal<Local, Bit>,
     /// The head entry's QPN (a struct field is sliced through a local: rust-hdl would emit
     /// a part-select of a part-select otherwise).
     head_qpn: Signal<Local, Bits<24>>,
@@ -166,6 +173,8 @@ impl<const QA: usize> Default for RespAckQueue<QA> {
             q: Default::default(),
             dq: Default::default(),
             pk: Default::default(),
+            pk_n: Default::default(),
+            c_park_max: Constant::new(((1u64 << PARK_BITS) - 1).into()),
             st: Default::default(),
             c_syn_op: Constant::new(SYN_NAK_OPERATIONAL.into()),
             c_status_dma: Constant::new(QERR_STATUS_DMA.into()),
@@ -176,6 +185,7 @@ impl<const QA: usize> Default for RespAckQueue<QA> {
             want_qerr: Default::default(),
             pop: Default::default(),
             park_ok: Default::default(),
+            pk_rd: Default::default(),
             head_qpn: Default::default(),
             park_qpn: Default::default(),
         }
@@ -186,14 +196,14 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, q, dq, pk);
-        dff_setup!(self, clock, st);
+        dff_setup!(self, clock, st, pk_n);
         // ---- writer side and completions (the FIFOs do the bookkeeping) ----
         self.q.write.next = self.push.val();
         self.q.data_in.next = self.entry.val();
         self.full.next = self.q.full.val();
         self.dq.write.next = self.done_valid.val();
         self.dq.data_in.next = self.done_error.val();
-        self.idle.next = self.q.empty.val() & self.pk.empty.val();
+        self.idle.next = self.q.empty.val() & (self.pk_n.q.val() == 0);
         // ---- head entry: defaults ----
         self.go.next =
             !self.q.empty.val() & (!self.q.data_out.val().need_done | !self.dq.empty.val());
@@ -203,7 +213,7 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
         self.want_qerr.next = self.q.data_out.val().qerr | self.derr.val();
         self.pop.next = false;
         self.park_ok.next = self.park.val()
-            & !self.pk.full.val()
+            & (self.pk_n.q.val() < self.c_park_max.val())
             & self.emit.val()
             & !self.want_qerr.val()
             & !self.q.data_out.val().atomic
@@ -211,6 +221,7 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
         self.pk.write.next = false;
         self.pk.data_in.next = self.q.data_out.val();
         self.pk.read.next = false;
+        self.pk_rd.next = false;
         self.parked.next = false;
         self.ack_valid.next = false;
         self.head_qpn.next = self.q.data_out.val().qpn;
@@ -254,7 +265,7 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
                         self.pk.write.next = true;
                         self.parked.next = true;
                         self.pop.next = true;
-                    } else if self.emit.val() & self.pk.empty.val() {
+                    } else if self.emit.val() & (self.pk_n.q.val() == 0) {
                         self.ack_valid.next = true;
                         if self.ack_ready.val() {
                             if self.want_qerr.val() {
@@ -276,7 +287,7 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
                     self.parked.next = true;
                     self.pop.next = true;
                     self.st.d.next = AckOutState::Head;
-                } else if self.emit.val() & self.pk.empty.val() {
+                } else if self.emit.val() & (self.pk_n.q.val() == 0) {
                     self.ack_valid.next = true;
                     if self.ack_ready.val() {
                         if self.want_qerr.val() {
@@ -310,7 +321,14 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
             self.ack_msn.next = self.pk.data_out.val().msn;
             self.ack_atomic.next = false;
             self.ack_read.next = false;
-            self.pk.read.next = self.ack_ready.val();
+            self.pk_rd.next = self.ack_ready.val();
+        }
+        self.pk.read.next = self.pk_rd.val();
+        if self.parked.val() & !self.pk_rd.val() {
+            self.pk_n.d.next = self.pk_n.q.val() + 1;
+        }
+        if !self.parked.val() & self.pk_rd.val() {
+            self.pk_n.d.next = self.pk_n.q.val() - 1;
         }
         self.q.read.next = self.pop.val();
         self.dq.read.next = self.pop.val() & self.q.data_out.val().need_done;

@@ -61,6 +61,8 @@ pub struct RcWriteResponderFlat<const QA: usize> {
     pub ack_psn: Signal<Out, Bits<24>>,
     pub ack_syndrome: Signal<Out, Bits<8>>,
     pub ack_msn: Signal<Out, Bits<24>>,
+    pub ack_park: Signal<In, Bit>,
+    pub ack_parked: Signal<Out, Bit>,
     pub qerr_valid: Signal<Out, Bit>,
     pub qerr_ready: Signal<In, Bit>,
     pub qerr_qpn: Signal<Out, Bits<QA>>,
@@ -125,6 +127,8 @@ impl<const QA: usize> Default for RcWriteResponderFlat<QA> {
             ack_psn: Default::default(),
             ack_syndrome: Default::default(),
             ack_msn: Default::default(),
+            ack_park: Default::default(),
+            ack_parked: Default::default(),
             qerr_valid: Default::default(),
             qerr_ready: Default::default(),
             qerr_qpn: Default::default(),
@@ -226,6 +230,8 @@ impl<const QA: usize> Logic for RcWriteResponderFlat<QA> {
         self.ack_psn.next = self.core.ack_psn.val();
         self.ack_syndrome.next = self.core.ack_syndrome.val();
         self.ack_msn.next = self.core.ack_msn.val();
+        self.core.ack_park.next = self.ack_park.val();
+        self.ack_parked.next = self.core.ack_parked.val();
         self.qerr_valid.next = self.core.qerr_valid.val();
         self.core.qerr_ready.next = self.qerr_ready.val();
         self.qerr_qpn.next = self.core.qerr_qpn.val();

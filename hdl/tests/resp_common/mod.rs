@@ -116,6 +116,9 @@ pub struct Knobs {
     pub done_delay: u64,
     pub ack_stall: u32,
     pub qerr_stall: u32,
+    /// Percent per cycle that a PFC pause of the TX path starts or ends: while paused the
+    /// bench holds `ack_ready` low and `ack_park` high, as `NicTop` does.
+    pub pause_flip: u32,
 }
 
 impl Knobs {
@@ -131,6 +134,7 @@ impl Knobs {
             done_delay: 0,
             ack_stall: 0,
             qerr_stall: 0,
+            pause_flip: 0,
         }
     }
     /// Random back-pressure on every port.
@@ -145,6 +149,7 @@ impl Knobs {
             done_delay: 40,
             ack_stall: 50,
             qerr_stall: 60,
+            pause_flip: 2,
         }
     }
 }
@@ -649,6 +654,10 @@ pub struct Env {
     pub drain_req: bool,
     /// `mr_drain_ack` was seen while `drain_req`.
     pub drain_acked: bool,
+    /// The TX path is paused (`pause_flip`).
+    paused: bool,
+    /// `ack_parked` pulses seen.
+    pub parked: u64,
     pub headers_taken: usize,
 }
 
@@ -701,6 +710,8 @@ impl Env {
             lookups: vec![],
             drain_req: false,
             drain_acked: false,
+            paused: false,
+            parked: 0,
             headers_taken: 0,
         }
     }
@@ -899,7 +910,11 @@ impl Env {
             u.dma_wr.done_tag.next = (done.map(|d| d.1).unwrap_or(0) as u64).into();
             u.dma_wr.done_error.next = done.map(|d| d.2).unwrap_or(false);
             // responses
-            u.ack_ready.next = !rng.percent(k.ack_stall);
+            if rng.percent(k.pause_flip) {
+                self.paused = !self.paused;
+            }
+            u.ack_park.next = self.paused;
+            u.ack_ready.next = !self.paused && !rng.percent(k.ack_stall);
             u.qerr_ready.next = !rng.percent(k.qerr_stall);
         }
         self.b.settle();
@@ -978,6 +993,9 @@ impl Env {
                 let f = std::mem::take(&mut self.dma.cur);
                 self.dma.frames.push_back(f);
             }
+        }
+        if u.ack_parked.val() {
+            self.parked += 1;
         }
         if u.ack_valid.val() && u.ack_ready.val() {
             let a = AckOut {
