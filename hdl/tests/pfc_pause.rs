@@ -1,12 +1,12 @@
 //! The PFC pause block's bench and co-simulation: random PFC frames (random class-enable
 //! vectors, random quanta with many XONs and short pauses so timers expire), a random MAC pause
-//! input, rare `enable` drops and several link speeds; `paused` checked every cycle against the
-//! reference model [`PfcPauseModel`] (written from IEEE 802.1Qbb: a quantum is 512 bit times),
+//! input, rare `enable` drops and several link speeds; `paused` (and the per-priority XOFF/XON
+//! events) checked every cycle against the reference model [`PfcPauseModel`] (written from IEEE 802.1Qbb: a quantum is 512 bit times),
 //! on the rust-hdl block and on the emitted Verilog (Verilator) in lock step with it. Also
 //! Yosys `synth_ecp5` of the block (resources for docs/RESOURCES.md).
 //!
 //! Needs verilator, make, g++ and yosys (the tool policy of `ferroce_testkit::require_tool`).
-use ferroce_hdl::cc::pfc_pause::{PfcPause, PfcPauseModel};
+use ferroce_hdl::cc::pfc_pause::{frame_xoff_xon, PfcPause, PfcPauseModel};
 use ferroce_hdl::cosim::CoSim;
 use ferroce_hdl::testbench::{Bench, Rng, Stepper};
 use ferroce_testkit::{require_cosim_tools, synth_ecp5_block, ECP5_CELLS};
@@ -69,6 +69,19 @@ fn run_random<S: Stepper<PfcPause>>(
         let got = b.uut().paused.val().to_u64() as u8;
         assert_eq!(got, want, "paused, cycle {}", b.cycles());
         assert_eq!(b.uut().ev_frame.val(), last_frame.is_some());
+        let (xoff, xon) = last_frame.map_or((0, 0), |(en, t)| frame_xoff_xon(en, &t));
+        assert_eq!(
+            b.uut().ev_xoff.val().to_u64() as u8,
+            xoff,
+            "ev_xoff, cycle {}",
+            b.cycles()
+        );
+        assert_eq!(
+            b.uut().ev_xon.val().to_u64() as u8,
+            xon,
+            "ev_xon, cycle {}",
+            b.cycles()
+        );
         // classify the transitions of the timers alone (no MAC pause, enabled)
         for p in 0..8 {
             let (was, is) = (last >> p & 1 == 1, want >> p & 1 == 1);

@@ -14,7 +14,9 @@
 //! * PFC off (CFG_CONTROL.PFC_ENABLE clear): the same frames change nothing on the wire but
 //!   are counted;
 //! * `CNT_PFC_PAUSE` counts the frames naming the RoCE or CNP priority, `CNT_PFC_PAUSED_CYCLES`
-//!   the exact cycles the RoCE priority was paused;
+//!   the exact cycles the RoCE priority was paused; the per-priority counters
+//!   (`CNT_PFC_RX_XOFF_Pn`, `CNT_PFC_RX_XON_Pn`, `CNT_PFC_PAUSED_CYCLES_Pn`) each frame and
+//!   cycle under its priority;
 //! * every message verified.
 //!
 //! Needs verilator (`scripts/install-tools.sh`).
@@ -359,6 +361,24 @@ fn pfc_pause_expiry_xon_and_other_priorities() {
         (o.report.pfc_pause[1], o.report.pfc_paused_cycles[1]),
         (0, 0)
     );
+    // per priority: XOFFs 2 x priority 3 and 1 x priority 5, one XON of priority 3; priority 3
+    // paused as above, priority 5 from its pause to the end of the run (at least the 4000
+    // cycles looked at, at most its 65535 quanta)
+    let c = &o.report.per_host[0].pfc_prio;
+    assert_eq!(c.rx_xoff, [0, 0, 0, 2, 0, 1, 0, 0], "{c:?}");
+    assert_eq!(c.rx_xon, [0, 0, 0, 1, 0, 0, 0, 0], "{c:?}");
+    let p5 = c.paused_cycles[5];
+    assert!((4000..=pause_cycles(65535)).contains(&p5), "{c:?}");
+    assert_eq!(
+        c.paused_cycles,
+        [0, 0, 0, held + xon_gap, 0, p5, 0, 0],
+        "{c:?}"
+    );
+    assert_eq!(
+        c.tx_xoff.iter().sum::<u64>(),
+        o.report.per_host[0].pfc_xoff_sent,
+        "{c:?}"
+    );
 }
 
 #[test]
@@ -376,4 +396,8 @@ fn pfc_off_changes_nothing_but_counts() {
     );
     assert_eq!(o.report.pfc_pause[0], 1);
     assert_eq!(o.report.pfc_paused_cycles[0], 0);
+    // counted per priority too, and nothing paused
+    let c = &o.report.per_host[0].pfc_prio;
+    assert_eq!(c.rx_xoff, [0, 0, 0, 1, 0, 0, 0, 0], "{c:?}");
+    assert_eq!(c.paused_cycles, [0; 8], "{c:?}");
 }

@@ -448,6 +448,22 @@ impl Device {
         self.inner.regs.read64(lo_offset)
     }
 
+    /// The per-priority PFC counters (`CNT_PFC_{RX_XOFF,RX_XON,PAUSED_CYCLES,TX_XOFF,TX_XON}_P0`
+    /// ..`_P7`), each a consistent LO/HI snapshot (the eight of a kind are not read at one
+    /// instant).
+    pub fn pfc_priority_counters(&self) -> PfcPriorityCounters {
+        let read = |p0: u32| -> [u64; 8] {
+            core::array::from_fn(|p| self.inner.regs.read64(p0 + 8 * p as u32))
+        };
+        PfcPriorityCounters {
+            rx_xoff: read(regs::CNT_PFC_RX_XOFF_P0_LO),
+            rx_xon: read(regs::CNT_PFC_RX_XON_P0_LO),
+            paused_cycles: read(regs::CNT_PFC_PAUSED_CYCLES_P0_LO),
+            tx_xoff: read(regs::CNT_PFC_TX_XOFF_P0_LO),
+            tx_xon: read(regs::CNT_PFC_TX_XON_P0_LO),
+        }
+    }
+
     /// Every counter as (name, value), in address order.
     pub fn counters(&self) -> Vec<(&'static str, u64)> {
         regs::counters()
@@ -459,6 +475,21 @@ impl Device {
     pub fn alloc_dma(&self, len: usize, align: usize) -> Result<crate::DmaBuffer> {
         self.inner.backend().alloc_dma(len, align)
     }
+}
+
+/// PFC (IEEE 802.1Qbb) statistics per priority; index n = priority n (VLAN PCP).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PfcPriorityCounters {
+    /// PFC frames received naming the priority with a nonzero pause time (XOFF).
+    pub rx_xoff: [u64; 8],
+    /// PFC frames received naming the priority with pause time 0 (XON).
+    pub rx_xon: [u64; 8],
+    /// Core clock cycles the priority was paused (received frames or the MAC's pause input).
+    pub paused_cycles: [u64; 8],
+    /// PFC XOFF frames the NIC sent on the priority (only ever its RoCE priority).
+    pub tx_xoff: [u64; 8],
+    /// PFC XON frames the NIC sent on the priority.
+    pub tx_xon: [u64; 8],
 }
 
 impl core::fmt::Debug for Device {

@@ -36,6 +36,9 @@
 //! * `paused` (8 bits, registered timers, combinational `pause_in`): bit n = do not start a
 //!   frame of priority n. A PFC frame taken in cycle t shows on `paused` in cycle t + 1.
 //! * `ev_frame`: a one-cycle pulse per PFC frame taken (the cycle after `pfc_valid`).
+//! * `ev_xoff`, `ev_xon` (8 bits each, with `ev_frame`): the priorities that frame named with a
+//!   nonzero pause time (XOFF) and with time 0 (XON); the NIC's per-priority counters. Like
+//!   `ev_frame` they are reported whether or not `enable` is set.
 use ferroce_proto::wire::pfc::QUANTUM_BIT_TIMES;
 use rust_hdl::prelude::*;
 
@@ -58,10 +61,15 @@ pub struct PfcPause {
     // ---- outputs
     pub paused: Signal<Out, Bits<8>>,
     pub ev_frame: Signal<Out, Bit>,
+    pub ev_xoff: Signal<Out, Bits<8>>,
+    pub ev_xon: Signal<Out, Bits<8>>,
     // ---- state
     /// remaining pause of each priority, in bit times
     timer: [DFF<Bits<PFC_TIMER_BITS>>; 8],
     frame: DFF<Bit>,
+    /// the priorities the frame taken last cycle paused / resumed
+    xoff_ev: DFF<Bits<8>>,
+    xon_ev: DFF<Bits<8>>,
     // ---- combinational helpers
     /// time[n] of the frame on `pfc_*`, and its enable bit
     quanta: [Signal<Local, Bits<16>>; 8],
@@ -70,6 +78,9 @@ pub struct PfcPause {
     mac: [Signal<Local, Bit>; 8],
     /// bit n set when priority n is paused
     pmask: [Signal<Local, Bits<8>>; 8],
+    /// bit n set when time[n] of the frame on `pfc_*` is nonzero
+    nzmask: [Signal<Local, Bits<8>>; 8],
+    nonzero: Signal<Local, Bits<8>>,
     step: Signal<Local, Bits<PFC_TIMER_BITS>>,
     /// time[n] in bit times
     load: [Signal<Local, Bits<PFC_TIMER_BITS>>; 8],
@@ -88,12 +99,18 @@ impl Default for PfcPause {
             pfc_times: Default::default(),
             paused: Default::default(),
             ev_frame: Default::default(),
+            ev_xoff: Default::default(),
+            ev_xon: Default::default(),
             timer: Default::default(),
             frame: Default::default(),
+            xoff_ev: Default::default(),
+            xon_ev: Default::default(),
             quanta: Default::default(),
             cev: Default::default(),
             mac: Default::default(),
             pmask: Default::default(),
+            nzmask: Default::default(),
+            nonzero: Default::default(),
             step: Default::default(),
             load: Default::default(),
             c_bit: core::array::from_fn(|n| Constant::new((1u64 << n).into())),
@@ -104,7 +121,7 @@ impl Default for PfcPause {
 impl Logic for PfcPause {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, frame);
+        dff_setup!(self, clock, frame, xoff_ev, xon_ev);
         for n in 0..8 {
             self.timer[n].clock.next = self.clock.val();
             self.timer[n].d.next = self.timer[n].q.val();
@@ -147,6 +164,29 @@ impl Logic for PfcPause {
 
         self.frame.d.next = self.pfc_valid.val();
         self.ev_frame.next = self.frame.q.val();
+        // the frame's XOFF and XON priorities, reported with `ev_frame`
+        for n in 0..8 {
+            self.nzmask[n].next = 0.into();
+            if self.quanta[n].val().any() {
+                self.nzmask[n].next = self.c_bit[n].val();
+            }
+        }
+        self.nonzero.next = self.nzmask[0].val()
+            | self.nzmask[1].val()
+            | self.nzmask[2].val()
+            | self.nzmask[3].val()
+            | self.nzmask[4].val()
+            | self.nzmask[5].val()
+            | self.nzmask[6].val()
+            | self.nzmask[7].val();
+        self.xoff_ev.d.next = 0.into();
+        self.xon_ev.d.next = 0.into();
+        if self.pfc_valid.val() {
+            self.xoff_ev.d.next = self.pfc_enable.val() & self.nonzero.val();
+            self.xon_ev.d.next = self.pfc_enable.val() & !self.nonzero.val();
+        }
+        self.ev_xoff.next = self.xoff_ev.q.val();
+        self.ev_xon.next = self.xon_ev.q.val();
         for n in 0..8 {
             // count down, saturating at 0 (expiry)
             if self.timer[n].q.val() > self.step.val() {
@@ -213,6 +253,22 @@ impl PfcPauseModel {
         }
         paused
     }
+}
+
+/// The priorities a PFC frame (class-enable vector, times in quanta) pauses and resumes:
+/// (XOFF: enabled with a nonzero time, XON: enabled with time 0), IEEE 802.1Qbb clause 36.
+pub fn frame_xoff_xon(enable_vector: u8, times: &[u16; 8]) -> (u8, u8) {
+    let (mut xoff, mut xon) = (0u8, 0u8);
+    for (n, t) in times.iter().enumerate() {
+        if enable_vector >> n & 1 == 1 {
+            if *t == 0 {
+                xon |= 1 << n;
+            } else {
+                xoff |= 1 << n;
+            }
+        }
+    }
+    (xoff, xon)
 }
 
 /// Cycles a pause of `quanta` holds its priority at `bits_per_cycle` (docs/CONGESTION.md).

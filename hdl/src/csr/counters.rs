@@ -16,6 +16,9 @@ use rust_hdl::prelude::*;
 
 /// Width of the implemented HI half.
 pub const HI_BITS: usize = COUNTER_BITS - 32;
+/// Width of a counter index (the shadow register's tag).
+const IDX_BITS: usize = 7;
+const _: () = assert!(NUM_COUNTERS <= 1 << IDX_BITS);
 
 /// Index (bit of `inc`) of the counter whose LO register is at `lo_offset`.
 pub fn counter_index(lo_offset: u32) -> usize {
@@ -39,11 +42,11 @@ pub struct CsrCounters {
     lo: [DFF<Bits<32>>; NUM_COUNTERS],
     hi: [DFF<Bits<HI_BITS>>; NUM_COUNTERS],
     shadow: DFF<Bits<HI_BITS>>,
-    sh_idx: DFF<Bits<6>>,
+    sh_idx: DFF<Bits<IDX_BITS>>,
     sh_valid: DFF<Bit>,
     c_lo_addr: [Constant<Addr>; NUM_COUNTERS],
     c_hi_addr: [Constant<Addr>; NUM_COUNTERS],
-    c_idx: [Constant<Bits<6>>; NUM_COUNTERS],
+    c_idx: [Constant<Bits<IDX_BITS>>; NUM_COUNTERS],
     c_is_rxb: [Constant<Bit>; NUM_COUNTERS],
     c_is_txb: [Constant<Bit>; NUM_COUNTERS],
     c_zero32: Constant<Bits<32>>,
@@ -59,7 +62,6 @@ pub struct CsrCounters {
 
 impl Default for CsrCounters {
     fn default() -> Self {
-        assert!(NUM_COUNTERS < 64);
         let offs: Vec<u32> = regs::counters().map(|(_, o)| o).collect();
         assert_eq!(offs.len(), NUM_COUNTERS);
         let rxb = counter_index(regs::CNT_RX_BYTES_LO);

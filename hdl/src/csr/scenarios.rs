@@ -1581,19 +1581,24 @@ pub fn counters<
     let rxb = counter_index(regs::CNT_RX_BYTES_LO);
     let txb = counter_index(regs::CNT_TX_BYTES_LO);
     for _ in 0..cycles {
-        let inc = c.rng.next_u64() & c.rng.next_u64() & ((1 << NUM_COUNTERS) - 1);
+        // about a quarter of the counters move each cycle (NUM_COUNTERS may exceed 64 bits)
+        let inc: Vec<bool> = (0..NUM_COUNTERS).map(|_| c.rng.percent(25)).collect();
+        let mut inc_bits = rust_hdl::prelude::Bits::<NUM_COUNTERS>::default();
+        for (i, on) in inc.iter().enumerate() {
+            inc_bits = inc_bits.replace_bit(i, *on);
+        }
         let (rb, tb) = (c.rng.next_u64() & 0xFFFF, c.rng.next_u64() & 0xFFFF);
         c.cycle(
             |u, rng| {
                 idle_axi(u, rng);
-                u.cnt_inc.next = inc.into();
+                u.cnt_inc.next = inc_bits;
                 u.cnt_rx_bytes.next = rb.into();
                 u.cnt_tx_bytes.next = tb.into();
             },
             |_| (),
         );
         for (i, m) in model.iter_mut().enumerate() {
-            if inc >> i & 1 == 1 {
+            if inc[i] {
                 *m += if i == rxb {
                     rb
                 } else if i == txb {

@@ -131,6 +131,21 @@ const C_RX_NO_ROOM: usize = cnt(regs::CNT_RX_DROP_NO_ROOM_LO);
 const C_PFC_XOFF_SENT: usize = cnt(regs::CNT_PFC_XOFF_SENT_LO);
 const C_PFC_XON_SENT: usize = cnt(regs::CNT_PFC_XON_SENT_LO);
 const C_ACK_PARKED: usize = cnt(regs::CNT_RESP_ACK_PARKED_LO);
+// Per-priority PFC counters: eight consecutive counters each, priority 0 first, so an 8-bit
+// per-priority event vector shifted to the first one is their `cnt_inc` bits.
+const C_PFC_RX_XOFF0: usize = cnt(regs::CNT_PFC_RX_XOFF_P0_LO);
+const C_PFC_RX_XON0: usize = cnt(regs::CNT_PFC_RX_XON_P0_LO);
+const C_PFC_PAUSED0: usize = cnt(regs::CNT_PFC_PAUSED_CYCLES_P0_LO);
+const C_PFC_TX_XOFF0: usize = cnt(regs::CNT_PFC_TX_XOFF_P0_LO);
+const C_PFC_TX_XON0: usize = cnt(regs::CNT_PFC_TX_XON_P0_LO);
+const _: () = assert!(
+    cnt(regs::CNT_PFC_RX_XOFF_P7_LO) == C_PFC_RX_XOFF0 + 7
+        && cnt(regs::CNT_PFC_RX_XON_P7_LO) == C_PFC_RX_XON0 + 7
+        && cnt(regs::CNT_PFC_PAUSED_CYCLES_P7_LO) == C_PFC_PAUSED0 + 7
+        && cnt(regs::CNT_PFC_TX_XOFF_P7_LO) == C_PFC_TX_XOFF0 + 7
+        && cnt(regs::CNT_PFC_TX_XON_P7_LO) == C_PFC_TX_XON0 + 7
+        && C_PFC_TX_XON0 + 7 < 256
+);
 /// Counter events the top pulses (the `idx` table in `Default`).
 const NEV: usize = 43;
 // PFC (docs/CONGESTION.md): the kernel reads CFG_CONTROL.PFC_ENABLE as bit 6 and CFG_PFC's
@@ -317,6 +332,18 @@ pub struct NicTop {
     /// the RoCE priority / the CNP priority is paused
     pfc_roce_hold: Signal<Local, Bit>,
     pfc_cnp_hold: Signal<Local, Bit>,
+    /// the PFC frame sent this cycle, as a priority vector (the RoCE priority's bit)
+    pfc_tx_xoff: Signal<Local, Bits<8>>,
+    pfc_tx_xon: Signal<Local, Bits<8>>,
+    /// the per-priority PFC counters' `cnt_inc` bits
+    pfc_prio_inc: Signal<Local, Bits<NIC_COUNTERS>>,
+    /// where each per-priority counter group starts in `cnt_inc`
+    c_at_rx_xoff: Constant<Bits<8>>,
+    c_at_rx_xon: Constant<Bits<8>>,
+    c_at_paused: Constant<Bits<8>>,
+    c_at_tx_xoff: Constant<Bits<8>>,
+    c_at_tx_xon: Constant<Bits<8>>,
+    c_prio_one: Constant<Bits<8>>,
     /// the arbiter's candidates that may start: a CNP, a responder packet (ACK, NAK, READ
     /// response), a requester packet
     go_cnp: Signal<Local, Bit>,
@@ -510,6 +537,15 @@ impl Default for NicTop {
             pfc_cnp_prio: Default::default(),
             pfc_roce_hold: Default::default(),
             pfc_cnp_hold: Default::default(),
+            pfc_tx_xoff: Default::default(),
+            pfc_tx_xon: Default::default(),
+            pfc_prio_inc: Default::default(),
+            c_at_rx_xoff: Constant::new((C_PFC_RX_XOFF0 as u64).into()),
+            c_at_rx_xon: Constant::new((C_PFC_RX_XON0 as u64).into()),
+            c_at_paused: Constant::new((C_PFC_PAUSED0 as u64).into()),
+            c_at_tx_xoff: Constant::new((C_PFC_TX_XOFF0 as u64).into()),
+            c_at_tx_xon: Constant::new((C_PFC_TX_XON0 as u64).into()),
+            c_prio_one: Constant::new(1.into()),
             go_cnp: Default::default(),
             go_ack: Default::default(),
             go_req: Default::default(),
@@ -1565,6 +1601,22 @@ impl Logic for NicTop {
         if self.resp.ack_parked.val() {
             self.ev[42].next = self.c_mask[42].val();
         }
+        // per priority: PFC frames received naming it (XOFF: a nonzero time, XON: 0), cycles
+        // it was paused, PFC frames sent on it (the XOFF generator's, on the RoCE priority)
+        self.pfc_tx_xoff.next = 0.into();
+        if self.xoff.ev_xoff.val() {
+            self.pfc_tx_xoff.next = self.c_prio_one.val() << self.pfc_roce_prio.val();
+        }
+        self.pfc_tx_xon.next = 0.into();
+        if self.xoff.ev_xon.val() {
+            self.pfc_tx_xon.next = self.c_prio_one.val() << self.pfc_roce_prio.val();
+        }
+        self.pfc_prio_inc.next = (bit_cast::<NIC_COUNTERS, 8>(self.pfc.ev_xoff.val())
+            << self.c_at_rx_xoff.val())
+            | (bit_cast::<NIC_COUNTERS, 8>(self.pfc.ev_xon.val()) << self.c_at_rx_xon.val())
+            | (bit_cast::<NIC_COUNTERS, 8>(self.pfc.paused.val()) << self.c_at_paused.val())
+            | (bit_cast::<NIC_COUNTERS, 8>(self.pfc_tx_xoff.val()) << self.c_at_tx_xoff.val())
+            | (bit_cast::<NIC_COUNTERS, 8>(self.pfc_tx_xon.val()) << self.c_at_tx_xon.val());
         self.csr.cnt_inc.next = self.ev[0].val()
             | self.ev[1].val()
             | self.ev[2].val()
@@ -1607,7 +1659,8 @@ impl Logic for NicTop {
             | self.ev[39].val()
             | self.ev[40].val()
             | self.ev[41].val()
-            | self.ev[42].val();
+            | self.ev[42].val()
+            | self.pfc_prio_inc.val();
         self.csr.cnt_rx_bytes.next = 0.into();
         if self.rx.vd_valid.val() {
             self.csr.cnt_rx_bytes.next = self.rx.vd_flen.val();

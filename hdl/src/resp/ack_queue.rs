@@ -25,16 +25,19 @@
 //! entries behind the head hold the responder, the responder stops draining the receive FIFO,
 //! the FIFO stays above its XON level, this NIC keeps pausing its peer, and the peer, doing
 //! the same, keeps pausing this NIC (two NICs writing to each other stop for good). So while
-//! `park` is high, a head entry whose response is a plain ACK or NAK (not an atomic
-//! acknowledge, not a READ, no QP-to-ERR request; its completion and CQE release done) moves
-//! into a second FIFO of `2^PARK_BITS` entries and leaves the entry queue. Parked responses go
+//! `park` is high, a head entry with a response (an ACK, a NAK, an atomic acknowledge with its
+//! original value, or a READ to answer; not one followed by a QP-to-ERR request; its completion
+//! and CQE release done) moves into a second FIFO of `2^PARK_BITS` entries and leaves the entry
+//! queue. Parked responses go
 //! out first, in the order they were parked, and the entry queue's head is offered only while
 //! none is parked, so responses still leave in packet order and none is lost: the requester
-//! sees exactly the ACKs it would have seen. `parked` pulses once per parked entry. A head
-//! that cannot park (a READ, an atomic acknowledge, a NAK that moves the QP to ERR, or the
-//! parking FIFO full) still waits, and a pause can still stall the responder behind it
-//! (docs/CONGESTION.md). A parked head withdraws its offer on `ack_*` without a handshake;
-//! the only consumer, the NIC's TX arbiter, does not look at it while `park` is high.
+//! sees exactly the responses it would have seen. `parked` pulses once per parked entry. A
+//! parked READ is offered to the READ responder from the parking FIFO (which may take it while
+//! paused: its packets still wait for the TX path). A head that cannot park (a NAK that moves
+//! the QP to ERR, or the parking FIFO full) still waits, and a pause can still stall the
+//! responder behind it (docs/CONGESTION.md). A head that parks is not offered on `ack_*` in
+//! that cycle and is offered again, unchanged, from the parking FIFO: no response is taken
+//! twice.
 //!
 //! Ports: `push`/`entry`/`full` (the writer checks `full`; a push while full is lost);
 //! `done_valid`/`done_error` (no back-pressure: completions wait in a FIFO as deep as the entry
@@ -212,12 +215,12 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
         self.emit.next = self.q.data_out.val().emit | self.derr.val();
         self.want_qerr.next = self.q.data_out.val().qerr | self.derr.val();
         self.pop.next = false;
+        // any response parks (ACK, NAK, atomic acknowledge, READ) except one followed by a
+        // QP-to-ERR request, which must follow its NAK in order
         self.park_ok.next = self.park.val()
             & (self.pk_n.q.val() < self.c_park_max.val())
             & self.emit.val()
-            & !self.want_qerr.val()
-            & !self.q.data_out.val().atomic
-            & !self.q.data_out.val().read;
+            & !self.want_qerr.val();
         self.pk.write.next = false;
         self.pk.data_in.next = self.q.data_out.val();
         self.pk.read.next = false;
@@ -319,8 +322,13 @@ impl<const QA: usize> Logic for RespAckQueue<QA> {
             self.ack_psn.next = self.pk.data_out.val().psn;
             self.ack_syndrome.next = self.pk.data_out.val().syndrome;
             self.ack_msn.next = self.pk.data_out.val().msn;
-            self.ack_atomic.next = false;
-            self.ack_read.next = false;
+            // a parked entry had no failed write (that one has a QP-to-ERR request)
+            self.ack_atomic.next = self.pk.data_out.val().atomic;
+            self.ack_orig.next = self.pk.data_out.val().orig;
+            self.ack_read.next = self.pk.data_out.val().read;
+            self.ack_raddr.next = self.pk.data_out.val().raddr;
+            self.ack_rlen.next = self.pk.data_out.val().rlen;
+            self.ack_rpmtu.next = self.pk.data_out.val().rpmtu;
             self.pk_rd.next = self.ack_ready.val();
         }
         self.pk.read.next = self.pk_rd.val();

@@ -234,8 +234,8 @@ pub const QERR_VENDOR_DMA: u64 = vendor_err::DMA as u64;
 
 /// Address bits of the ACK queue (8 entries). It also bounds the DMA writes in flight.
 pub const ACKQ_BITS: usize = 3;
-/// log2 of the depth of the ACK queue's parking FIFO: plain ACKs and NAKs that wait there
-/// while PFC pauses the RoCE priority ([`RespAckQueue`]).
+/// log2 of the depth of the ACK queue's parking FIFO: responses (ACKs, NAKs, atomic ACKs,
+/// READs to answer) that wait there while PFC pauses the RoCE priority ([`RespAckQueue`]).
 pub const PARK_BITS: usize = 4;
 
 /// One entry of the ordered ACK queue (a `LogicStruct`, so it fits a rust-hdl FIFO).

@@ -33,8 +33,9 @@
 //!   `req_tag` = low 8 bits of the QPN; the data comes through the [`StreamCutter`].
 //! * Responses: `ack_valid`/`ack_ready`, `ack_qpn` (ours), `ack_dest_qpn`, `ack_psn`,
 //!   `ack_syndrome` (AETH syndrome byte), `ack_msn`. `ack_park` in: the TX path is paused by
-//!   PFC, so plain ACKs and NAKs at the head of the ACK queue move aside instead of holding
-//!   the responder (see [`RespAckQueue`]); `ack_parked` out: one pulse per response parked.
+//!   PFC, so responses (ACKs, NAKs, atomic ACKs, READs) at the head of the ACK queue move
+//!   aside instead of holding the responder (see [`RespAckQueue`]); `ack_parked` out: one
+//!   pulse per response parked.
 //! * QP to ERR: `qerr_valid`/`qerr_ready`, `qerr_qpn`, `qerr_status`, `qerr_vendor` (the CSR
 //!   block's `qerr_*` port).
 //! * Counters `cnt_*` (32-bit, saturating, see [`super::counters::RespCounters`]).
@@ -245,7 +246,8 @@ pub struct RcWriteResponder<const QA: usize> {
     pub ack_opcode: Signal<Out, Bits<8>>,
     pub ack_orig: Signal<Out, Bits<64>>,
     pub ack_plen: Signal<Out, Bits<13>>,
-    /// the TX path is paused (PFC): park plain ACKs / NAKs instead of waiting for it
+    /// the TX path is paused (PFC): park responses (ACKs, NAKs, atomic ACKs, READs) instead
+    /// of waiting for it
     pub ack_park: Signal<In, Bit>,
     /// one-cycle pulse per response parked
     pub ack_parked: Signal<Out, Bit>,

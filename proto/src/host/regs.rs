@@ -427,8 +427,88 @@ register_map! {
     CNT_PFC_XOFF_SENT_HI = 0x116C, RO, "High half of CNT_PFC_XOFF_SENT.";
     CNT_PFC_XON_SENT_LO = 0x1170, RO, "PFC XON frames (pause time 0) sent on the RoCE priority.";
     CNT_PFC_XON_SENT_HI = 0x1174, RO, "High half of CNT_PFC_XON_SENT.";
-    CNT_RESP_ACK_PARKED_LO = 0x1178, RO, "ACKs and NAKs the responder moved aside while PFC paused the RoCE priority, so that it kept draining the receive FIFO (all are sent later, in order; docs/CONGESTION.md).";
+    CNT_RESP_ACK_PARKED_LO = 0x1178, RO, "Responses (ACKs, NAKs, atomic acknowledges, READs to answer) the responder moved aside while PFC paused the RoCE priority, so that it kept draining the receive FIFO (all are sent later, in order; docs/CONGESTION.md).";
     CNT_RESP_ACK_PARKED_HI = 0x117C, RO, "High half of CNT_RESP_ACK_PARKED.";
+    CNT_PFC_RX_XOFF_P0_LO = 0x1180, RO, "PFC frames received whose class-enable vector names priority 0 with a nonzero pause time (XOFF of priority 0; with the XON count, mlx5 rx_prio0_pause).";
+    CNT_PFC_RX_XOFF_P0_HI = 0x1184, RO, "High half of CNT_PFC_RX_XOFF_P0.";
+    CNT_PFC_RX_XOFF_P1_LO = 0x1188, RO, "PFC frames received whose class-enable vector names priority 1 with a nonzero pause time (XOFF of priority 1; with the XON count, mlx5 rx_prio1_pause).";
+    CNT_PFC_RX_XOFF_P1_HI = 0x118C, RO, "High half of CNT_PFC_RX_XOFF_P1.";
+    CNT_PFC_RX_XOFF_P2_LO = 0x1190, RO, "PFC frames received whose class-enable vector names priority 2 with a nonzero pause time (XOFF of priority 2; with the XON count, mlx5 rx_prio2_pause).";
+    CNT_PFC_RX_XOFF_P2_HI = 0x1194, RO, "High half of CNT_PFC_RX_XOFF_P2.";
+    CNT_PFC_RX_XOFF_P3_LO = 0x1198, RO, "PFC frames received whose class-enable vector names priority 3 with a nonzero pause time (XOFF of priority 3; with the XON count, mlx5 rx_prio3_pause).";
+    CNT_PFC_RX_XOFF_P3_HI = 0x119C, RO, "High half of CNT_PFC_RX_XOFF_P3.";
+    CNT_PFC_RX_XOFF_P4_LO = 0x11A0, RO, "PFC frames received whose class-enable vector names priority 4 with a nonzero pause time (XOFF of priority 4; with the XON count, mlx5 rx_prio4_pause).";
+    CNT_PFC_RX_XOFF_P4_HI = 0x11A4, RO, "High half of CNT_PFC_RX_XOFF_P4.";
+    CNT_PFC_RX_XOFF_P5_LO = 0x11A8, RO, "PFC frames received whose class-enable vector names priority 5 with a nonzero pause time (XOFF of priority 5; with the XON count, mlx5 rx_prio5_pause).";
+    CNT_PFC_RX_XOFF_P5_HI = 0x11AC, RO, "High half of CNT_PFC_RX_XOFF_P5.";
+    CNT_PFC_RX_XOFF_P6_LO = 0x11B0, RO, "PFC frames received whose class-enable vector names priority 6 with a nonzero pause time (XOFF of priority 6; with the XON count, mlx5 rx_prio6_pause).";
+    CNT_PFC_RX_XOFF_P6_HI = 0x11B4, RO, "High half of CNT_PFC_RX_XOFF_P6.";
+    CNT_PFC_RX_XOFF_P7_LO = 0x11B8, RO, "PFC frames received whose class-enable vector names priority 7 with a nonzero pause time (XOFF of priority 7; with the XON count, mlx5 rx_prio7_pause).";
+    CNT_PFC_RX_XOFF_P7_HI = 0x11BC, RO, "High half of CNT_PFC_RX_XOFF_P7.";
+    CNT_PFC_RX_XON_P0_LO = 0x11C0, RO, "PFC frames received whose class-enable vector names priority 0 with pause time 0 (XON of priority 0).";
+    CNT_PFC_RX_XON_P0_HI = 0x11C4, RO, "High half of CNT_PFC_RX_XON_P0.";
+    CNT_PFC_RX_XON_P1_LO = 0x11C8, RO, "PFC frames received whose class-enable vector names priority 1 with pause time 0 (XON of priority 1).";
+    CNT_PFC_RX_XON_P1_HI = 0x11CC, RO, "High half of CNT_PFC_RX_XON_P1.";
+    CNT_PFC_RX_XON_P2_LO = 0x11D0, RO, "PFC frames received whose class-enable vector names priority 2 with pause time 0 (XON of priority 2).";
+    CNT_PFC_RX_XON_P2_HI = 0x11D4, RO, "High half of CNT_PFC_RX_XON_P2.";
+    CNT_PFC_RX_XON_P3_LO = 0x11D8, RO, "PFC frames received whose class-enable vector names priority 3 with pause time 0 (XON of priority 3).";
+    CNT_PFC_RX_XON_P3_HI = 0x11DC, RO, "High half of CNT_PFC_RX_XON_P3.";
+    CNT_PFC_RX_XON_P4_LO = 0x11E0, RO, "PFC frames received whose class-enable vector names priority 4 with pause time 0 (XON of priority 4).";
+    CNT_PFC_RX_XON_P4_HI = 0x11E4, RO, "High half of CNT_PFC_RX_XON_P4.";
+    CNT_PFC_RX_XON_P5_LO = 0x11E8, RO, "PFC frames received whose class-enable vector names priority 5 with pause time 0 (XON of priority 5).";
+    CNT_PFC_RX_XON_P5_HI = 0x11EC, RO, "High half of CNT_PFC_RX_XON_P5.";
+    CNT_PFC_RX_XON_P6_LO = 0x11F0, RO, "PFC frames received whose class-enable vector names priority 6 with pause time 0 (XON of priority 6).";
+    CNT_PFC_RX_XON_P6_HI = 0x11F4, RO, "High half of CNT_PFC_RX_XON_P6.";
+    CNT_PFC_RX_XON_P7_LO = 0x11F8, RO, "PFC frames received whose class-enable vector names priority 7 with pause time 0 (XON of priority 7).";
+    CNT_PFC_RX_XON_P7_HI = 0x11FC, RO, "High half of CNT_PFC_RX_XON_P7.";
+    CNT_PFC_PAUSED_CYCLES_P0_LO = 0x1200, RO, "Core clock cycles during which priority 0 was paused (received PFC frames or the MAC's pause input; mlx5 rx_prio0_pause_duration counts microseconds).";
+    CNT_PFC_PAUSED_CYCLES_P0_HI = 0x1204, RO, "High half of CNT_PFC_PAUSED_CYCLES_P0.";
+    CNT_PFC_PAUSED_CYCLES_P1_LO = 0x1208, RO, "Core clock cycles during which priority 1 was paused (received PFC frames or the MAC's pause input; mlx5 rx_prio1_pause_duration counts microseconds).";
+    CNT_PFC_PAUSED_CYCLES_P1_HI = 0x120C, RO, "High half of CNT_PFC_PAUSED_CYCLES_P1.";
+    CNT_PFC_PAUSED_CYCLES_P2_LO = 0x1210, RO, "Core clock cycles during which priority 2 was paused (received PFC frames or the MAC's pause input; mlx5 rx_prio2_pause_duration counts microseconds).";
+    CNT_PFC_PAUSED_CYCLES_P2_HI = 0x1214, RO, "High half of CNT_PFC_PAUSED_CYCLES_P2.";
+    CNT_PFC_PAUSED_CYCLES_P3_LO = 0x1218, RO, "Core clock cycles during which priority 3 was paused (received PFC frames or the MAC's pause input; mlx5 rx_prio3_pause_duration counts microseconds).";
+    CNT_PFC_PAUSED_CYCLES_P3_HI = 0x121C, RO, "High half of CNT_PFC_PAUSED_CYCLES_P3.";
+    CNT_PFC_PAUSED_CYCLES_P4_LO = 0x1220, RO, "Core clock cycles during which priority 4 was paused (received PFC frames or the MAC's pause input; mlx5 rx_prio4_pause_duration counts microseconds).";
+    CNT_PFC_PAUSED_CYCLES_P4_HI = 0x1224, RO, "High half of CNT_PFC_PAUSED_CYCLES_P4.";
+    CNT_PFC_PAUSED_CYCLES_P5_LO = 0x1228, RO, "Core clock cycles during which priority 5 was paused (received PFC frames or the MAC's pause input; mlx5 rx_prio5_pause_duration counts microseconds).";
+    CNT_PFC_PAUSED_CYCLES_P5_HI = 0x122C, RO, "High half of CNT_PFC_PAUSED_CYCLES_P5.";
+    CNT_PFC_PAUSED_CYCLES_P6_LO = 0x1230, RO, "Core clock cycles during which priority 6 was paused (received PFC frames or the MAC's pause input; mlx5 rx_prio6_pause_duration counts microseconds).";
+    CNT_PFC_PAUSED_CYCLES_P6_HI = 0x1234, RO, "High half of CNT_PFC_PAUSED_CYCLES_P6.";
+    CNT_PFC_PAUSED_CYCLES_P7_LO = 0x1238, RO, "Core clock cycles during which priority 7 was paused (received PFC frames or the MAC's pause input; mlx5 rx_prio7_pause_duration counts microseconds).";
+    CNT_PFC_PAUSED_CYCLES_P7_HI = 0x123C, RO, "High half of CNT_PFC_PAUSED_CYCLES_P7.";
+    CNT_PFC_TX_XOFF_P0_LO = 0x1240, RO, "PFC XOFF frames sent on priority 0, first ones and refreshes (the NIC sends on CFG_PFC.DATA_PRIO only; mlx5 tx_prio0_pause).";
+    CNT_PFC_TX_XOFF_P0_HI = 0x1244, RO, "High half of CNT_PFC_TX_XOFF_P0.";
+    CNT_PFC_TX_XOFF_P1_LO = 0x1248, RO, "PFC XOFF frames sent on priority 1, first ones and refreshes (the NIC sends on CFG_PFC.DATA_PRIO only; mlx5 tx_prio1_pause).";
+    CNT_PFC_TX_XOFF_P1_HI = 0x124C, RO, "High half of CNT_PFC_TX_XOFF_P1.";
+    CNT_PFC_TX_XOFF_P2_LO = 0x1250, RO, "PFC XOFF frames sent on priority 2, first ones and refreshes (the NIC sends on CFG_PFC.DATA_PRIO only; mlx5 tx_prio2_pause).";
+    CNT_PFC_TX_XOFF_P2_HI = 0x1254, RO, "High half of CNT_PFC_TX_XOFF_P2.";
+    CNT_PFC_TX_XOFF_P3_LO = 0x1258, RO, "PFC XOFF frames sent on priority 3, first ones and refreshes (the NIC sends on CFG_PFC.DATA_PRIO only; mlx5 tx_prio3_pause).";
+    CNT_PFC_TX_XOFF_P3_HI = 0x125C, RO, "High half of CNT_PFC_TX_XOFF_P3.";
+    CNT_PFC_TX_XOFF_P4_LO = 0x1260, RO, "PFC XOFF frames sent on priority 4, first ones and refreshes (the NIC sends on CFG_PFC.DATA_PRIO only; mlx5 tx_prio4_pause).";
+    CNT_PFC_TX_XOFF_P4_HI = 0x1264, RO, "High half of CNT_PFC_TX_XOFF_P4.";
+    CNT_PFC_TX_XOFF_P5_LO = 0x1268, RO, "PFC XOFF frames sent on priority 5, first ones and refreshes (the NIC sends on CFG_PFC.DATA_PRIO only; mlx5 tx_prio5_pause).";
+    CNT_PFC_TX_XOFF_P5_HI = 0x126C, RO, "High half of CNT_PFC_TX_XOFF_P5.";
+    CNT_PFC_TX_XOFF_P6_LO = 0x1270, RO, "PFC XOFF frames sent on priority 6, first ones and refreshes (the NIC sends on CFG_PFC.DATA_PRIO only; mlx5 tx_prio6_pause).";
+    CNT_PFC_TX_XOFF_P6_HI = 0x1274, RO, "High half of CNT_PFC_TX_XOFF_P6.";
+    CNT_PFC_TX_XOFF_P7_LO = 0x1278, RO, "PFC XOFF frames sent on priority 7, first ones and refreshes (the NIC sends on CFG_PFC.DATA_PRIO only; mlx5 tx_prio7_pause).";
+    CNT_PFC_TX_XOFF_P7_HI = 0x127C, RO, "High half of CNT_PFC_TX_XOFF_P7.";
+    CNT_PFC_TX_XON_P0_LO = 0x1280, RO, "PFC XON frames (pause time 0) sent on priority 0.";
+    CNT_PFC_TX_XON_P0_HI = 0x1284, RO, "High half of CNT_PFC_TX_XON_P0.";
+    CNT_PFC_TX_XON_P1_LO = 0x1288, RO, "PFC XON frames (pause time 0) sent on priority 1.";
+    CNT_PFC_TX_XON_P1_HI = 0x128C, RO, "High half of CNT_PFC_TX_XON_P1.";
+    CNT_PFC_TX_XON_P2_LO = 0x1290, RO, "PFC XON frames (pause time 0) sent on priority 2.";
+    CNT_PFC_TX_XON_P2_HI = 0x1294, RO, "High half of CNT_PFC_TX_XON_P2.";
+    CNT_PFC_TX_XON_P3_LO = 0x1298, RO, "PFC XON frames (pause time 0) sent on priority 3.";
+    CNT_PFC_TX_XON_P3_HI = 0x129C, RO, "High half of CNT_PFC_TX_XON_P3.";
+    CNT_PFC_TX_XON_P4_LO = 0x12A0, RO, "PFC XON frames (pause time 0) sent on priority 4.";
+    CNT_PFC_TX_XON_P4_HI = 0x12A4, RO, "High half of CNT_PFC_TX_XON_P4.";
+    CNT_PFC_TX_XON_P5_LO = 0x12A8, RO, "PFC XON frames (pause time 0) sent on priority 5.";
+    CNT_PFC_TX_XON_P5_HI = 0x12AC, RO, "High half of CNT_PFC_TX_XON_P5.";
+    CNT_PFC_TX_XON_P6_LO = 0x12B0, RO, "PFC XON frames (pause time 0) sent on priority 6.";
+    CNT_PFC_TX_XON_P6_HI = 0x12B4, RO, "High half of CNT_PFC_TX_XON_P6.";
+    CNT_PFC_TX_XON_P7_LO = 0x12B8, RO, "PFC XON frames (pause time 0) sent on priority 7.";
+    CNT_PFC_TX_XON_P7_HI = 0x12BC, RO, "High half of CNT_PFC_TX_XON_P7.";
 
     // ---- doorbells: one page per 512 QPs / CQs, mappable into user processes ----
     DB_SQ[MAX_QPS; DB_QP_STRIDE] = 0x10_0000, WO, "SQ doorbell of QP n: 15:0 new SQ producer index.";
@@ -438,7 +518,7 @@ register_map! {
 }
 
 /// Number of 64-bit counters.
-pub const NUM_COUNTERS: u32 = (CNT_RESP_ACK_PARKED_LO - CNT_BASE) / 8 + 1;
+pub const NUM_COUNTERS: u32 = (CNT_PFC_TX_XON_P7_LO - CNT_BASE) / 8 + 1;
 
 /// The counters as (name without the `CNT_` prefix and `_LO` suffix, LO offset), in address
 /// order. For dumps and for the hardware's counter index (`(offset - CNT_BASE) / 8`).

@@ -435,6 +435,8 @@ pub struct HostCounts {
     pub pfc_xon_sent: u64,
     /// ACKs and NAKs its responder parked while PFC paused it (`CNT_RESP_ACK_PARKED`).
     pub ack_parked: u64,
+    /// Its PFC counters per priority (frames received and sent, XOFF / XON, paused cycles).
+    pub pfc_prio: ferroce_driver::PfcPriorityCounters,
     /// Its QPs' QPNs.
     pub qpns: Vec<u32>,
     /// What its NIC's ID_CAPS says it has: PFC pauses honoured on transmit, the DCQCN
@@ -1703,6 +1705,7 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
         c.pfc_xoff_sent = h.device.counter(regs::CNT_PFC_XOFF_SENT_LO);
         c.pfc_xon_sent = h.device.counter(regs::CNT_PFC_XON_SENT_LO);
         c.ack_parked = h.device.counter(regs::CNT_RESP_ACK_PARKED_LO);
+        c.pfc_prio = h.device.pfc_priority_counters();
         c.pfc_on =
             h.device.registers().read(regs::CFG_CONTROL) & regs::cfg_control::PFC_ENABLE != 0;
     }
