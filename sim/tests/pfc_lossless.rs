@@ -229,6 +229,20 @@ fn without_pfc_the_same_stall_drops_and_counts() {
     assert!(a.retransmitted > 0, "Go-Back-N resent what was dropped");
 }
 
+/// Both hosts sent XOFFs (their FIFOs filled), dropped nothing and resent nothing; prints each
+/// host's PFC figures.
+fn check_both_ways_lossless(what: &str, r: &VerbsReport) {
+    for (s, h) in r.per_host.iter().enumerate() {
+        eprintln!(
+            "{what}, PFC on: host {s}: {} XOFF / {} XON sent, {} PFC frames received, paused {} cycles, {} responses parked, {} dropped for lack of room, {} retransmitted ({} cycles)",
+            h.pfc_xoff_sent, h.pfc_xon_sent, h.pfc_pause, h.pfc_paused_cycles, h.ack_parked, h.rx_no_room, h.retransmitted, r.cycles
+        );
+        assert_eq!(h.rx_no_room, 0, "host {s} dropped a frame with PFC on");
+        assert_eq!(h.retransmitted, 0, "host {s}: nothing lost, nothing resent");
+        assert!(h.pfc_xoff_sent > 0, "host {s}'s FIFO filled: {h:?}");
+    }
+}
+
 /// CFG_PFC.LINK_BITS after reset (25 Gb/s at 250 MHz): one quantum of 512 bit times lasts
 /// 512 / 100 cycles.
 const LINK_BITS: u64 = 100;
@@ -248,15 +262,7 @@ fn a_full_receive_fifo_does_not_delay_a_pause() {
     let Run {
         report: r, wire, ..
     } = run(true, true);
-    for (s, h) in r.per_host.iter().enumerate() {
-        eprintln!(
-            "both ways, PFC on: host {s}: {} XOFF / {} XON sent, {} PFC frames received, paused {} cycles, {} ACKs parked, {} dropped for lack of room, {} retransmitted ({} cycles)",
-            h.pfc_xoff_sent, h.pfc_xon_sent, h.pfc_pause, h.pfc_paused_cycles, h.ack_parked, h.rx_no_room, h.retransmitted, r.cycles
-        );
-        assert_eq!(h.rx_no_room, 0, "host {s} dropped a frame with PFC on");
-        assert_eq!(h.retransmitted, 0, "host {s}: nothing lost, nothing resent");
-        assert!(h.pfc_xoff_sent > 0, "host {s}'s FIFO filled: {h:?}");
-    }
+    check_both_ways_lossless("both ways", &r);
     // every XOFF that reached a NIC: none of its frames starts after the bound until the pause
     // ends (the next PFC frame for the priority replaces the timer, else it expires)
     let mut windows = 0;
@@ -315,14 +321,8 @@ fn atomics_both_ways_park_and_finish() {
         ..VerbsArgs::default()
     };
     let Run { report: r, .. } = run_args(&args, true, true);
+    check_both_ways_lossless("WRITEs and atomics both ways", &r);
     for (s, h) in r.per_host.iter().enumerate() {
-        eprintln!(
-            "WRITEs and atomics both ways, PFC on: host {s}: {} XOFF / {} XON sent, paused {} cycles, {} responses parked, {} dropped for lack of room, {} retransmitted ({} cycles)",
-            h.pfc_xoff_sent, h.pfc_xon_sent, h.pfc_paused_cycles, h.ack_parked, h.rx_no_room, h.retransmitted, r.cycles
-        );
-        assert_eq!(h.rx_no_room, 0, "host {s} dropped a frame with PFC on");
-        assert_eq!(h.retransmitted, 0, "host {s}: nothing lost, nothing resent");
-        assert!(h.pfc_xoff_sent > 0, "host {s}'s FIFO filled: {h:?}");
         assert!(h.pfc_paused_cycles > 0, "host {s} was paused: {h:?}");
         assert!(h.ack_parked > 0, "host {s} parked responses: {h:?}");
     }

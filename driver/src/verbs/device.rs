@@ -453,7 +453,11 @@ impl Device {
     /// instant).
     pub fn pfc_priority_counters(&self) -> PfcPriorityCounters {
         let read = |p0: u32| -> [u64; 8] {
-            core::array::from_fn(|p| self.inner.regs.read64(p0 + 8 * p as u32))
+            core::array::from_fn(|p| {
+                self.inner
+                    .regs
+                    .read64(p0 + regs::PFC_PRIO_COUNTER_STRIDE * p as u32)
+            })
         };
         PfcPriorityCounters {
             rx_xoff: read(regs::CNT_PFC_RX_XOFF_P0_LO),

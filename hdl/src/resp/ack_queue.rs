@@ -28,9 +28,9 @@
 //! `park` is high, a head entry with a response (an ACK, a NAK, an atomic acknowledge with its
 //! original value, or a READ to answer; not one followed by a QP-to-ERR request; its completion
 //! and CQE release done) moves into a second FIFO of `2^PARK_BITS` entries and leaves the entry
-//! queue. Parked responses go
-//! out first, in the order they were parked, and the entry queue's head is offered only while
-//! none is parked, so responses still leave in packet order and none is lost: the requester
+//! queue. Parked responses go out first, in the order they were parked, and the entry queue's
+//! head is offered only while none is parked, so responses still leave in packet order and
+//! none is lost: the requester
 //! sees exactly the responses it would have seen. `parked` pulses once per parked entry. A
 //! parked READ is offered to the READ responder from the parking FIFO (which may take it while
 //! paused: its packets still wait for the TX path). A head that cannot park (a NAK that moves

@@ -517,6 +517,17 @@ register_map! {
     DB_CQ_ARM[MAX_CQS; DB_CQ_STRIDE] = 0x18_0004, WO, "CQ n CI update and arm: 23:0 CI; 25:24 arm mode (1 next, 2 solicited).";
 }
 
+/// Per-priority PFC counters: each kind is eight consecutive counters, priority n at
+/// `<kind>_P0_LO + n * PFC_PRIO_COUNTER_STRIDE` (the hardware and the driver rely on it).
+pub const PFC_PRIO_COUNTER_STRIDE: u32 = 8;
+const _: () = assert!(
+    CNT_PFC_RX_XOFF_P7_LO == CNT_PFC_RX_XOFF_P0_LO + 7 * PFC_PRIO_COUNTER_STRIDE
+        && CNT_PFC_RX_XON_P7_LO == CNT_PFC_RX_XON_P0_LO + 7 * PFC_PRIO_COUNTER_STRIDE
+        && CNT_PFC_PAUSED_CYCLES_P7_LO == CNT_PFC_PAUSED_CYCLES_P0_LO + 7 * PFC_PRIO_COUNTER_STRIDE
+        && CNT_PFC_TX_XOFF_P7_LO == CNT_PFC_TX_XOFF_P0_LO + 7 * PFC_PRIO_COUNTER_STRIDE
+        && CNT_PFC_TX_XON_P7_LO == CNT_PFC_TX_XON_P0_LO + 7 * PFC_PRIO_COUNTER_STRIDE
+);
+
 /// Number of 64-bit counters.
 pub const NUM_COUNTERS: u32 = (CNT_PFC_TX_XON_P7_LO - CNT_BASE) / 8 + 1;
 
