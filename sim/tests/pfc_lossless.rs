@@ -234,8 +234,8 @@ fn without_pfc_the_same_stall_drops_and_counts() {
 fn check_both_ways_lossless(what: &str, r: &VerbsReport) {
     for (s, h) in r.per_host.iter().enumerate() {
         eprintln!(
-            "{what}, PFC on: host {s}: {} XOFF / {} XON sent, {} PFC frames received, paused {} cycles, {} responses parked, {} dropped for lack of room, {} retransmitted ({} cycles)",
-            h.pfc_xoff_sent, h.pfc_xon_sent, h.pfc_pause, h.pfc_paused_cycles, h.ack_parked, h.rx_no_room, h.retransmitted, r.cycles
+            "{what}, PFC on: host {s}: {} XOFF / {} XON sent, {} PFC frames received, paused {} cycles, {} responses parked, {} send jobs set aside, {} dropped for lack of room, {} retransmitted ({} cycles)",
+            h.pfc_xoff_sent, h.pfc_xon_sent, h.pfc_pause, h.pfc_paused_cycles, h.ack_parked, h.req_pfc_yield, h.rx_no_room, h.retransmitted, r.cycles
         );
         assert_eq!(h.rx_no_room, 0, "host {s} dropped a frame with PFC on");
         assert_eq!(h.retransmitted, 0, "host {s}: nothing lost, nothing resent");
@@ -298,9 +298,7 @@ fn a_full_receive_fifo_does_not_delay_a_pause() {
 /// Both hosts WRITE and run atomics at each other with slow DMA on both sides, PFC on: the
 /// responder's atomic acknowledges wait for a paused transmit path too, so they park like ACKs
 /// (`RespAckQueue`) and the receive FIFOs keep draining; nothing is dropped or resent, every
-/// atomic's original value is verified. (READs are left out: a requester held inside a packet
-/// by a pause does not take READ responses, which can still stop two NICs that READ from each
-/// other under PFC, docs/CONGESTION.md.)
+/// atomic's original value is verified.
 #[test]
 fn atomics_both_ways_park_and_finish() {
     if !require_tool("verilator") {
@@ -325,5 +323,37 @@ fn atomics_both_ways_park_and_finish() {
     for (s, h) in r.per_host.iter().enumerate() {
         assert!(h.pfc_paused_cycles > 0, "host {s} was paused: {h:?}");
         assert!(h.ack_parked > 0, "host {s} parked responses: {h:?}");
+    }
+}
+
+/// Both hosts WRITE, READ and run atomics at each other with slow DMA on both sides, PFC on.
+/// READ responses go to the requester, so a requester that waited inside a message for a
+/// paused TX path would stop draining its receive FIFO and the two NICs would pause each other
+/// for good; instead it sets the job aside (`CNT_REQ_PFC_YIELD`), places READ responses, and
+/// goes on after the pause. Nothing is dropped or resent and every READ's data is verified.
+#[test]
+fn reads_both_ways_set_jobs_aside_and_finish() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let args = VerbsArgs {
+        ops: vec![
+            "write".into(),
+            "read".into(),
+            "atomic_fadd".into(),
+            "read".into(),
+        ],
+        sizes: vec!["65536".into()],
+        qps: 4,
+        messages: 32,
+        seed: 29,
+        pmtu: 1024,
+        ..VerbsArgs::default()
+    };
+    let Run { report: r, .. } = run_args(&args, true, true);
+    check_both_ways_lossless("WRITEs, READs and atomics both ways", &r);
+    for (s, h) in r.per_host.iter().enumerate() {
+        assert!(h.pfc_paused_cycles > 0, "host {s} was paused: {h:?}");
+        assert!(h.req_pfc_yield > 0, "host {s} set send jobs aside: {h:?}");
     }
 }

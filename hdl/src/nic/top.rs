@@ -131,6 +131,7 @@ const C_RX_NO_ROOM: usize = cnt(regs::CNT_RX_DROP_NO_ROOM_LO);
 const C_PFC_XOFF_SENT: usize = cnt(regs::CNT_PFC_XOFF_SENT_LO);
 const C_PFC_XON_SENT: usize = cnt(regs::CNT_PFC_XON_SENT_LO);
 const C_ACK_PARKED: usize = cnt(regs::CNT_RESP_ACK_PARKED_LO);
+const C_REQ_PFC_YIELD: usize = cnt(regs::CNT_REQ_PFC_YIELD_LO);
 // Per-priority PFC counters: eight consecutive counters each, priority 0 first, so an 8-bit
 // per-priority event vector shifted to the first one is their `cnt_inc` bits.
 const C_PFC_RX_XOFF0: usize = cnt(regs::CNT_PFC_RX_XOFF_P0_LO);
@@ -141,7 +142,7 @@ const C_PFC_TX_XON0: usize = cnt(regs::CNT_PFC_TX_XON_P0_LO);
 // (proto checks that each group is eight consecutive counters; the shifts are 8 bits wide)
 const _: () = assert!(C_PFC_TX_XON0 + 7 < 256);
 /// Counter events the top pulses (the `idx` table in `Default`).
-const NEV: usize = 43;
+const NEV: usize = 44;
 // PFC (docs/CONGESTION.md): the kernel reads CFG_CONTROL.PFC_ENABLE as bit 6 and CFG_PFC's
 // fields at their positions as literals.
 const _: () = assert!(
@@ -409,6 +410,7 @@ impl Default for NicTop {
             C_PFC_XOFF_SENT,
             C_PFC_XON_SENT,
             C_ACK_PARKED,
+            C_REQ_PFC_YIELD,
         ];
         NicTop {
             clock: Default::default(),
@@ -1268,6 +1270,9 @@ impl Logic for NicTop {
         // FIFO (else two NICs pausing each other stop for good: RespAckQueue)
         self.resp.ack_park.next = self.pfc_roce_hold.val();
         self.go_req.next = self.req.pk_valid.val() & !self.pfc_roce_hold.val();
+        // ... and the requester sets a send job aside instead of waiting inside it, so that it
+        // keeps taking ACKs and READ responses (else two NICs that READ from each other stop)
+        self.req.tx_hold.next = self.pfc_roce_hold.val();
 
         // ---- packets out: the responder's ACKs first (they free the peer's requester), then
         // the requester's packets; the formatter latches its request when it takes it
@@ -1597,6 +1602,10 @@ impl Logic for NicTop {
         if self.resp.ack_parked.val() {
             self.ev[42].next = self.c_mask[42].val();
         }
+        // send jobs the requester set aside while the RoCE priority was paused
+        if self.req.ev_yield.val() {
+            self.ev[43].next = self.c_mask[43].val();
+        }
         // per priority: PFC frames received naming it (XOFF: a nonzero time, XON: 0), cycles
         // it was paused, PFC frames sent on it (the XOFF generator's, on the RoCE priority)
         self.pfc_roce_bit.next = self.c_prio_one.val() << self.pfc_roce_prio.val();
@@ -1657,6 +1666,7 @@ impl Logic for NicTop {
             | self.ev[40].val()
             | self.ev[41].val()
             | self.ev[42].val()
+            | self.ev[43].val()
             | self.pfc_prio_inc.val();
         self.csr.cnt_rx_bytes.next = 0.into();
         if self.rx.vd_valid.val() {

@@ -295,6 +295,16 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     pub sh_charge: Signal<Out, Bit>,
     pub sh_charge_qpn: Signal<Out, Bits<QA>>,
     pub sh_charge_bytes: Signal<Out, Bits<32>>,
+    // ---- PFC (docs/CONGESTION.md): the TX path holds the RoCE priority ----
+    /// PFC pauses the priority the requester's packets go on. While high no send job starts
+    /// from the work ring, and a job that reaches a packet it would send (or a READ request)
+    /// sets itself aside (`ev_yield`): the QP goes back to the ring with its message's resume
+    /// point, and the engine takes ACKs and READ responses meanwhile. Else a requester held
+    /// inside a message stops taking READ responses, its receive FIFO fills, it pauses its
+    /// peer, and two NICs that READ from each other pause each other for good.
+    pub tx_hold: Signal<In, Bit>,
+    /// one-cycle pulse per send job set aside for `tx_hold`
+    pub ev_yield: Signal<Out, Bit>,
     // ---- counters (32-bit, wrapping) ----
     pub cnt_packets: Signal<Out, Bits<32>>,
     pub cnt_messages: Signal<Out, Bits<32>>,
@@ -341,6 +351,9 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     ram_hi: RAM<Bits<16>, QA>,
     /// first PSN of the message in flight not acknowledged yet: where Go-Back-N resumes
     ram_rpsn: RAM<Bits<24>, QA>,
+    /// where a message set aside for a PFC pause goes on (flag bit 7): its packets before this
+    /// PSN are walked, not sent, when the QP is next served
+    ram_ypsn: RAM<Bits<24>, QA>,
     /// retries left: 2:0 retry_cnt, 6:4 rnr_retry (loaded at each message and on progress)
     ram_retry: RAM<Bits<8>, QA>,
     /// the QP's timer: 35 armed, 34 kind (0 local ACK timeout, 1 RNR wait), 31:0 deadline
@@ -483,6 +496,9 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     s_wrid: DFF<Bits<64>>,
     s_op: DFF<Bits<8>>,
     s_rpsn: DFF<Bits<24>>,
+    s_ypsn: DFF<Bits<24>>,
+    /// the first PSN of the message being segmented (a message set aside walks again from it)
+    m_fpsn: DFF<Bits<24>>,
     s_retry: DFF<Bits<8>>,
     s_tmr: DFF<Bits<36>>,
     /// the packet being walked lies before the resume PSN: its bytes are skipped, not sent
@@ -593,6 +609,8 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     retry_load: Signal<Local, Bits<8>>,
     retry_now: Signal<Local, Bits<8>>,
     skip_now: Signal<Local, Bit>,
+    suspended: Signal<Local, Bit>,
+    skip_yd: Signal<Local, Bits<24>>,
     c_armed: Constant<Bits<36>>,
     c_rnr_kind: Constant<Bits<36>>,
     c_one16: Constant<Bits<16>>,
@@ -758,6 +776,8 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             sh_charge: Default::default(),
             sh_charge_qpn: Default::default(),
             sh_charge_bytes: Default::default(),
+            tx_hold: Default::default(),
+            ev_yield: Default::default(),
             rtq_ack: Default::default(),
             rtq_sq_index: Default::default(),
             rtq_drained: Default::default(),
@@ -792,6 +812,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             ram_si: zram(),
             ram_hi: zram(),
             ram_rpsn: zram(),
+            ram_ypsn: zram(),
             ram_retry: zram(),
             ram_tmr: zram(),
             ram_tscan: zram(),
@@ -871,6 +892,8 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             s_wrid: Default::default(),
             s_op: Default::default(),
             s_rpsn: Default::default(),
+            s_ypsn: Default::default(),
+            m_fpsn: Default::default(),
             s_retry: Default::default(),
             s_tmr: Default::default(),
             r_skip: Default::default(),
@@ -971,6 +994,8 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             retry_load: Default::default(),
             retry_now: Default::default(),
             skip_now: Default::default(),
+            suspended: Default::default(),
+            skip_yd: Default::default(),
             c_armed: Constant::new((1u64 << 35).into()),
             c_rnr_kind: Constant::new((1u64 << 34).into()),
             c_one16: Constant::new(1u64.into()),
@@ -1072,6 +1097,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             q_retry,
             q_rnr_retry,
             s_rpsn,
+            s_ypsn,
+            m_fpsn,
             s_retry,
             s_tmr,
             r_skip,
@@ -1131,6 +1158,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.ram_hi.read_clock.next = self.clock.val();
         self.ram_hi.write_clock.next = self.clock.val();
         self.ram_rpsn.read_clock.next = self.clock.val();
+        self.ram_ypsn.read_clock.next = self.clock.val();
+        self.ram_ypsn.write_clock.next = self.clock.val();
         self.ram_rpsn.write_clock.next = self.clock.val();
         self.ram_retry.read_clock.next = self.clock.val();
         self.ram_retry.write_clock.next = self.clock.val();
@@ -1231,6 +1260,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.cnt_timeouts.next = self.n_tmo.q.val();
         self.ev_retransmit.next = false;
         self.ev_rewind.next = false;
+        self.ev_yield.next = false;
         self.ev_timeout.next = false;
         self.ev_retry_exc.next = false;
         // per-QP RAMs: read and written at the job's QP
@@ -1243,6 +1273,10 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.ram_si.read_address.next = self.r_qpn.q.val();
         self.ram_hi.read_address.next = self.r_qpn.q.val();
         self.ram_rpsn.read_address.next = self.r_qpn.q.val();
+        self.ram_ypsn.read_address.next = self.r_qpn.q.val();
+        self.ram_ypsn.write_address.next = self.r_qpn.q.val();
+        self.ram_ypsn.write_data.next = self.s_ypsn.q.val();
+        self.ram_ypsn.write_enable.next = false;
         self.ram_retry.read_address.next = self.r_qpn.q.val();
         self.ram_tmr.read_address.next = self.r_qpn.q.val();
         self.ram_rpsn.write_address.next = self.r_qpn.q.val();
@@ -1530,7 +1564,9 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             bit_cast::<12, 11>(self.resv.q.val()) + bit_cast::<12, 11>(self.pf_beats.val()) <= 1024;
         // flags: bit 0 queued, 3 err, 5 a READ's gap rewind waits for an in-sequence response,
         // 6 the WQE at the send index waits until the window is empty (a READ or an atomic,
-        // or a WQE that failed its checks while earlier ones were outstanding)
+        // or a WQE that failed its checks while earlier ones were outstanding), 7 the message at
+        // the send index was set aside for a PFC pause (`tx_hold`: it goes on at `s_ypsn`, and
+        // its bytes are already charged to the shaper; a rewind clears it)
         self.queued.next = self.s_flags.q.val().get_bit(0);
         // WQEs ci .. hi are outstanding (sent, not retired); a rewind sends again from ci
         // while the PSN is below the highest one sent
@@ -1612,7 +1648,12 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         // Go-Back-N resumes mid-message: a packet before the resume PSN is walked (the SGE
         // cursor moves over its bytes) but not sent
         self.skip_d.next = self.s_psn.q.val() - self.s_rpsn.q.val();
-        self.skip_now.next = self.skip_d.val().get_bit(23);
+        // ... and so is a packet of a message set aside for a PFC pause (flag bit 7) that went
+        // out before it was set aside (below its resume PSN, `s_ypsn`)
+        self.suspended.next = self.s_flags.q.val().get_bit(7);
+        self.skip_yd.next = self.s_psn.q.val() - self.s_ypsn.q.val();
+        self.skip_now.next =
+            self.skip_d.val().get_bit(23) | (self.suspended.val() & self.skip_yd.val().get_bit(23));
         // retries of a new message: 2:0 retry_cnt, 6:4 rnr_retry
         self.retry_load.next = (bit_cast::<8, RETRY_W>(self.q_rnr_retry.q.val()) << 4)
             | bit_cast::<8, RETRY_W>(self.q_retry.q.val());
@@ -1750,7 +1791,9 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.r_job.d.next = 3.into();
                     self.r_qpn.d.next = self.t_qpn.q.val();
                     self.state.d.next = ReqState::QRd;
-                } else if self.w_head.q.val() != self.w_tail.q.val() {
+                } else if (self.w_head.q.val() != self.w_tail.q.val()) & !self.tx_hold.val() {
+                    // (while PFC holds the TX path the work ring waits: a job started now
+                    // would only set itself aside again)
                     self.state.d.next = ReqState::PopWait;
                 }
             }
@@ -1806,6 +1849,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.s_si.d.next = self.ram_si.read_data.val();
                 self.s_hi.d.next = self.ram_hi.read_data.val();
                 self.s_rpsn.d.next = self.ram_rpsn.read_data.val();
+                self.s_ypsn.d.next = self.ram_ypsn.read_data.val();
                 self.s_retry.d.next = self.ram_retry.read_data.val();
                 self.s_tmr.d.next = self.ram_tmr.read_data.val();
                 self.s_dst.d.next = self.ram_dst.read_data.val();
@@ -2005,7 +2049,10 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         // pass 2: segment; the shaper is charged the message's bytes here
                         // (the burst bound is one message until the requester schedules
                         // packet by packet)
-                        self.sh_charge.next = true;
+                        // (not again for a message set aside for a PFC pause: it was charged
+                        // when it first started)
+                        self.sh_charge.next = !self.suspended.val();
+                        self.m_fpsn.d.next = self.s_psn.q.val();
                         self.r_pass2.d.next = true;
                         self.r_k.d.next = 0.into();
                         self.g_rem.d.next = 0.into();
@@ -2106,9 +2153,22 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 }
             }
             ReqState::PktHdr => {
-                self.pk_valid.next = !self.skip_now.val();
+                self.pk_valid.next = !self.skip_now.val() & !self.tx_hold.val();
                 self.pk_se.next = self.is_last.val() & self.w_flags.q.val().get_bit(1);
-                if self.pk_ready.val() | self.skip_now.val() {
+                if self.tx_hold.val() & !self.skip_now.val() {
+                    // PFC holds the TX path before this packet: the job sets itself aside.
+                    // The message walks again from its first PSN when the QP is next served,
+                    // its packets before this one walked, not sent (flag bit 7, `s_ypsn`)
+                    self.s_ypsn.d.next = self.s_psn.q.val();
+                    self.s_psn.d.next = self.m_fpsn.q.val();
+                    self.s_flags.d.next = self.s_flags.q.val() | 0x80;
+                    self.ev_yield.next = true;
+                    self.state.d.next = ReqState::Requeue;
+                } else if self.pk_ready.val() | self.skip_now.val() {
+                    if !self.skip_now.val() {
+                        // (a message set aside goes on from here: it is no longer)
+                        self.s_flags.d.next = self.s_flags.q.val() & 0x7F;
+                    }
                     self.p_rem.d.next = self.plen.val();
                     self.p_last.d.next = self.is_last.val();
                     self.m_rem.d.next = self.m_rem.q.val() - self.plen32.val();
@@ -2278,8 +2338,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_si.d.next = self.s_ci.q.val();
                     }
                     if !self.inflight.val() {
+                        // (a message set aside keeps its first PSN: it is not in the window)
                         self.s_tmr.d.next = 0.into();
-                        self.s_psn.d.next = self.s_hpsn.q.val();
+                        if !self.suspended.val() {
+                            self.s_psn.d.next = self.s_hpsn.q.val();
+                        }
                         self.s_si.d.next = self.s_ci.q.val();
                     } else if !self.tmr_rnr.val() {
                         self.s_tmr.d.next = self.arm_ack.val();
@@ -2361,7 +2424,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         }
                         self.s_psn.d.next = self.s_spsn.q.val();
                         self.s_si.d.next = self.s_ci.q.val();
-                        self.s_flags.d.next = self.s_flags.q.val() & 0xBF;
+                        self.s_flags.d.next = self.s_flags.q.val() & 0x3F;
                         self.s_tmr.d.next = 0.into();
                         self.n_resent.d.next = self.n_resent.q.val() + 1;
                         self.ev_rewind.next = true;
@@ -2401,7 +2464,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         // RNR wait over: the window again from the NAKed PSN
                         self.s_psn.d.next = self.s_spsn.q.val();
                         self.s_si.d.next = self.s_ci.q.val();
-                        self.s_flags.d.next = self.s_flags.q.val() & 0xBF;
+                        self.s_flags.d.next = self.s_flags.q.val() & 0x3F;
                         self.n_resent.d.next = self.n_resent.q.val() + 1;
                         self.ev_rewind.next = true;
                         self.state.d.next = ReqState::Requeue;
@@ -2422,7 +2485,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                             self.s_retry.d.next = self.s_retry.q.val() - 1;
                             self.s_psn.d.next = self.s_spsn.q.val();
                             self.s_si.d.next = self.s_ci.q.val();
-                            self.s_flags.d.next = self.s_flags.q.val() & 0xBF;
+                            self.s_flags.d.next = self.s_flags.q.val() & 0x3F;
                             self.n_resent.d.next = self.n_resent.q.val() + 1;
                             self.ev_rewind.next = true;
                             self.state.d.next = ReqState::Requeue;
@@ -2477,14 +2540,22 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 // the READ request: one packet, RETH for the bytes from the resume PSN on
                 // (all of them the first time), PSN = the resume PSN; the READ takes one PSN
                 // per response packet
-                self.pk_valid.next = true;
+                self.pk_valid.next = !self.tx_hold.val();
                 self.pk_opcode.next = 12.into();
                 self.pk_psn.next = self.s_rpsn.q.val();
                 self.pk_va.next = self.w_va.q.val() + bit_cast::<64, 32>(self.rd_off.val());
                 self.pk_dlen.next = self.w_len.q.val() - self.rd_off.val();
                 self.pk_plen.next = 0.into();
                 self.pk_ackreq.next = true;
-                if self.pk_ready.val() {
+                if self.tx_hold.val() {
+                    // PFC holds the TX path: set aside before the request goes (its WQE is
+                    // read again when the QP is next served; flag bit 7: not charged again)
+                    self.s_ypsn.d.next = self.s_psn.q.val();
+                    self.s_flags.d.next = self.s_flags.q.val() | 0x80;
+                    self.ev_yield.next = true;
+                    self.state.d.next = ReqState::Requeue;
+                } else if self.pk_ready.val() {
+                    self.s_flags.d.next = self.s_flags.q.val() & 0x7F;
                     self.s_lpsn.d.next =
                         self.s_spsn.q.val() + self.rd_np.val().get_bits::<24>(0) - 1;
                     self.s_psn.d.next = self.s_spsn.q.val() + self.rd_np.val().get_bits::<24>(0);
@@ -2682,7 +2753,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                             self.s_retry.d.next = self.s_retry.q.val() - 1;
                             self.s_psn.d.next = self.s_spsn.q.val();
                             self.s_si.d.next = self.s_ci.q.val();
-                            self.s_flags.d.next = self.s_flags.q.val() | 32;
+                            self.s_flags.d.next = (self.s_flags.q.val() & 0x7F) | 32;
                             self.s_tmr.d.next = 0.into();
                             self.n_resent.d.next = self.n_resent.q.val() + 1;
                             self.ev_rewind.next = true;
@@ -2761,6 +2832,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.ram_si.write_enable.next = true;
                 self.ram_hi.write_enable.next = true;
                 self.ram_rpsn.write_enable.next = true;
+                self.ram_ypsn.write_enable.next = true;
                 self.ram_retry.write_enable.next = true;
                 self.ram_tmr.write_enable.next = true;
                 self.ram_tscan.write_enable.next = true;

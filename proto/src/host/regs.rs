@@ -509,6 +509,8 @@ register_map! {
     CNT_PFC_TX_XON_P6_HI = 0x12B4, RO, "High half of CNT_PFC_TX_XON_P6.";
     CNT_PFC_TX_XON_P7_LO = 0x12B8, RO, "PFC XON frames (pause time 0) sent on priority 7.";
     CNT_PFC_TX_XON_P7_HI = 0x12BC, RO, "High half of CNT_PFC_TX_XON_P7.";
+    CNT_REQ_PFC_YIELD_LO = 0x12C0, RO, "Send jobs the requester set aside because PFC paused the RoCE priority before their next packet could start; it takes ACKs and READ responses meanwhile, and the message goes on from that packet after the pause (docs/CONGESTION.md).";
+    CNT_REQ_PFC_YIELD_HI = 0x12C4, RO, "High half of CNT_REQ_PFC_YIELD.";
 
     // ---- doorbells: one page per 512 QPs / CQs, mappable into user processes ----
     DB_SQ[MAX_QPS; DB_QP_STRIDE] = 0x10_0000, WO, "SQ doorbell of QP n: 15:0 new SQ producer index.";
@@ -529,7 +531,7 @@ const _: () = assert!(
 );
 
 /// Number of 64-bit counters.
-pub const NUM_COUNTERS: u32 = (CNT_PFC_TX_XON_P7_LO - CNT_BASE) / 8 + 1;
+pub const NUM_COUNTERS: u32 = (CNT_REQ_PFC_YIELD_LO - CNT_BASE) / 8 + 1;
 
 /// The counters as (name without the `CNT_` prefix and `_LO` suffix, LO offset), in address
 /// order. For dumps and for the hardware's counter index (`(offset - CNT_BASE) / 8`).

@@ -433,8 +433,10 @@ pub struct HostCounts {
     pub rx_no_room: u64,
     pub pfc_xoff_sent: u64,
     pub pfc_xon_sent: u64,
-    /// ACKs and NAKs its responder parked while PFC paused it (`CNT_RESP_ACK_PARKED`).
+    /// Responses its responder parked while PFC paused it (`CNT_RESP_ACK_PARKED`).
     pub ack_parked: u64,
+    /// Send jobs its requester set aside while PFC paused it (`CNT_REQ_PFC_YIELD`).
+    pub req_pfc_yield: u64,
     /// Its PFC counters per priority (frames received and sent, XOFF / XON, paused cycles).
     pub pfc_prio: ferroce_driver::PfcPriorityCounters,
     /// Its QPs' QPNs.
@@ -1705,6 +1707,7 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
         c.pfc_xoff_sent = h.device.counter(regs::CNT_PFC_XOFF_SENT_LO);
         c.pfc_xon_sent = h.device.counter(regs::CNT_PFC_XON_SENT_LO);
         c.ack_parked = h.device.counter(regs::CNT_RESP_ACK_PARKED_LO);
+        c.req_pfc_yield = h.device.counter(regs::CNT_REQ_PFC_YIELD_LO);
         c.pfc_prio = h.device.pfc_priority_counters();
         c.pfc_on =
             h.device.registers().read(regs::CFG_CONTROL) & regs::cfg_control::PFC_ENABLE != 0;
