@@ -25,8 +25,10 @@ skip_log="$PWD/target/skipped-tests.txt"
 : >"$skip_log"
 export FERROCE_SKIP_LOG="$skip_log"
 
+# `cargo test --workspace --release --no-fail-fast`, with two test binaries running side by side
+# (scripts/run-tests.sh)
 rc=0
-cargo test --workspace --release --no-fail-fast || rc=$?
+bash scripts/run-tests.sh || rc=$?
 
 n=$(wc -l <"$skip_log")
 if [ "$n" -gt 0 ]; then

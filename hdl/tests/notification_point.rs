@@ -6,7 +6,7 @@
 //! both clock phases). Also Yosys `synth_ecp5` of the block (resources for docs/RESOURCES.md).
 //!
 //! Needs verilator, make, g++ and yosys (the tool policy of `ferroce_testkit::require_tool`).
-use ferroce_hdl::cc::notification_point::{NotificationPoint, NpModel};
+use ferroce_hdl::cc::notification_point::{NotificationPoint, NpModel, DECISION_CYCLES};
 use ferroce_hdl::cosim::run_cosim;
 use ferroce_hdl::testbench::{Bench, Rng, Stepper};
 use ferroce_testkit::{require_cosim_tools, synth_ecp5_block, ECP5_CELLS};
@@ -23,7 +23,8 @@ fn run_random<S: Stepper<NotificationPoint<8>>>(b: &mut S, seed: u64, n: usize) 
     let (mut now, mut taken, mut cycles) = (0u32, 0usize, 0u64);
     let mut expect = std::collections::VecDeque::new();
     let (mut queued, mut suppressed, mut popped) = (0u64, 0u64, 0u64);
-    let mut pending: Option<(u32, u32, bool)> = None;
+    // the packet taken and the cycle its decision is due: (cycle, QP, us, enable)
+    let mut pending: Option<(u64, u32, u32, bool)> = None;
     let mut offer: Option<u32> = None;
     while taken < n || pending.is_some() || !expect.is_empty() {
         cycles += 1;
@@ -44,8 +45,9 @@ fn run_random<S: Stepper<NotificationPoint<8>>>(b: &mut S, seed: u64, n: usize) 
         }
         b.settle();
         let u = b.uut();
-        // the decision of the packet taken in the previous cycle
-        if let Some((q, t, e)) = pending.take() {
+        // the decision of the packet taken `DECISION_CYCLES` before
+        if let Some((_, q, t, e)) = pending.filter(|p| p.0 == cycles) {
+            pending = None;
             let want = model.marked(q, t, interval, e);
             assert_eq!(u.ev_queued.val(), want, "QP {q} at {t} us");
             assert_eq!(u.ev_suppressed.val(), !want, "QP {q} at {t} us");
@@ -65,7 +67,7 @@ fn run_random<S: Stepper<NotificationPoint<8>>>(b: &mut S, seed: u64, n: usize) 
         }
         if let Some(q) = offer {
             if u.mk_ready.val() {
-                pending = Some((q, now, en));
+                pending = Some((cycles + DECISION_CYCLES, q, now, en));
                 taken += 1;
                 offer = None;
             }

@@ -65,10 +65,12 @@ struct DemoCli {
     /// When the background starts and stops, microseconds of simulated time.
     #[arg(long, default_value_t = 20)]
     background_start_us: u64,
-    #[arg(long, default_value_t = 600)]
+    #[arg(long, default_value_t = 1200)]
     background_stop_us: u64,
-    /// RoCE version: v2 (the default). v1 is refused with the reason: the RoCEv1 demo is not
-    /// verified yet. Anything else exits 2 naming --roce.
+    /// RoCE version: v2 (the default), or v1: A and B speak RoCEv1 (GRH over Ethernet,
+    /// EtherType 0x8915) in two runs, across the leaves (Leaf-1 cannot route it: nothing
+    /// arrives) and with B on A's leaf (bridged: WRITE, READ and SEND verified). Anything else
+    /// exits 2 naming --roce.
     #[arg(long, default_value = "v2")]
     roce: String,
 }
@@ -78,8 +80,10 @@ enum Command {
     /// The main scenario: servers A (10.0.1.10, Leaf-1) and B (10.0.2.10, Leaf-2), two whole
     /// ferroce NICs on a simulated spine-leaf fabric (2 spines, ECMP on the 5-tuple, PFC on
     /// priority 3 between switches, ECN marking above 200 KB), A running RDMA WRITE, READ and
-    /// SEND to B while a plain traffic source congests Spine-1. The NIC has no CNP, DCQCN or
-    /// PFC yet: the summary says so.
+    /// SEND to B while plain traffic sources congest Spine-1: the switches mark CE, B's NIC
+    /// sends CNPs, A's DCQCN reaction point cuts its QPs' rates, and the NICs run PFC as the
+    /// switches do. `--roce v1`: the same two NICs speak RoCEv1, not routed across the leaves
+    /// and bridged on one.
     Demo(DemoCli),
     /// Incast: N sender NICs RDMA-WRITE to one receiver NIC through one switch at line rate
     /// (every endpoint a whole ferroce NIC, the cycle-accurate hardware, driven through the

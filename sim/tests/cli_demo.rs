@@ -19,6 +19,35 @@ fn ferroce(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// `ferroce demo ARGS --out DIR --json` (DIR emptied first), which must exit 0: its summary.
+fn demo_json(dir: &Path, args: &[&str]) -> Value {
+    let _ = std::fs::remove_dir_all(dir);
+    let mut all = vec!["demo"];
+    all.extend_from_slice(args);
+    all.extend(["--out", dir.to_str().unwrap(), "--json"]);
+    let out = ferroce(&all);
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{s}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    s
+}
+
+/// The frames of a capture that tshark reads (and that match its display `filter`).
+fn tshark_frames(pcap: &Path, filter: Option<&str>) -> u64 {
+    let mut args = vec!["-r", pcap.to_str().unwrap()];
+    if let Some(f) = filter {
+        args.extend(["-Y", f]);
+    }
+    args.extend(["-T", "fields", "-e", "frame.number"]);
+    let t = Command::new("tshark").args(&args).output().unwrap();
+    assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+    String::from_utf8_lossy(&t.stdout).lines().count() as u64
+}
+
 /// One frame of a.pcap as the test reads it (independently of the fabric's parser).
 struct Seen {
     from_a: bool,
@@ -87,15 +116,7 @@ fn check_png(path: &Path, qps: usize) {
 #[test]
 fn demo_runs_and_its_summary_agrees_with_its_capture() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("demo-out");
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = ferroce(&["demo", "--out", dir.to_str().unwrap(), "--json"]);
-    let s: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{s}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let s = demo_json(&dir, &[]);
     for f in ["a.pcap", "rates.svg", "rates.png", "summary.json"] {
         assert!(dir.join(f).is_file(), "{f} missing");
     }
@@ -213,19 +234,7 @@ fn demo_runs_and_its_summary_agrees_with_its_capture() {
 
     // outside tools: tshark reads every frame, the ICRC oracle accepts every RoCE frame
     if require_tool("tshark") {
-        let t = Command::new("tshark")
-            .args([
-                "-r",
-                dir.join("a.pcap").to_str().unwrap(),
-                "-T",
-                "fields",
-                "-e",
-                "frame.number",
-            ])
-            .output()
-            .unwrap();
-        assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
-        let n = String::from_utf8_lossy(&t.stdout).lines().count() as u64;
+        let n = tshark_frames(&dir.join("a.pcap"), None);
         assert_eq!(n, s["a_link"]["frames"].as_u64().unwrap());
     }
     let oracle =
@@ -268,11 +277,8 @@ fn bad_arguments_are_clear_errors() {
     let out = ferroce(&["demo", "--pmtu", "1000"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--pmtu 1000"));
-    let out = ferroce(&["demo", "--roce", "v1"]);
+    let out = ferroce(&["demo", "--roce", "v1", "--pmtu", "1000"]);
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--roce v1: not built"), "{err}");
-    assert!(err.contains("not yet verified"), "{err}");
     assert!(out.stdout.is_empty(), "nothing runs");
     let out = ferroce(&["demo", "--roce", "v3"]);
     assert_eq!(out.status.code(), Some(2));
@@ -280,4 +286,78 @@ fn bad_arguments_are_clear_errors() {
     let out = ferroce(&["demo", "--host-gbps", "0"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--host-gbps"));
+}
+
+/// `ferroce demo --roce v1`: the same two NICs speak RoCEv1 (GRH directly over Ethernet,
+/// EtherType 0x8915). Across the leaves Leaf-1 cannot route it (no IP header): A's NIC sends,
+/// Leaf-1 drops and counts every frame, B receives nothing. With B on A's leaf the frames are
+/// bridged by MAC and WRITE, READ and SEND complete, every message verified. a.pcap (run 2) is
+/// read here independently: every RoCE frame either way is RoCEv1 (none is IPv4/UDP 4791), its
+/// GRH next header is the BTH (0x1B), and tshark dissects them all as InfiniBand.
+#[test]
+fn roce_v1_demo_is_not_routed_across_leaves_and_runs_on_one() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("demo-v1-out");
+    let s = demo_json(&dir, &["--roce", "v1", "--messages", "24"]);
+    assert_eq!(s["roce"], "v1");
+    // run 1: across the L3 fabric nothing arrives
+    let l3 = &s["l3_attempt"];
+    let sent = l3["rocev1_frames_sent_by_a"].as_u64().unwrap();
+    assert!(sent > 0, "{l3}");
+    assert_eq!(
+        l3["rocev1_not_routed"]["Leaf-1"].as_u64(),
+        Some(sent),
+        "{l3}"
+    );
+    assert_eq!(l3["frames_received_by_b"], 0, "{l3}");
+    assert_eq!(l3["frames_through_spines"], 0, "{l3}");
+    assert_eq!(l3["completed"], 0, "{l3}");
+    // run 2: on one leaf, every message verified
+    let messages = s["messages"].as_u64().unwrap();
+    assert_eq!(messages, 24);
+    assert_eq!(s["verified"], messages, "{s}");
+    assert_eq!(s["failed"], 0);
+    for op in ["write", "read", "send"] {
+        assert_eq!(s["operations"][op]["verified"], 8, "{op}");
+    }
+    assert_eq!(s["frames_through_spines"], 0, "{s}");
+    assert!(s["leaf1_frames_bridged"].as_u64().unwrap() > 0, "{s}");
+    // the capture of A's link, read here
+    let cap = ferroce_proto::pcap::read_file(&dir.join("a.pcap")).expect("a.pcap reads");
+    let (mut v1_from_a, mut v1_to_a, mut v2) = (0u64, 0u64, 0u64);
+    for f in cap.frames() {
+        if f.len() < 14 {
+            continue;
+        }
+        match u16::from_be_bytes([f[12], f[13]]) {
+            0x8915 => {
+                // GRH (40 bytes): next header 0x1B, then the BTH
+                assert!(f.len() >= 14 + 40 + 12, "short RoCEv1 frame");
+                assert_eq!(f[14 + 6], 0x1B, "GRH next header");
+                // A's MAC: 02:fe:00:01:00:0a
+                if f[6..12] == [0x02, 0xfe, 0x00, 0x01, 0x00, 0x0a] {
+                    v1_from_a += 1;
+                } else {
+                    v1_to_a += 1;
+                }
+            }
+            0x0800 if f.len() >= 14 + 20 + 8 && f[23] == 17 => {
+                let u = 14 + (f[14] & 15) as usize * 4;
+                if u16::from_be_bytes([f[u + 2], f[u + 3]]) == 4791 {
+                    v2 += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(v2, 0, "RoCEv2 frames in a RoCEv1 run");
+    assert!(v1_from_a > 0 && v1_to_a > 0, "{v1_from_a} {v1_to_a}");
+    assert_eq!(s["a_link"]["rocev1_frames_sent"].as_u64(), Some(v1_from_a));
+    if require_tool("tshark") {
+        let n = tshark_frames(&dir.join("a.pcap"), Some("infiniband"));
+        assert_eq!(
+            n,
+            v1_from_a + v1_to_a,
+            "frames tshark dissects as InfiniBand"
+        );
+    }
 }

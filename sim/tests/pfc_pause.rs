@@ -10,6 +10,8 @@
 //!   (LINK_BITS = 100 after reset: 25 Gb/s at 250 MHz), and traffic resumes within a few cycles
 //!   (the resume latency is printed);
 //! * XON: a pause of 65535 quanta ended early by a PFC frame with quanta 0;
+//! * CNPs: with host B also sending, host A's notification point answers B's CE-marked frames
+//!   while A's RoCE priority is paused: CNPs go on their own priority;
 //! * other priorities: a pause of priority 5 does not stop RoCE data;
 //! * PFC off (CFG_CONTROL.PFC_ENABLE clear): the same frames change nothing on the wire but
 //!   are counted;
@@ -55,6 +57,12 @@ fn gate_bound() -> u64 {
 fn resume_bound() -> u64 {
     16 + 16
 }
+
+/// Least spacing of two CNPs of one QP on the wire, in cycles: `CC_NP_CNP_INTERVAL` after reset
+/// (4 us, 1000 cycles at 250 MHz) less the largest difference of their transmit queueing (the
+/// frame the TX builder is sending and the formatter's request in progress, each at most
+/// `MAX_FRAME_BEATS` plus 2, and the formatter pass of the CNP itself, 16).
+const CNP_INTERVAL_CYCLES: u64 = 1000 - (2 * (MAX_FRAME_BEATS + 2) + 16);
 
 fn pause_cycles(quanta: u64) -> u64 {
     (quanta * 512).div_ceil(LINK_BITS)
@@ -207,6 +215,11 @@ struct Outcome {
 }
 
 fn run(pfc_on: bool, events: &[Event]) -> Outcome {
+    run_with(pfc_on, events, true)
+}
+
+/// [`run`], with host B also posting WRITEs to host A unless `one_way`.
+fn run_with(pfc_on: bool, events: &[Event], one_way: bool) -> Outcome {
     let log = Arc::new(Mutex::new(Log::default()));
     let probe = Probe {
         log: log.clone(),
@@ -234,7 +247,7 @@ fn run(pfc_on: bool, events: &[Event]) -> Outcome {
         // host A posts every message (with host B's requests arriving too, A's receive side is
         // back-pressured by host DMA and the PFC frames wait behind them in the MAC's queue:
         // see docs/CONGESTION.md)
-        one_way: true,
+        one_way,
         set_bits: if pfc_on {
             vec![(0, regs::CFG_CONTROL, regs::cfg_control::PFC_ENABLE)]
         } else {
@@ -354,6 +367,9 @@ fn pfc_pause_expiry_xon_and_other_priorities() {
         "a pause of priority 5 held priority 3: {} frames in 4000 cycles",
         during.len()
     );
+    // the resume bounds hold for a job that waited at its packet: nothing waited on the
+    // requester during these pauses (their ACKs fit the ACK queue), so none was set aside
+    assert_eq!(o.report.per_host[0].req_pfc_yield, 0);
     // counters: frames naming priority 3 (the pause, the pause and its XON); cycles paused
     assert_eq!(o.report.pfc_pause[0], 3);
     assert_eq!(o.report.pfc_paused_cycles[0], held + xon_gap);
@@ -400,4 +416,41 @@ fn pfc_off_changes_nothing_but_counts() {
     let c = &o.report.per_host[0].pfc_prio;
     assert_eq!(c.rx_xoff, [0, 0, 0, 1, 0, 0, 0, 0], "{c:?}");
     assert_eq!(c.paused_cycles, [0; 8], "{c:?}");
+}
+
+/// CNPs go on their own priority (`CFG_PFC.CNP_PRIO`, 6), which a pause of the RoCE priority
+/// does not hold: host B also WRITEs to host A, B's frames are marked CE from the pause on, and
+/// host A's notification point answers them while A's RoCE data is held, no two CNPs closer
+/// than `min_time_between_cnps` (`CC_NP_CNP_INTERVAL`, 4 us after reset) less their queueing.
+#[test]
+fn cnps_leave_while_the_roce_priority_is_paused() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let o = run_with(true, &EVENTS[..1], false);
+    let log = &o.log;
+    assert_eq!(log.injected.len(), 1, "the pause ran");
+    let d = log.injected[0][0];
+    let held = pause_cycles(2000);
+    // A's RoCE data is held (after the frames already past the arbiter)
+    let late = data_starts_in(log, d + gate_bound(), d + held);
+    assert!(late.is_empty(), "data frames in the pause: {late:?}");
+    let cnps: Vec<u64> = log
+        .a_frames
+        .iter()
+        .filter(|f| f.2 == 0x81 && f.0 > d && f.0 < d + held)
+        .map(|f| f.0 - d)
+        .collect();
+    eprintln!(
+        "pause of {held} cycles: CNPs started {cnps:?} cycles after the PFC frame; A sent {} CNPs in all",
+        o.report.per_host[0].cnp_sent
+    );
+    assert!(
+        cnps.len() >= 2,
+        "CNPs while the RoCE priority was paused: {cnps:?}"
+    );
+    assert!(
+        cnps.windows(2).all(|w| w[1] - w[0] >= CNP_INTERVAL_CYCLES),
+        "CNPs closer than {CNP_INTERVAL_CYCLES} cycles: {cnps:?}"
+    );
 }

@@ -27,8 +27,11 @@
 //! re-created: a stale time only delays the new QP's first CNP by at most `interval`.
 //!
 //! # Throughput and back-pressure
-//! Two cycles per marked packet (`Idle` takes it and reads the QP's word, `Check` decides and
-//! writes it back). The CNP queue holds [`NP_QUEUE`] requests; `mk_ready` is low while it is
+//! Four cycles per marked packet (`Idle` takes it and reads the QP's word, `Check` registers
+//! the word, `Elapsed` the time since the QP's last CNP, `Decide` queues a CNP or not and
+//! writes the word back): no cycle computes from the block RAM's output, and each has at most
+//! one 32-bit carry chain (ECP5, 125 MHz: docs/CONGESTION.md). A marked packet is at least
+//! nine beats long on the 64-bit datapath, so this keeps up with one a packet. The CNP queue holds [`NP_QUEUE`] requests; `mk_ready` is low while it is
 //! full, so marked packets wait (the receive glue holds the parser's header) rather than lose
 //! a CNP. Unmarked packets never meet this block.
 //!
@@ -43,6 +46,10 @@ use rust_hdl::prelude::*;
 
 /// CNP requests the queue holds.
 pub const NP_QUEUE: usize = 8;
+
+/// Cycles from the one in which a marked packet is taken (`mk_valid & mk_ready`) to the one
+/// with its decision (`ev_queued` or `ev_suppressed`, and the CNP request pushed).
+pub const DECISION_CYCLES: u64 = 3;
 
 /// One QP's notification-point state (one RAM word).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
@@ -59,8 +66,13 @@ pub enum NpState {
     Init,
     /// Take a marked packet (if the CNP queue has room); read its QP's word.
     Idle,
-    /// The QP's word is read: queue a CNP and stamp the time, or suppress.
+    /// The QP's word is out of the block RAM: register it (the RAM's clock-to-output is most
+    /// of a 125 MHz cycle on ECP5, so nothing is computed from it in the same cycle).
     Check,
+    /// Time since the QP's last CNP: `now - last`, registered.
+    Elapsed,
+    /// Queue a CNP and stamp the time, or suppress.
+    Decide,
 }
 
 #[derive(LogicBlock)]
@@ -87,14 +99,15 @@ pub struct NotificationPoint<const QA: usize> {
     ev_qpn: DFF<Bits<QA>>,
     ev_t: DFF<Bits<32>>,
     ev_en: DFF<Bit>,
+    /// the QP's word as read, and the microseconds since its last CNP
+    w_word: DFF<NpQpState>,
+    w_elapsed: DFF<Bits<32>>,
     init_i: DFF<Bits<QA>>,
     qps: RAM<NpQpState, QA>,
     queue: RegFifo<QA, NP_QUEUE, 4>,
     c_zero: Constant<NpQpState>,
     c_last: Constant<Bits<QA>>,
     // ---- combinational helpers
-    word: Signal<Local, NpQpState>,
-    elapsed: Signal<Local, Bits<32>>,
     stamp: Signal<Local, NpQpState>,
 }
 
@@ -118,13 +131,13 @@ impl<const QA: usize> Default for NotificationPoint<QA> {
             ev_qpn: Default::default(),
             ev_t: Default::default(),
             ev_en: Default::default(),
+            w_word: Default::default(),
+            w_elapsed: Default::default(),
             init_i: Default::default(),
             qps: Default::default(),
             queue: Default::default(),
             c_zero: Constant::new(NpQpState::default()),
             c_last: Constant::new((((1u64 << QA) - 1) as u64).into()),
-            word: Default::default(),
-            elapsed: Default::default(),
             stamp: Default::default(),
         }
     }
@@ -133,7 +146,7 @@ impl<const QA: usize> Default for NotificationPoint<QA> {
 impl<const QA: usize> Logic for NotificationPoint<QA> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, now, ev_qpn, ev_t, ev_en, init_i);
+        dff_setup!(self, clock, state, now, ev_qpn, ev_t, ev_en, w_word, w_elapsed, init_i);
         self.qps.read_clock.next = self.clock.val();
         self.qps.write_clock.next = self.clock.val();
         self.queue.clock.next = self.clock.val();
@@ -155,8 +168,6 @@ impl<const QA: usize> Logic for NotificationPoint<QA> {
         self.cnp_valid.next = self.queue.valid.val();
         self.cnp_qpn.next = self.queue.dout.val();
         self.queue.pop.next = self.queue.valid.val() & self.cnp_ready.val();
-        self.word.next = self.qps.read_data.val();
-        self.elapsed.next = self.ev_t.q.val() - self.word.val().last_us;
         self.stamp.next.sent = true;
         self.stamp.next.last_us = self.ev_t.q.val();
 
@@ -180,10 +191,18 @@ impl<const QA: usize> Logic for NotificationPoint<QA> {
                 }
             }
             NpState::Check => {
+                self.w_word.d.next = self.qps.read_data.val();
+                self.state.d.next = NpState::Elapsed;
+            }
+            NpState::Elapsed => {
+                self.w_elapsed.d.next = self.ev_t.q.val() - self.w_word.q.val().last_us;
+                self.state.d.next = NpState::Decide;
+            }
+            NpState::Decide => {
                 if self.ev_en.q.val()
                     & (!self.interval.val().any()
-                        | !self.word.val().sent
-                        | (self.elapsed.val() > self.interval.val()))
+                        | !self.w_word.q.val().sent
+                        | (self.w_elapsed.q.val() > self.interval.val()))
                 {
                     self.qps.write_data.next = self.stamp.val();
                     self.qps.write_enable.next = true;
@@ -257,12 +276,12 @@ mod tests {
             }
             n
         };
-        // the first 256 cycles are the Init sweep: 44 cycles of packets at 2 cycles each
-        assert_eq!(run(&mut b, true, 0), 22);
+        // the first 256 cycles are the Init sweep: 44 cycles of packets at 4 cycles each
+        assert_eq!(run(&mut b, true, 0), 11);
         // no tick: with an interval, only the first CNP of the QP... which was sent already
         assert_eq!(run(&mut b, true, 5), 0);
         assert_eq!(run(&mut b, false, 0), 0);
-        assert_eq!(run(&mut b, true, 0), 150);
+        assert_eq!(run(&mut b, true, 0), 75);
     }
 
     #[test]

@@ -326,6 +326,9 @@ pub struct NicTop {
     pfc_cnp_prio: Signal<Local, Bits<3>>,
     /// the RoCE priority / the CNP priority is paused
     pfc_roce_hold: Signal<Local, Bit>,
+    /// the receive path's header waits on the requester (a READ response, or an ACK the ACK
+    /// queue has no room for)
+    rx_waits_req: Signal<Local, Bit>,
     pfc_cnp_hold: Signal<Local, Bit>,
     /// the RoCE priority as a priority vector, and the PFC frame sent this cycle as one
     pfc_roce_bit: Signal<Local, Bits<8>>,
@@ -533,6 +536,7 @@ impl Default for NicTop {
             pfc_roce_prio: Default::default(),
             pfc_cnp_prio: Default::default(),
             pfc_roce_hold: Default::default(),
+            rx_waits_req: Default::default(),
             pfc_cnp_hold: Default::default(),
             pfc_roce_bit: Default::default(),
             pfc_tx_xoff: Default::default(),
@@ -1270,9 +1274,16 @@ impl Logic for NicTop {
         // FIFO (else two NICs pausing each other stop for good: RespAckQueue)
         self.resp.ack_park.next = self.pfc_roce_hold.val();
         self.go_req.next = self.req.pk_valid.val() & !self.pfc_roce_hold.val();
-        // ... and the requester sets a send job aside instead of waiting inside it, so that it
-        // keeps taking ACKs and READ responses (else two NICs that READ from each other stop)
-        self.req.tx_hold.next = self.pfc_roce_hold.val();
+        // ... and while paused the requester sets a send job aside, instead of waiting inside
+        // it, once the receive path waits on it: a READ response, or an ACK the full ACK queue
+        // cannot take (else two NICs that READ from each other stop). A pause with nothing
+        // waiting keeps the job at its next packet, which then leaves as soon as the pause ends
+        self.rx_waits_req.next = self.rx.hdr_valid.val()
+            & self.ip_ok.val()
+            & !self.draining.q.val()
+            & !self.np_hold.val()
+            & (self.is_rresp.val() | (self.is_ack.val() & self.rx_ackq.full.val()));
+        self.req.tx_hold.next = self.pfc_roce_hold.val() & self.rx_waits_req.val();
 
         // ---- packets out: the responder's ACKs first (they free the peer's requester), then
         // the requester's packets; the formatter latches its request when it takes it

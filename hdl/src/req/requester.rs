@@ -296,12 +296,15 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     pub sh_charge_qpn: Signal<Out, Bits<QA>>,
     pub sh_charge_bytes: Signal<Out, Bits<32>>,
     // ---- PFC (docs/CONGESTION.md): the TX path holds the RoCE priority ----
-    /// PFC pauses the priority the requester's packets go on. While high no send job starts
-    /// from the work ring, and a job that reaches a packet it would send (or a READ request)
-    /// sets itself aside (`ev_yield`): the QP goes back to the ring with its message's resume
-    /// point, and the engine takes ACKs and READ responses meanwhile. Else a requester held
-    /// inside a message stops taking READ responses, its receive FIFO fills, it pauses its
-    /// peer, and two NICs that READ from each other pause each other for good.
+    /// PFC pauses the priority the requester's packets go on and the receive path waits on
+    /// the requester (NicTop: a READ response, or an ACK its full ACK queue cannot take).
+    /// While high no send job starts from the work ring, and a job that is at a packet it
+    /// would send (or a READ request) sets itself aside (`ev_yield`): the QP goes back to the
+    /// ring with its message's resume point, and the engine takes ACKs and READ responses
+    /// meanwhile. Else a requester held inside a message stops taking READ responses, its
+    /// receive FIFO fills, it pauses its peer, and two NICs that READ from each other pause
+    /// each other for good. (A job paused with nothing waiting stays at its packet, which
+    /// leaves as soon as the pause ends.)
     pub tx_hold: Signal<In, Bit>,
     /// one-cycle pulse per send job set aside for `tx_hold`
     pub ev_yield: Signal<Out, Bit>,

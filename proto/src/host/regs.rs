@@ -509,7 +509,7 @@ register_map! {
     CNT_PFC_TX_XON_P6_HI = 0x12B4, RO, "High half of CNT_PFC_TX_XON_P6.";
     CNT_PFC_TX_XON_P7_LO = 0x12B8, RO, "PFC XON frames (pause time 0) sent on priority 7.";
     CNT_PFC_TX_XON_P7_HI = 0x12BC, RO, "High half of CNT_PFC_TX_XON_P7.";
-    CNT_REQ_PFC_YIELD_LO = 0x12C0, RO, "Send jobs the requester set aside because PFC paused the RoCE priority before their next packet could start; it takes ACKs and READ responses meanwhile, and the message goes on from that packet after the pause (docs/CONGESTION.md).";
+    CNT_REQ_PFC_YIELD_LO = 0x12C0, RO, "Send jobs the requester set aside at their next packet while PFC paused the RoCE priority and a READ response or an ACK waited for it; it takes them meanwhile, and the message goes on from that packet after the pause (docs/CONGESTION.md).";
     CNT_REQ_PFC_YIELD_HI = 0x12C4, RO, "High half of CNT_REQ_PFC_YIELD.";
 
     // ---- doorbells: one page per 512 QPs / CQs, mappable into user processes ----

@@ -65,9 +65,6 @@ const SINKS: [(&str, [u8; 6], [u8; 4]); 2] = [
     ("sink-2", [0x02, 0xee, 0, 2, 0, 0x0c], [10, 0, 2, 12]),
 ];
 
-/// Why `--roce v1` is refused: the NIC's transmit path cannot send RoCEv1 yet.
-pub const ROCE_V1_NOT_BUILT: &str = "--roce v1: not built yet: the two-run RoCEv1 demo (one L2 segment; the L3 fabric refusing to route EtherType 0x8915) is written but not yet verified against the NIC's RoCEv1 transmit, which is new (two NICs speak RoCEv1 back to back: sim/tests/rocev1_tx.rs; the fabric bridges 0x8915 within one switch and never routes it)";
-
 /// The demo's options (the command line's).
 #[derive(Clone, Debug)]
 pub struct DemoArgs {
@@ -238,9 +235,8 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
         std::fs::create_dir_all(dir).map_err(|e| CliError(format!("{}: {e}", dir.display())))?;
     }
     if args.roce == "v1" {
-        // super::demo_v1 holds the two runs (across the leaves, then on one leaf); it waits
-        // for the NIC's requester to emit RoCEv1
-        return Err(CliError(ROCE_V1_NOT_BUILT.into()));
+        // two runs: across the leaves (not routed), then on one leaf (bridged)
+        return super::demo_v1::run(args, engine, size);
     }
     let (net, layout) = build(args);
     let shared: SharedFabric = Arc::new(Mutex::new(net));
@@ -294,8 +290,9 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
         // DCQCN on both NICs: the reaction point besides the notification point (the run
         // enables it for every QP once connected); PFC on both NICs, as on the switches
         setup: Some(super::verbs::enable_dcqcn_and_pfc),
-
         shells: Vec::new(),
+        // the NICs learn their links' rate (PFC quanta, the DCQCN reaction point's cap)
+        link_mbps: Some((args.host_gbps * 1000) as u32),
     };
     if !args.json {
         println!(

@@ -1,9 +1,3 @@
-//! **Not wired yet**: `ferroce demo --roce v1` refuses with [`super::demo::ROCE_V1_NOT_BUILT`].
-//! The NIC's packet formatter builds only IPv4 and IPv6 headers, so with a RoCEv1 GID entry
-//! the QPs below still send RoCEv2/IPv4 (a run of this module showed it: Leaf-1 routed A's
-//! frames to B, whose RoCEv1-typed GID then refused them). Once the requester emits RoCEv1,
-//! `demo::run` calls [`run`] instead of refusing.
-//!
 //! `ferroce demo --roce v1`: the demo's servers A and B speaking RoCEv1 (IBTA Vol 1 Annex
 //! A16: a GRH directly over Ethernet, EtherType 0x8915, no IP or UDP header), in two runs of
 //! the same two whole ferroce NICs (the cycle-accurate hardware, driven through the driver's
@@ -90,12 +84,13 @@ fn build(args: &DemoArgs, b_leaf: usize) -> FabricNet {
     }
 }
 
-fn hooks(shared: &SharedFabric) -> RunHooks {
+fn hooks(shared: &SharedFabric, args: &DemoArgs) -> RunHooks {
     RunHooks {
         addrs: vec![(A_MAC, A_IP), (B_MAC, B_IP)],
         medium: Some(Box::new(FabricMedium(shared.clone()))),
         one_way: true,
         setup: Some(speak_rocev1),
+        link_mbps: Some((args.host_gbps * 1000) as u32),
         ..RunHooks::default()
     }
 }
@@ -154,7 +149,14 @@ pub fn run(args: &DemoArgs, engine: Engine, size: usize) -> Result<ExitCode, Cli
         }],
         deadline: Some(L3_ATTEMPT_CYCLES),
     };
-    let l3 = verbs::run_scenario_full(&l3_args, &link, engine, hooks(&l3_net), None, Some(plan))?;
+    let l3 = verbs::run_scenario_full(
+        &l3_args,
+        &link,
+        engine,
+        hooks(&l3_net, args),
+        None,
+        Some(plan),
+    )?;
     let l3_summary = {
         let mut n = fabric_net::lock(&l3_net);
         let (ha, hb) = (n.nics[0], n.nics[1]);
@@ -212,7 +214,7 @@ pub fn run(args: &DemoArgs, engine: Engine, size: usize) -> Result<ExitCode, Cli
         &vargs,
         &link,
         engine,
-        hooks(&l2_net),
+        hooks(&l2_net, args),
         args.vcd.as_ref(),
         None,
     )?;

@@ -348,8 +348,9 @@ fn run_nics(
         progress_every: 100_000,
         set_bits: Vec::new(),
         setup,
-
         shells: Vec::new(),
+        // the NICs learn their links' rate (PFC quanta, the DCQCN reaction point's cap)
+        link_mbps: Some((sc.host_link.rate_bps / 1_000_000) as u32),
     };
     let plan = Plan {
         messages: sc.plan.clone(),

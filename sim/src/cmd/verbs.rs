@@ -42,13 +42,14 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use ferroce_driver::backend::Backend;
+use ferroce_driver::DcqcnParams;
 use ferroce_driver::{
     CompletionQueue, Device, MemoryRegion, ProtectionDomain, QpCapabilities, QpInitAttr, QueuePair,
     RtrAttr, RtsAttr,
 };
 use ferroce_driver::{RecvWr, Remote, SendWr, WcOpcode, WcStatus};
 use ferroce_hdl::testbench::Rng;
-use ferroce_proto::host::config::{Gid, GidEntry};
+use ferroce_proto::host::config::{Gid, GidEntry, PfcConfig};
 use ferroce_proto::host::qp::{AccessFlags, AddressVector, Pmtu};
 use ferroce_proto::host::regs;
 use ferroce_proto::host::wqe::Sge;
@@ -492,6 +493,11 @@ pub struct RunHooks {
     /// DMA shell timing per host, as (side, timing), applied after the QPs are connected (e.g.
     /// a host whose DMA writes are slower than the link).
     pub shells: Vec<(usize, ShellConfig)>,
+    /// The rate of every NIC's link in Mb/s when the medium runs it slower than the NIC's
+    /// line rate (a fabric's host links), told to each NIC before traffic starts as a board's
+    /// driver would at link-up ([`tell_link_rate`]); `None` leaves the reset values (a link at
+    /// the NIC's `ID_LINE_RATE`).
+    pub link_mbps: Option<u32>,
 }
 
 impl Default for RunHooks {
@@ -506,6 +512,7 @@ impl Default for RunHooks {
             set_bits: Vec::new(),
             shells: Vec::new(),
             setup: None,
+            link_mbps: None,
         }
     }
 }
@@ -1187,6 +1194,11 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
         ..RtsAttr::default()
     };
     connect_qps(&hosts, pmtu, &mut rng, &rts, hooks.flow_sports)?;
+    if let Some(mbps) = hooks.link_mbps {
+        for h in &hosts {
+            tell_link_rate(&h.device, mbps)?;
+        }
+    }
     for h in &hosts {
         if link.dcqcn {
             enable_dcqcn(&h.device)?;
@@ -1753,6 +1765,34 @@ pub fn enable_dcqcn(dev: &Device) -> Result<(), CliError> {
     let control = dev.registers().read(regs::CFG_CONTROL);
     dev.set_control(control | regs::cfg_control::DCQCN_RP_ENABLE)
         .map_err(|e| CliError(format!("--dcqcn: CFG_CONTROL: {e}")))
+}
+
+/// Tell a NIC the rate its link runs at, `mbps`, as a board's driver does once the PHY has
+/// negotiated it: the PFC pause timers count quanta of 512 bit times at that rate
+/// (`CFG_PFC.LINK_BITS`, [`PfcConfig::link_bits_for`]), and when it is below the build's
+/// `ID_LINE_RATE` the DCQCN reaction point is capped at it (mlx5's `rpg_max_rate`, the other
+/// parameters at their defaults): Rc starts and recovers to the link's rate, not to a rate
+/// the link cannot carry, so its cuts take effect. A rate the register cannot hold is an
+/// error naming it.
+pub fn tell_link_rate(dev: &Device, mbps: u32) -> Result<(), CliError> {
+    let info = dev.info().clone();
+    if info.has(regs::caps::DCQCN_RP) && mbps < info.line_rate_mbps {
+        let p = DcqcnParams {
+            rpg_max_rate: mbps,
+            ..DcqcnParams::default()
+        };
+        dev.set_dcqcn_params(&p)
+            .map_err(|e| CliError(format!("link rate {mbps} Mb/s: rpg_max_rate: {e}")))?;
+    }
+    let mut pfc = PfcConfig::decode(dev.registers().read(regs::CFG_PFC));
+    pfc.link_bits_per_cycle = PfcConfig::link_bits_for(mbps, info.clock_khz).ok_or_else(|| {
+        CliError(format!(
+            "link rate {mbps} Mb/s: not a rate the PFC timers can count at a {} kHz clock",
+            info.clock_khz
+        ))
+    })?;
+    dev.set_pfc(&pfc)
+        .map_err(|e| CliError(format!("link rate {mbps} Mb/s: CFG_PFC: {e}")))
 }
 
 /// Turn PFC on (`CFG_CONTROL.PFC_ENABLE`, through the driver): received pauses honoured and
