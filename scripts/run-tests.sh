@@ -52,6 +52,17 @@ for b in $first; do
 done
 grep -v -F -f <(cut -f2 "$order") "$list" >>"$order" || true
 
+# The environment cargo gives the programs it runs: the `[env]` table of .cargo/config.toml
+# (RUST_MIN_STACK: emitting the whole NIC's Verilog recurses deeper than a default thread
+# stack), unless already set.
+while IFS= read -r line; do
+  k=${line%%=*} v=${line#*=}
+  k=${k// /} v=$(echo "$v" | sed -E 's/^ *"?//; s/"? *$//')
+  if [ -n "$k" ] && [ -z "${!k:-}" ]; then
+    export "$k=$v"
+  fi
+done < <(sed -n '/^\[env\]/,/^\[/{/^[A-Za-z_][A-Za-z0-9_]* *=/p}' .cargo/config.toml 2>/dev/null)
+
 jobs=${FERROCE_TEST_JOBS:-$(nproc)}
 [ "$jobs" -gt 2 ] && [ -z "${FERROCE_TEST_JOBS:-}" ] && jobs=2
 echo "run-tests: $n test binaries, $jobs at a time"
