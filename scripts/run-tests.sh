@@ -25,7 +25,7 @@ cargo test --workspace --release --no-run --message-format=json-render-diagnosti
   >"$logs/build.json"
 list="$logs/binaries.tsv"
 grep '"reason":"compiler-artifact"' "$logs/build.json" |
-  grep '"test":true' |
+  grep -E '"profile":\{[^}]*"test":true\}' |
   grep '"executable":"/' |
   sed -E 's/.*"manifest_path":"([^"]*)\/Cargo.toml".*"executable":"([^"]*)".*/\1\t\2/' >"$list" || true
 if [ -n "${FERROCE_TEST_BINARIES:-}" ]; then
@@ -110,5 +110,5 @@ if [ "${#bad[@]}" -gt 0 ]; then
   echo "== failed: ${bad[*]}"
 fi
 echo "== $ignored test(s) ignored (long runs, run by name with --ignored: docs/TESTING.md)"
-echo "tests: $passed passed, $failed failed"
+echo "tests: $passed passed, $failed failed" | tee "$logs/totals"
 [ "${#bad[@]}" -eq 0 ]

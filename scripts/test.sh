@@ -37,4 +37,6 @@ if [ "$n" -gt 0 ]; then
 else
   echo "== no test skipped"
 fi
+# the totals last (run-tests.sh printed them before the list above)
+tail -n 1 target/test-logs/totals 2>/dev/null || true
 exit "$rc"
