@@ -132,6 +132,7 @@ const C_PFC_XOFF_SENT: usize = cnt(regs::CNT_PFC_XOFF_SENT_LO);
 const C_PFC_XON_SENT: usize = cnt(regs::CNT_PFC_XON_SENT_LO);
 const C_ACK_PARKED: usize = cnt(regs::CNT_RESP_ACK_PARKED_LO);
 const C_REQ_PFC_YIELD: usize = cnt(regs::CNT_REQ_PFC_YIELD_LO);
+const C_REQ_SHAPER_YIELD: usize = cnt(regs::CNT_REQ_SHAPER_YIELD_LO);
 // Per-priority PFC counters: eight consecutive counters each, priority 0 first, so an 8-bit
 // per-priority event vector shifted to the first one is their `cnt_inc` bits.
 const C_PFC_RX_XOFF0: usize = cnt(regs::CNT_PFC_RX_XOFF_P0_LO);
@@ -142,7 +143,7 @@ const C_PFC_TX_XON0: usize = cnt(regs::CNT_PFC_TX_XON_P0_LO);
 // (proto checks that each group is eight consecutive counters; the shifts are 8 bits wide)
 const _: () = assert!(C_PFC_TX_XON0 + 7 < 256);
 /// Counter events the top pulses (the `idx` table in `Default`).
-const NEV: usize = 44;
+const NEV: usize = 45;
 // PFC (docs/CONGESTION.md): the kernel reads CFG_CONTROL.PFC_ENABLE as bit 6 and CFG_PFC's
 // fields at their positions as literals.
 const _: () = assert!(
@@ -414,6 +415,7 @@ impl Default for NicTop {
             C_PFC_XON_SENT,
             C_ACK_PARKED,
             C_REQ_PFC_YIELD,
+            C_REQ_SHAPER_YIELD,
         ];
         NicTop {
             clock: Default::default(),
@@ -1617,6 +1619,10 @@ impl Logic for NicTop {
         if self.req.ev_yield.val() {
             self.ev[43].next = self.c_mask[43].val();
         }
+        // ... and because the shaper held their QP while other work waited
+        if self.req.ev_sh_yield.val() {
+            self.ev[44].next = self.c_mask[44].val();
+        }
         // per priority: PFC frames received naming it (XOFF: a nonzero time, XON: 0), cycles
         // it was paused, PFC frames sent on it (the XOFF generator's, on the RoCE priority)
         self.pfc_roce_bit.next = self.c_prio_one.val() << self.pfc_roce_prio.val();
@@ -1678,6 +1684,7 @@ impl Logic for NicTop {
             | self.ev[41].val()
             | self.ev[42].val()
             | self.ev[43].val()
+            | self.ev[44].val()
             | self.pfc_prio_inc.val();
         self.csr.cnt_rx_bytes.next = 0.into();
         if self.rx.vd_valid.val() {

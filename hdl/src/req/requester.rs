@@ -284,14 +284,17 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     /// 15:0 producer index, 31:16 consumer index (`regs::qp_index`)
     pub rtq_sq_index: Signal<Out, Bits<32>>,
     pub rtq_drained: Signal<Out, Bit>,
-    // ---- rate shaper (docs/CONGESTION.md): the gate at the work ring's head and the charge
-    /// the QPN at the work ring's head (what `Pop` takes next)
+    // ---- rate shaper (docs/CONGESTION.md): the gate, packet by packet, and the charge
+    /// the QP the gate asks about: the job's QP while it is at a packet (`PktHdr`), else the
+    /// QPN at the work ring's head (what `Pop` takes next)
     pub sh_qpn: Signal<Out, Bits<QA>>,
-    /// the QP `sh_qpn` must wait (its shaper bucket is negative): `Pop` puts it back at the
-    /// ring's tail instead of starting it. Active high, 0 when undriven (no shaper).
+    /// the QP `sh_qpn` must wait (its shaper bucket is negative). At `Pop` the QP goes back to
+    /// the ring's tail instead of starting; at a packet the job waits there while the engine
+    /// has nothing else to do, and sets itself aside (`ev_sh_yield`, the message's cursor
+    /// saved) as soon as anything else waits. Active high, 0 when undriven (no shaper).
     pub sh_wait: Signal<In, Bit>,
-    /// one-cycle pulse where a message's segmentation starts (pass 2): QP `sh_charge_qpn` sends
-    /// `sh_charge_bytes` payload bytes (0 for a READ request)
+    /// one-cycle pulse per request packet sent: QP `sh_charge_qpn` sends `sh_charge_bytes`
+    /// payload bytes (0 for a READ request or an atomic)
     pub sh_charge: Signal<Out, Bit>,
     pub sh_charge_qpn: Signal<Out, Bits<QA>>,
     pub sh_charge_bytes: Signal<Out, Bits<32>>,
@@ -308,6 +311,9 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     pub tx_hold: Signal<In, Bit>,
     /// one-cycle pulse per send job set aside for `tx_hold`
     pub ev_yield: Signal<Out, Bit>,
+    /// one-cycle pulse per send job set aside because the shaper held its next packet while
+    /// other work waited
+    pub ev_sh_yield: Signal<Out, Bit>,
     // ---- counters (32-bit, wrapping) ----
     pub cnt_packets: Signal<Out, Bits<32>>,
     pub cnt_messages: Signal<Out, Bits<32>>,
@@ -354,9 +360,12 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     ram_hi: RAM<Bits<16>, QA>,
     /// first PSN of the message in flight not acknowledged yet: where Go-Back-N resumes
     ram_rpsn: RAM<Bits<24>, QA>,
-    /// where a message set aside for a PFC pause goes on (flag bit 7): its packets before this
-    /// PSN are walked, not sent, when the QP is next served
-    ram_ypsn: RAM<Bits<24>, QA>,
+    /// the cursor of a message set aside at a packet (flag bit 7; for PFC or the shaper):
+    /// 31:0 bytes of the message left (`m_rem`), 39:32 the next SGE to fetch (`r_k`), 71:40
+    /// bytes left in the SGE before it (`g_rem`, 0: none). The message goes on from there
+    /// when the QP is next served: its WQE read again, the one SGE the cursor is in fetched
+    /// and checked in the MR table again, nothing walked twice
+    ram_cur: RAM<Bits<72>, QA>,
     /// retries left: 2:0 retry_cnt, 6:4 rnr_retry (loaded at each message and on progress)
     ram_retry: RAM<Bits<8>, QA>,
     /// the QP's timer: 35 armed, 34 kind (0 local ACK timeout, 1 RNR wait), 31:0 deadline
@@ -499,9 +508,9 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     s_wrid: DFF<Bits<64>>,
     s_op: DFF<Bits<8>>,
     s_rpsn: DFF<Bits<24>>,
-    s_ypsn: DFF<Bits<24>>,
-    /// the first PSN of the message being segmented (a message set aside walks again from it)
-    m_fpsn: DFF<Bits<24>>,
+    s_cur: DFF<Bits<72>>,
+    /// a message set aside goes on: the SGE its cursor is in is being fetched again
+    r_resume: DFF<Bit>,
     s_retry: DFF<Bits<8>>,
     s_tmr: DFF<Bits<36>>,
     /// the packet being walked lies before the resume PSN: its bytes are skipped, not sent
@@ -613,7 +622,11 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     retry_now: Signal<Local, Bits<8>>,
     skip_now: Signal<Local, Bit>,
     suspended: Signal<Local, Bit>,
-    skip_yd: Signal<Local, Bits<24>>,
+    /// anything else waits for the job engine (an ACK, a READ response, an SQ event, a timer,
+    /// a query, or a QP in the work ring)
+    others_wait: Signal<Local, Bit>,
+    /// the job's message at its next packet, set aside: its cursor (`ram_cur`)
+    cur_now: Signal<Local, Bits<72>>,
     c_armed: Constant<Bits<36>>,
     c_rnr_kind: Constant<Bits<36>>,
     c_one16: Constant<Bits<16>>,
@@ -781,6 +794,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             sh_charge_bytes: Default::default(),
             tx_hold: Default::default(),
             ev_yield: Default::default(),
+            ev_sh_yield: Default::default(),
             rtq_ack: Default::default(),
             rtq_sq_index: Default::default(),
             rtq_drained: Default::default(),
@@ -815,7 +829,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             ram_si: zram(),
             ram_hi: zram(),
             ram_rpsn: zram(),
-            ram_ypsn: zram(),
+            ram_cur: zram(),
             ram_retry: zram(),
             ram_tmr: zram(),
             ram_tscan: zram(),
@@ -895,8 +909,8 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             s_wrid: Default::default(),
             s_op: Default::default(),
             s_rpsn: Default::default(),
-            s_ypsn: Default::default(),
-            m_fpsn: Default::default(),
+            s_cur: Default::default(),
+            r_resume: Default::default(),
             s_retry: Default::default(),
             s_tmr: Default::default(),
             r_skip: Default::default(),
@@ -998,7 +1012,8 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             retry_now: Default::default(),
             skip_now: Default::default(),
             suspended: Default::default(),
-            skip_yd: Default::default(),
+            others_wait: Default::default(),
+            cur_now: Default::default(),
             c_armed: Constant::new((1u64 << 35).into()),
             c_rnr_kind: Constant::new((1u64 << 34).into()),
             c_one16: Constant::new(1u64.into()),
@@ -1100,8 +1115,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             q_retry,
             q_rnr_retry,
             s_rpsn,
-            s_ypsn,
-            m_fpsn,
+            s_cur,
+            r_resume,
             s_retry,
             s_tmr,
             r_skip,
@@ -1161,8 +1176,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.ram_hi.read_clock.next = self.clock.val();
         self.ram_hi.write_clock.next = self.clock.val();
         self.ram_rpsn.read_clock.next = self.clock.val();
-        self.ram_ypsn.read_clock.next = self.clock.val();
-        self.ram_ypsn.write_clock.next = self.clock.val();
+        self.ram_cur.read_clock.next = self.clock.val();
+        self.ram_cur.write_clock.next = self.clock.val();
         self.ram_rpsn.write_clock.next = self.clock.val();
         self.ram_retry.read_clock.next = self.clock.val();
         self.ram_retry.write_clock.next = self.clock.val();
@@ -1264,6 +1279,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.ev_retransmit.next = false;
         self.ev_rewind.next = false;
         self.ev_yield.next = false;
+        self.ev_sh_yield.next = false;
         self.ev_timeout.next = false;
         self.ev_retry_exc.next = false;
         // per-QP RAMs: read and written at the job's QP
@@ -1276,10 +1292,10 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.ram_si.read_address.next = self.r_qpn.q.val();
         self.ram_hi.read_address.next = self.r_qpn.q.val();
         self.ram_rpsn.read_address.next = self.r_qpn.q.val();
-        self.ram_ypsn.read_address.next = self.r_qpn.q.val();
-        self.ram_ypsn.write_address.next = self.r_qpn.q.val();
-        self.ram_ypsn.write_data.next = self.s_ypsn.q.val();
-        self.ram_ypsn.write_enable.next = false;
+        self.ram_cur.read_address.next = self.r_qpn.q.val();
+        self.ram_cur.write_address.next = self.r_qpn.q.val();
+        self.ram_cur.write_data.next = self.s_cur.q.val();
+        self.ram_cur.write_enable.next = false;
         self.ram_retry.read_address.next = self.r_qpn.q.val();
         self.ram_tmr.read_address.next = self.r_qpn.q.val();
         self.ram_rpsn.write_address.next = self.r_qpn.q.val();
@@ -1568,8 +1584,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         // flags: bit 0 queued, 3 err, 5 a READ's gap rewind waits for an in-sequence response,
         // 6 the WQE at the send index waits until the window is empty (a READ or an atomic,
         // or a WQE that failed its checks while earlier ones were outstanding), 7 the message at
-        // the send index was set aside for a PFC pause (`tx_hold`: it goes on at `s_ypsn`, and
-        // its bytes are already charged to the shaper; a rewind clears it)
+        // the send index was set aside at a packet, for a PFC pause or the shaper: it goes on
+        // from its cursor (`s_cur`); a rewind clears it, and so does its retirement)
         self.queued.next = self.s_flags.q.val().get_bit(0);
         // WQEs ci .. hi are outstanding (sent, not retired); a rewind sends again from ci
         // while the PSN is below the highest one sent
@@ -1651,12 +1667,18 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         // Go-Back-N resumes mid-message: a packet before the resume PSN is walked (the SGE
         // cursor moves over its bytes) but not sent
         self.skip_d.next = self.s_psn.q.val() - self.s_rpsn.q.val();
-        // ... and so is a packet of a message set aside for a PFC pause (flag bit 7) that went
-        // out before it was set aside (below its resume PSN, `s_ypsn`)
+        self.skip_now.next = self.skip_d.val().get_bit(23);
+        // a message set aside at a packet (flag bit 7) goes on from its cursor
         self.suspended.next = self.s_flags.q.val().get_bit(7);
-        self.skip_yd.next = self.s_psn.q.val() - self.s_ypsn.q.val();
-        self.skip_now.next =
-            self.skip_d.val().get_bit(23) | (self.suspended.val() & self.skip_yd.val().get_bit(23));
+        self.cur_now.next = (bit_cast::<72, 32>(self.g_rem.q.val()) << 40)
+            | (bit_cast::<72, 8>(self.r_k.q.val()) << 32)
+            | bit_cast::<72, 32>(self.m_rem.q.val());
+        self.others_wait.next = self.ack_valid.val()
+            | self.rr_valid.val()
+            | self.ev_valid.val()
+            | self.t_pend.q.val()
+            | self.q_pend.q.val()
+            | (self.w_head.q.val() != self.w_tail.q.val());
         // retries of a new message: 2:0 retry_cnt, 6:4 rnr_retry
         self.retry_load.next = (bit_cast::<8, RETRY_W>(self.q_rnr_retry.q.val()) << 4)
             | bit_cast::<8, RETRY_W>(self.q_retry.q.val());
@@ -1740,12 +1762,12 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
 
         // ---- rate shaper gate and charge (defaults)
         self.sh_qpn.next = self.ram_work.read_data.val();
+        if self.state.q.val() == ReqState::PktHdr {
+            self.sh_qpn.next = self.r_qpn.q.val();
+        }
         self.sh_charge.next = false;
         self.sh_charge_qpn.next = self.r_qpn.q.val();
-        self.sh_charge_bytes.next = self.w_len.q.val();
-        if self.is_rd.val() {
-            self.sh_charge_bytes.next = 0.into();
-        }
+        self.sh_charge_bytes.next = self.plen32.val();
 
         // ================= the job state machine =============================================
         match self.state.q.val() {
@@ -1852,7 +1874,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.s_si.d.next = self.ram_si.read_data.val();
                 self.s_hi.d.next = self.ram_hi.read_data.val();
                 self.s_rpsn.d.next = self.ram_rpsn.read_data.val();
-                self.s_ypsn.d.next = self.ram_ypsn.read_data.val();
+                self.s_cur.d.next = self.ram_cur.read_data.val();
                 self.s_retry.d.next = self.ram_retry.read_data.val();
                 self.s_tmr.d.next = self.ram_tmr.read_data.val();
                 self.s_dst.d.next = self.ram_dst.read_data.val();
@@ -2038,6 +2060,22 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 } else if self.x_len.val().get_bit(31) & (self.x_len.val().get_bits::<31>(0) != 0) {
                     self.c_status.d.next = self.c_st[1].val();
                     self.c_vendor.d.next = self.c_vend[4].val();
+                } else if self.suspended.val() & !self.wq_rdat.val() {
+                    // a SEND / WRITE set aside at a packet goes on from its cursor (pass 1 and
+                    // the window's start were done when it first started): the SGE the cursor
+                    // is in is fetched and checked again (it may have been deregistered), or
+                    // the next packet starts at once if the cursor is between SGEs
+                    self.r_pass2.d.next = true;
+                    self.m_rem.d.next = self.s_cur.q.val().get_bits::<32>(0);
+                    self.m_first.d.next = self.s_cur.q.val().get_bits::<32>(0) == self.x_len.val();
+                    self.r_k.d.next = self.s_cur.q.val().get_bits::<8>(32);
+                    self.g_rem.d.next = 0.into();
+                    self.state.d.next = ReqState::PktHdr;
+                    if self.s_cur.q.val().get_bits::<32>(40) != 0 {
+                        self.r_k.d.next = self.s_cur.q.val().get_bits::<8>(32) - 1;
+                        self.r_resume.d.next = true;
+                        self.state.d.next = ReqState::SgeReq;
+                    }
                 } else {
                     // pass 1: check every SGE and add up their lengths
                     self.r_pass2.d.next = false;
@@ -2049,13 +2087,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             ReqState::SgeNext => {
                 if self.r_k.q.val() == self.w_nsge.q.val() {
                     if bit_cast::<40, 32>(self.w_len.q.val()) == self.r_sum.q.val() {
-                        // pass 2: segment; the shaper is charged the message's bytes here
-                        // (the burst bound is one message until the requester schedules
-                        // packet by packet)
-                        // (not again for a message set aside for a PFC pause: it was charged
-                        // when it first started)
-                        self.sh_charge.next = !self.suspended.val();
-                        self.m_fpsn.d.next = self.s_psn.q.val();
+                        // pass 2: segment (the shaper is charged packet by packet, PktHdr)
                         self.r_pass2.d.next = true;
                         self.r_k.d.next = 0.into();
                         self.g_rem.d.next = 0.into();
@@ -2116,6 +2148,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     if self.r_rrsp.q.val() {
                         self.state.d.next = ReqState::RrPlace;
                     }
+                    if self.r_resume.q.val() {
+                        // (the host emptied the SGE since: the next packet gathers from the next)
+                        self.r_resume.d.next = false;
+                        self.state.d.next = ReqState::PktHdr;
+                    }
                 } else {
                     self.mr_req_valid.next = true;
                     if self.mr_req_ready.val() {
@@ -2138,6 +2175,20 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         if self.r_rrsp.q.val() {
                             self.state.d.next = ReqState::RrPlace;
                         }
+                        if self.r_resume.q.val() {
+                            // a message set aside goes on: at the cursor's byte of the SGE
+                            // (all of it if the host shortened the SGE since: still inside
+                            // the region just checked)
+                            self.r_resume.d.next = false;
+                            if self.s_cur.q.val().get_bits::<32>(40) <= self.g_len.q.val() {
+                                self.g_iova.d.next = self.mr_resp_addr.val()
+                                    + bit_cast::<64, 32>(
+                                        self.g_len.q.val() - self.s_cur.q.val().get_bits::<32>(40),
+                                    );
+                                self.g_rem.d.next = self.s_cur.q.val().get_bits::<32>(40);
+                            }
+                            self.state.d.next = ReqState::PktHdr;
+                        }
                     } else if self.r_rrsp.q.val() {
                         // a READ's SGE went away since the request: the rest of the response
                         // is discarded and the READ fails (RrDone)
@@ -2147,7 +2198,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.c_status.d.next = self.c_st[3].val();
                         self.c_vendor.d.next = self.c_vend[5].val();
                         self.state.d.next = ReqState::Qerr;
-                        if self.r_pass2.q.val() & !self.r_skip.q.val() {
+                        self.r_resume.d.next = false;
+                        if self.r_pass2.q.val() & !self.r_skip.q.val() & !self.r_resume.q.val() {
                             // the MR went away between the passes: finish the packet whose
                             // header is out with zeros, then fail the WQE
                             self.state.d.next = ReqState::ZeroFill;
@@ -2156,21 +2208,32 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 }
             }
             ReqState::PktHdr => {
-                self.pk_valid.next = !self.skip_now.val() & !self.tx_hold.val();
+                // (a packet walked, not sent, passes whatever holds the TX path)
+                self.pk_valid.next =
+                    !self.skip_now.val() & !self.tx_hold.val() & !self.sh_wait.val();
                 self.pk_se.next = self.is_last.val() & self.w_flags.q.val().get_bit(1);
-                if self.tx_hold.val() & !self.skip_now.val() {
-                    // PFC holds the TX path before this packet: the job sets itself aside.
-                    // The message walks again from its first PSN when the QP is next served,
-                    // its packets before this one walked, not sent (flag bit 7, `s_ypsn`)
-                    self.s_ypsn.d.next = self.s_psn.q.val();
-                    self.s_psn.d.next = self.m_fpsn.q.val();
-                    self.s_flags.d.next = self.s_flags.q.val() | 0x80;
-                    self.ev_yield.next = true;
+                if !self.skip_now.val()
+                    & (self.tx_hold.val() | (self.sh_wait.val() & self.others_wait.val()))
+                {
+                    // PFC holds the TX path before this packet, or the shaper holds the QP
+                    // while other work waits: the job sets itself aside, the QP back in the
+                    // ring, and its message goes on from this packet when the QP is next
+                    // served (flag bit 7, the cursor). An atomic (one packet) simply starts
+                    // again from its WQE. (The shaper holding a QP with nothing else to do
+                    // leaves the job waiting here: setting aside would cost a WQE fetch.)
+                    self.s_cur.d.next = self.cur_now.val();
+                    if !self.is_atom.val() {
+                        self.s_flags.d.next = self.s_flags.q.val() | 0x80;
+                    }
+                    self.ev_yield.next = self.tx_hold.val();
+                    self.ev_sh_yield.next = !self.tx_hold.val();
                     self.state.d.next = ReqState::Requeue;
-                } else if self.pk_ready.val() | self.skip_now.val() {
+                } else if (self.pk_ready.val() & !self.sh_wait.val()) | self.skip_now.val() {
                     if !self.skip_now.val() {
-                        // (a message set aside goes on from here: it is no longer)
+                        // (a message set aside goes on from here: it is no longer; the shaper
+                        // is charged the packet's payload)
                         self.s_flags.d.next = self.s_flags.q.val() & 0x7F;
+                        self.sh_charge.next = self.plen.val() != 0;
                     }
                     self.p_rem.d.next = self.plen.val();
                     self.p_last.d.next = self.is_last.val();
@@ -2338,12 +2401,16 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_psn.d.next = self.s_spsn.q.val();
                     }
                     if self.d_sc.val().get_bit(15) {
+                        // (a message being sent again and set aside there is acknowledged
+                        // whole: it does not go on)
                         self.s_si.d.next = self.s_ci.q.val();
+                        self.s_flags.d.next = self.s_flags.q.val() & 0x7F;
                     }
                     if !self.inflight.val() {
-                        // (a message set aside keeps its first PSN: it is not in the window)
+                        // (a new message set aside keeps its cursor's PSN: it is not in the
+                        // window yet)
                         self.s_tmr.d.next = 0.into();
-                        if !self.suspended.val() {
+                        if !self.suspended.val() | self.d_sc.val().get_bit(15) {
                             self.s_psn.d.next = self.s_hpsn.q.val();
                         }
                         self.s_si.d.next = self.s_ci.q.val();
@@ -2552,9 +2619,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.pk_ackreq.next = true;
                 if self.tx_hold.val() {
                     // PFC holds the TX path: set aside before the request goes (its WQE is
-                    // read again when the QP is next served; flag bit 7: not charged again)
-                    self.s_ypsn.d.next = self.s_psn.q.val();
-                    self.s_flags.d.next = self.s_flags.q.val() | 0x80;
+                    // read and checked again when the QP is next served)
                     self.ev_yield.next = true;
                     self.state.d.next = ReqState::Requeue;
                 } else if self.pk_ready.val() {
@@ -2835,7 +2900,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.ram_si.write_enable.next = true;
                 self.ram_hi.write_enable.next = true;
                 self.ram_rpsn.write_enable.next = true;
-                self.ram_ypsn.write_enable.next = true;
+                self.ram_cur.write_enable.next = true;
                 self.ram_retry.write_enable.next = true;
                 self.ram_tmr.write_enable.next = true;
                 self.ram_tscan.write_enable.next = true;

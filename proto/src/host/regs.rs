@@ -511,6 +511,8 @@ register_map! {
     CNT_PFC_TX_XON_P7_HI = 0x12BC, RO, "High half of CNT_PFC_TX_XON_P7.";
     CNT_REQ_PFC_YIELD_LO = 0x12C0, RO, "Send jobs the requester set aside at their next packet while PFC paused the RoCE priority and a READ response or an ACK waited for it; it takes them meanwhile, and the message goes on from that packet after the pause (docs/CONGESTION.md).";
     CNT_REQ_PFC_YIELD_HI = 0x12C4, RO, "High half of CNT_REQ_PFC_YIELD.";
+    CNT_REQ_SHAPER_YIELD_LO = 0x12C8, RO, "Send jobs the requester set aside because the rate shaper held their QP's next packet while other work waited; the message goes on from that packet when the QP is next served (docs/CONGESTION.md).";
+    CNT_REQ_SHAPER_YIELD_HI = 0x12CC, RO, "High half of CNT_REQ_SHAPER_YIELD.";
 
     // ---- doorbells: one page per 512 QPs / CQs, mappable into user processes ----
     DB_SQ[MAX_QPS; DB_QP_STRIDE] = 0x10_0000, WO, "SQ doorbell of QP n: 15:0 new SQ producer index.";
@@ -531,7 +533,7 @@ const _: () = assert!(
 );
 
 /// Number of 64-bit counters.
-pub const NUM_COUNTERS: u32 = (CNT_REQ_PFC_YIELD_LO - CNT_BASE) / 8 + 1;
+pub const NUM_COUNTERS: u32 = (CNT_REQ_SHAPER_YIELD_LO - CNT_BASE) / 8 + 1;
 
 /// The counters as (name without the `CNT_` prefix and `_LO` suffix, LO offset), in address
 /// order. For dumps and for the hardware's counter index (`(offset - CNT_BASE) / 8`).

@@ -438,6 +438,9 @@ pub struct HostCounts {
     pub ack_parked: u64,
     /// Send jobs its requester set aside while PFC paused it (`CNT_REQ_PFC_YIELD`).
     pub req_pfc_yield: u64,
+    /// Send jobs its requester set aside while the shaper held their QP
+    /// (`CNT_REQ_SHAPER_YIELD`).
+    pub req_shaper_yield: u64,
     /// Its PFC counters per priority (frames received and sent, XOFF / XON, paused cycles).
     pub pfc_prio: ferroce_driver::PfcPriorityCounters,
     /// Its QPs' QPNs.
@@ -1720,6 +1723,7 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
         c.pfc_xon_sent = h.device.counter(regs::CNT_PFC_XON_SENT_LO);
         c.ack_parked = h.device.counter(regs::CNT_RESP_ACK_PARKED_LO);
         c.req_pfc_yield = h.device.counter(regs::CNT_REQ_PFC_YIELD_LO);
+        c.req_shaper_yield = h.device.counter(regs::CNT_REQ_SHAPER_YIELD_LO);
         c.pfc_prio = h.device.pfc_priority_counters();
         c.pfc_on =
             h.device.registers().read(regs::CFG_CONTROL) & regs::cfg_control::PFC_ENABLE != 0;
