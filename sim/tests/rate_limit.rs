@@ -5,6 +5,7 @@
 //! it keeps the rest of the link (docs/CONGESTION.md).
 use ferroce_driver::{Error, Pmtu, Remote, RtsAttr, SendWr, WcStatus};
 use ferroce_hdl::testbench::Rng;
+use ferroce_proto::host::regs;
 use ferroce_proto::wire::{FrameBody, FrameRepr};
 use ferroce_sim::cmd::verbs::{connect_with, open_pair, Host, DEPTH};
 use ferroce_sim::nic_pair::{lock, SharedPair};
@@ -150,6 +151,10 @@ fn limited_beside_unlimited(mbps: u32, seed: u64) {
         rate(&p1, 0, p1.len() - 1, clock_khz)
     );
     assert!(err < 0.01, "QP 0 at {r0:.1} Mb/s, limit {mbps}");
+    // packet by packet: no run of QP 0's packets beyond the bucket (4096) and one packet
+    let excess = max_excess(&p0, mbps, clock_khz);
+    eprintln!("largest excess over the rate: {excess:.0} bytes");
+    assert!(excess <= (4096 + 1024) as f64, "a burst of {excess:.0} bytes beyond the rate");
     let r1 = rate(&p1, 0, p1.len() - 1, clock_khz);
     // QP 0's share of the link during QP 1's span, from the frames (its initial burst
     // included): QP 1 keeps the rest, within 2 % (the requester's per-message work for QP 0)
@@ -181,6 +186,97 @@ fn limited_beside_unlimited(mbps: u32, seed: u64) {
         r_free > 0.9 * r_alone,
         "QP 0 unlimited again at {r_free:.1} Mb/s, QP 1 alone had {r_alone:.1}"
     );
+}
+
+/// The largest excess of any run of consecutive packets `i..j` over what the rate allows
+/// between their link stamps: `max (bytes of packets i..j-1) - rate x (t_j - t_i)`, bytes.
+/// A token bucket of depth B gated per packet keeps it at most B (plus the link's jitter
+/// between charge and wire, a few hundred bytes here); a shaper charged per message lets a
+/// whole message out at line rate on top of the bucket.
+fn max_excess(pk: &[(u64, usize)], mbps: u32, clock_khz: u32) -> f64 {
+    let bytes_per_cycle = mbps as f64 * 1000.0 / 8.0 / clock_khz as f64;
+    let mut worst = 0.0f64;
+    for i in 0..pk.len() {
+        let mut sum = 0usize;
+        for j in i + 1..pk.len() {
+            sum += pk[j - 1].1;
+            let allowed = bytes_per_cycle * (pk[j].0 - pk[i].0) as f64;
+            worst = worst.max(sum as f64 - allowed);
+        }
+    }
+    worst
+}
+
+/// A limited QP whose WRITEs gather from several SGEs, laid out in host memory in the reverse
+/// order of the list and cut by the packets mid-SGE, beside an unlimited QP: the shaper holds
+/// the limited QP at most of its packets while the other QP waits, so its jobs are set aside
+/// at packets inside SGEs (`CNT_REQ_SHAPER_YIELD`) and go on from their cursors (the SGE
+/// fetched and checked again). Every byte lands where it belongs, and no run of the limited
+/// QP's packets exceeds its rate by more than the bucket (4096 bytes) plus one packet.
+#[test]
+fn a_limited_qp_set_aside_inside_its_sges_goes_on_from_its_cursor() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let seed = 97;
+    let mbps = 1000;
+    let h = pair(seed);
+    let mut rng = Rng::new(seed + 1);
+    let a = &h.1[0];
+    let clock_khz = a.device.info().clock_khz;
+    let dqp0 = h.1[1].qps[0].qpn();
+    a.device.set_qp_rate_limit(a.qps[0].qpn(), mbps).unwrap();
+    let yields0 = a.device.counter(regs::CNT_REQ_SHAPER_YIELD_LO);
+
+    // QP 0: MSGS WRITEs of LEN bytes from 2..=5 SGEs each (random cuts, so most packets
+    // start inside an SGE), the pieces stored in memory last-first
+    let mut wrs = Vec::new();
+    let mut datas = Vec::new();
+    for k in 0..MSGS {
+        let data = rng.bytes(LEN);
+        let n = 2 + rng.below(4) as usize;
+        let mut cuts: Vec<usize> = (0..n - 1).map(|_| 1 + rng.below(LEN as u64 - 1) as usize).collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut bounds = vec![0];
+        bounds.extend(cuts);
+        bounds.push(LEN);
+        let slot = k * LEN;
+        let mut at = LEN;
+        let mut sges = Vec::new();
+        for w in bounds.windows(2) {
+            let (b0, b1) = (w[0], w[1]);
+            at -= b1 - b0;
+            a.mr.write(slot + at, &data[b0..b1]).unwrap();
+            sges.push(a.mr.sge(slot + at, (b1 - b0) as u32).unwrap());
+        }
+        let remote = Remote {
+            va: h.1[1].mr.addr((DEPTH + k) * LEN),
+            rkey: h.1[1].mr.rkey(),
+        };
+        wrs.push(SendWr::write(k as u64, remote, sges).signaled());
+        datas.push(data);
+    }
+    // QP 1 (unlimited) keeps work in the ring meanwhile
+    let d1 = post(&h, 1, &mut rng);
+    a.qps[0].post_send(&wrs).unwrap();
+    wait_all(&h, 2 * MSGS);
+    check(&h, 1, &d1);
+    for (k, d) in datas.iter().enumerate() {
+        let mut got = vec![0u8; LEN];
+        h.1[1].mr.read((DEPTH + k) * LEN, &mut got).unwrap();
+        assert_eq!(&got, d, "QP 0 message {k}");
+    }
+    let yields = a.device.counter(regs::CNT_REQ_SHAPER_YIELD_LO) - yields0;
+    let p0 = frames_to(&take_frames(&h), dqp0);
+    assert_eq!(p0.len(), 4 * MSGS);
+    let excess = max_excess(&p0, mbps, clock_khz);
+    eprintln!(
+        "limit {mbps} Mb/s, multi-SGE WRITEs: {yields} jobs set aside by the shaper, QP 0 at {:.1} Mb/s, largest excess over the rate {excess:.0} bytes",
+        rate(&p0, 8, p0.len() - 1, clock_khz)
+    );
+    assert!(yields > 0, "the shaper never set a job aside");
+    assert!(excess <= (4096 + 1024) as f64, "a burst of {excess:.0} bytes beyond the rate");
 }
 
 #[test]
