@@ -15,8 +15,8 @@
 //!   the first and last beats.
 //! * Responses and completions keep request order and carry the request's tag. Any
 //!   `RRESP != OKAY` sets `rsp_error` from that beat to the end of the response (earlier beats
-//!   of a long response may already have left without it; every consumer in the NIC ORs the
-//!   flag over the beats, docs/DMA.md 7.1). Any `BRESP != OKAY` of a write's bursts sets its
+//!   of a long response may already have left without it: docs/DMA.md section 6 asks
+//!   consumers to OR the flag over the beats). Any `BRESP != OKAY` of a write's bursts sets its
 //!   `done_error`. `done` is given only after the B response of every burst of the write.
 //!
 //! # What it does not do (kept simple on purpose)
@@ -27,7 +27,8 @@
 //!   the other (AW and W of a burst overlap; two idle cycles between bursts), and the next
 //!   write is accepted after the last B. So a request costs one round trip of the host path
 //!   plus `len / 8` cycles: at 250 MHz, 2 GB/s per direction while a request streams, and for
-//!   4 KiB requests with a 1 us PCIe read latency about 1.3 GB/s of reads.
+//!   4 KiB requests with a 1 us PCIe read latency about 1.3 GB/s of reads (a calculation from
+//!   the cycle counts; the bench measures correctness, not a PCIe host's latency).
 //! * One ID (the AXI ID ports are not even there: a top level ties `AxID` to 0), so the slave
 //!   returns R and B in order; no `AxCACHE`/`AxPROT`/`AxLOCK` (tie them: 0, 0, 0 for XDMA).
 //! * `RLAST` is not needed (beats are counted) and the NIC's write `keep`/`last` are not read:
