@@ -147,7 +147,7 @@ impl Slave {
                     u.m_axi_arburst.val().to_u64(),
                 );
                 self.bursts_rd += 1;
-                if (ar.0 + 8 * (ar.1 + 1)) % 4096 == 0 {
+                if (ar.0 + 8 * (ar.1 + 1)).is_multiple_of(4096) {
                     self.page_end_bursts += 1;
                 }
                 self.reads.push_back(Burst {
