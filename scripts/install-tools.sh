@@ -5,6 +5,7 @@
 #   iverilog, verilator, yosys - Verilog compile, lint, co-simulation and synthesis checks
 #   make, g++     - build the Verilated models (co-simulation and the fast engine)
 #   gtkwave       - its vcd2fst and fst2vcd read the waveforms of --vcd (an outside VCD reader)
+#   tcl           - tclsh checks the Xilinx board files (XDC syntax, the Vivado build script)
 set -euo pipefail
 need=()
 command -v tshark >/dev/null || need+=(tshark)
@@ -15,6 +16,7 @@ command -v yosys >/dev/null || need+=(yosys)
 command -v make >/dev/null || need+=(make)
 command -v g++ >/dev/null || need+=(g++)
 command -v vcd2fst >/dev/null || need+=(gtkwave)
+command -v tclsh >/dev/null || need+=(tcl)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
   echo "install-tools: installing ${need[*]}"

@@ -234,6 +234,13 @@ pub fn all_blocks() -> Vec<Emitted> {
         block_verilog(&mut crate::nic::NicTop::default(), "ferroce_nic_64"),
     );
     push(
+        "ferroce_dma_axi4_64",
+        block_verilog(
+            &mut crate::board::DmaAxi4Bridge::default(),
+            "ferroce_dma_axi4_64",
+        ),
+    );
+    push(
         "ferroce_csr",
         block_verilog(&mut crate::csr::CsrBlockDefault::default(), "ferroce_csr"),
     );

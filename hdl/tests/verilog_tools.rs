@@ -39,6 +39,8 @@ const SYNTHESISED_ELSEWHERE: &[&str] = &[
     "ferroce_rx_parser_64",
     "ferroce_mr_table_1k",
     "ferroce_csr",
+    // The DMA-to-AXI4 bridge: synth_ecp5 and synth_xilinx in tests/board_dma_axi4.rs.
+    "ferroce_dma_axi4_64",
     // The whole NIC: its parts are synthesised above and in their own tests; the top's own
     // synthesis (~15 min for both families here) is left to resource reports, not CI.
     "ferroce_nic_64",

@@ -7,12 +7,17 @@
 //! * [`MacTx`], [`MacRx`]: 1 Gb/s Ethernet MAC halves on a GMII-style byte interface:
 //!   preamble/SFD, padding, FCS generated (IEEE 802.3 clause 3.2.9) and checked, bad frames
 //!   dropped and counted, inter-frame gap.
+//! * [`DmaAxi4Bridge`]: the NIC's DMA port served as an AXI4 master (64-bit address and
+//!   data, INCR bursts split at 4 KiB), for XDMA's AXI slave bridge or QDMA's (docs/DMA.md
+//!   section 7.1).
+pub mod dma_axi4;
 pub mod mac_rx;
 pub mod mac_tx;
 pub mod uart_axil;
 pub mod uart_rx;
 pub mod uart_tx;
 
+pub use dma_axi4::DmaAxi4Bridge;
 pub use mac_rx::MacRx;
 pub use mac_tx::MacTx;
 pub use uart_axil::UartAxil;

@@ -51,7 +51,9 @@ pub const DMA_MAX_LEN: usize = (1 << DMA_LEN_BITS) - 1;
 ///
 /// Response: `rsp` is a stream of exactly `req_len` bytes per request, first byte (the one at
 /// `req_addr`) in the MSB of the first beat, `last` on its final beat; `rsp_tag` and
-/// `rsp_error` are valid with every beat and constant within one response. `rsp_error = 1`
+/// `rsp_error` are valid with every beat; `rsp_tag` is constant within one response and
+/// `rsp_error`, once set, stays set to its last beat (a shell that learns of a failure per
+/// burst may set it after the first beats, so consumers OR it over the beats). `rsp_error = 1`
 /// means the shell could not read the memory (IOMMU fault, completion error, timeout): the
 /// beats still carry exactly `req_len` bytes (zeros) so the NIC's framing never breaks.
 #[derive(LogicInterface, Clone, Debug, Default)]
