@@ -151,8 +151,10 @@ fn limited_beside_unlimited(mbps: u32, seed: u64) {
         rate(&p1, 0, p1.len() - 1, clock_khz)
     );
     assert!(err < 0.01, "QP 0 at {r0:.1} Mb/s, limit {mbps}");
-    // packet by packet: no run of QP 0's packets beyond the bucket (4096) and one packet
-    let excess = max_excess(&p0, mbps, clock_khz);
+    // packet by packet: no run of QP 0's packets in the window beyond the bucket (4096) and
+    // one packet (before it the limit reaches the shaper within a sweep, ~1 us, while the
+    // first WQEs are already being sent: docs/CONGESTION.md)
+    let excess = max_excess(&p0[i0..], mbps, clock_khz);
     eprintln!("largest excess over the rate: {excess:.0} bytes");
     assert!(excess <= (4096 + 1024) as f64, "a burst of {excess:.0} bytes beyond the rate");
     let r1 = rate(&p1, 0, p1.len() - 1, clock_khz);
@@ -270,6 +272,7 @@ fn a_limited_qp_set_aside_inside_its_sges_goes_on_from_its_cursor() {
     let yields = a.device.counter(regs::CNT_REQ_SHAPER_YIELD_LO) - yields0;
     let p0 = frames_to(&take_frames(&h), dqp0);
     assert_eq!(p0.len(), 4 * MSGS);
+    // (the limit was in the shaper before the first WQE: the initial full bucket counts)
     let excess = max_excess(&p0, mbps, clock_khz);
     eprintln!(
         "limit {mbps} Mb/s, multi-SGE WRITEs: {yields} jobs set aside by the shaper, QP 0 at {:.1} Mb/s, largest excess over the rate {excess:.0} bytes",

@@ -13,12 +13,12 @@
 //!   cycles plus 4 per write (about 1.1 us at 250 MHz for one change; the reaction point
 //!   changes a rate at most once per microsecond tick and per CNP).
 //! * **Events.** CNPs received (`cnp_in_*`, one pulse each) and bytes sent (`bytes_in_*`, one
-//!   pulse per message with its payload bytes, from the requester) wait in two 16-entry
+//!   pulse per request packet with its payload bytes, from the requester) wait in two 16-entry
 //!   queues for the reaction point, which takes no event while its microsecond sweep runs. A
 //!   bytes event larger than the reaction point's 24-bit port is handed on in pieces of
 //!   2^24 - 1 bytes. An event that finds its queue full is lost and pulses `ev_cnp_dropped`
 //!   or `ev_bytes_dropped` (counted by the NIC in `CNT_RP_CNP_DROPPED` and
-//!   `CNT_RP_BYTES_DROPPED`); a zero-byte message is not an event.
+//!   `CNT_RP_BYTES_DROPPED`); zero bytes are not an event.
 //!
 //! The block holds no DCQCN arithmetic: that is all in [`super::ReactionPoint`].
 use super::reaction_point::{BYTES_W, QPN_W, RATE_W};

@@ -417,7 +417,7 @@ register_map! {
     CNT_RP_TICK_OVERRUN_HI = 0x1144, RO, "High half of CNT_RP_TICK_OVERRUN.";
     CNT_RP_CNP_DROPPED_LO = 0x1148, RO, "CNPs lost because the reaction point's 16-entry CNP queue was full.";
     CNT_RP_CNP_DROPPED_HI = 0x114C, RO, "High half of CNT_RP_CNP_DROPPED.";
-    CNT_RP_BYTES_DROPPED_LO = 0x1150, RO, "Bytes-sent events (one per message) lost because the reaction point's 16-entry bytes queue was full.";
+    CNT_RP_BYTES_DROPPED_LO = 0x1150, RO, "Bytes-sent events (one per request packet with payload) lost because the reaction point's 16-entry bytes queue was full.";
     CNT_RP_BYTES_DROPPED_HI = 0x1154, RO, "High half of CNT_RP_BYTES_DROPPED.";
     CNT_RP_RATE_CUTS_LO = 0x1158, RO, "Rate decreases made by the DCQCN reaction point (a rate-reduce period that ended with a CNP pending), all QPs.";
     CNT_RP_RATE_CUTS_HI = 0x115C, RO, "High half of CNT_RP_RATE_CUTS.";
