@@ -156,7 +156,10 @@ fn limited_beside_unlimited(mbps: u32, seed: u64) {
     // first WQEs are already being sent: docs/CONGESTION.md)
     let excess = max_excess(&p0[i0..], mbps, clock_khz);
     eprintln!("largest excess over the rate: {excess:.0} bytes");
-    assert!(excess <= (4096 + 1024) as f64, "a burst of {excess:.0} bytes beyond the rate");
+    assert!(
+        excess <= (4096 + 1024) as f64,
+        "a burst of {excess:.0} bytes beyond the rate"
+    );
     let r1 = rate(&p1, 0, p1.len() - 1, clock_khz);
     // QP 0's share of the link during QP 1's span, from the frames (its initial burst
     // included): QP 1 keeps the rest, within 2 % (the requester's per-message work for QP 0)
@@ -237,7 +240,9 @@ fn a_limited_qp_set_aside_inside_its_sges_goes_on_from_its_cursor() {
     for k in 0..MSGS {
         let data = rng.bytes(LEN);
         let n = 2 + rng.below(4) as usize;
-        let mut cuts: Vec<usize> = (0..n - 1).map(|_| 1 + rng.below(LEN as u64 - 1) as usize).collect();
+        let mut cuts: Vec<usize> = (0..n - 1)
+            .map(|_| 1 + rng.below(LEN as u64 - 1) as usize)
+            .collect();
         cuts.sort_unstable();
         cuts.dedup();
         let mut bounds = vec![0];
@@ -279,7 +284,10 @@ fn a_limited_qp_set_aside_inside_its_sges_goes_on_from_its_cursor() {
         rate(&p0, 8, p0.len() - 1, clock_khz)
     );
     assert!(yields > 0, "the shaper never set a job aside");
-    assert!(excess <= (4096 + 1024) as f64, "a burst of {excess:.0} bytes beyond the rate");
+    assert!(
+        excess <= (4096 + 1024) as f64,
+        "a burst of {excess:.0} bytes beyond the rate"
+    );
 }
 
 #[test]

@@ -14,9 +14,7 @@
 //!   completed in the window, over the window: message-grained);
 //! - the convergence window: the second half of the time in which every sender has work (from
 //!   the first post to the earliest last completion of any sender); Jain's fairness index
-//!   (R. Jain, D. Chiu, W. Hawe, DEC-TR-301, 1984) is taken over the senders' transmit rates
-//!   there (the bytes each sender's link carried in the window's sample intervals:
-//!   `converged_tx_gbps`), and, as `jain_completions`, over their message-grained goodputs;
+//!   (R. Jain, D. Chiu, W. Hawe, DEC-TR-301, 1984) is taken over the senders' goodputs there;
 //! - bottleneck utilisation: the wire bits (frames plus preamble, FCS and inter-frame gap)
 //!   the switch sent toward the receiver in that window over the link's capacity;
 //! - the bottleneck queue's depth p50/p99 over the fabric's samples while traffic runs (and
@@ -368,41 +366,6 @@ fn measure(sc: &Scenario, out: &mut run::Outcome, dcqcn: bool) -> Result<Value, 
             }
         })
         .collect();
-    // each sender's transmit rate in the convergence window, from the bytes its link carried
-    // (the fabric's per-flow series: one interval per sample, a flow's last interval the one
-    // after the last sample, so the series align from their ends)
-    let sample_t: Vec<u64> = series.iter().map(|x| x.t).collect();
-    let mut conv_tx = vec![0u64; n];
-    let mut conv_tx_span = (u64::MAX, 0u64);
-    for ((node, _flow), v) in f.flow_tx_series() {
-        let Some(s) = (0..n).find(|&s| out.ids[sc.ferroce[s]] == *node) else {
-            continue;
-        };
-        let shift = sample_t.len() as i64 - v.len() as i64;
-        for (j, b) in v.iter().enumerate() {
-            // interval j runs from sample (shift + j) to the next one
-            let i0 = shift + j as i64;
-            let t0 = if i0 < 0 { 0 } else { sample_t[i0 as usize] };
-            let Some(&t1) = sample_t.get((i0 + 1) as usize) else {
-                continue;
-            };
-            if t0 >= t_conv && t1 <= t_end {
-                conv_tx[s] += b;
-                conv_tx_span = (conv_tx_span.0.min(t0), conv_tx_span.1.max(t1));
-            }
-        }
-    }
-    let tx_window_s = conv_tx_span.1.saturating_sub(conv_tx_span.0) as f64 / PS_PER_S as f64;
-    let conv_tx_rates: Vec<f64> = conv_tx
-        .iter()
-        .map(|b| {
-            if tx_window_s > 0.0 {
-                *b as f64 * 8.0 / tx_window_s / 1e9
-            } else {
-                0.0
-            }
-        })
-        .collect();
     // bottleneck utilisation over the window's samples
     let at = |t: u64| series.iter().find(|x| x.t >= t);
     let upto = |t: u64| series.iter().rev().find(|x| x.t <= t);
@@ -453,7 +416,6 @@ fn measure(sc: &Scenario, out: &mut run::Outcome, dcqcn: bool) -> Result<Value, 
                 "bytes": bytes[s],
                 "goodput_gbps": if span > 0.0 { bytes[s] as f64 * 8.0 / span / 1e9 } else { 0.0 },
                 "converged_goodput_gbps": conv_rates[s],
-                "converged_tx_gbps": conv_tx_rates[s],
                 "retransmitted_packets": c.retransmitted,
                 "ack_timeouts": c.timeouts,
                 "cnps_received": c.cnp_received,
@@ -484,8 +446,7 @@ fn measure(sc: &Scenario, out: &mut run::Outcome, dcqcn: bool) -> Result<Value, 
             "from_us": t_conv as f64 / 1e6,
             "to_us": t_end as f64 / 1e6,
         },
-        "jain": jain(&conv_tx_rates),
-        "jain_completions": jain(&conv_rates),
+        "jain": jain(&conv_rates),
         "utilization": utilization,
         "goodput_sum_gbps": (0..n).map(|s| {
             let span = last[s].saturating_sub(first[s]) as f64 / PS_PER_S as f64;
@@ -530,22 +491,20 @@ fn print_incast(s: &Value) {
             "off"
         },
     );
-    println!("  sender  goodput Gb/s  converged tx Gb/s  converged goodput Gb/s  retransmitted  CNPs received");
+    println!("  sender  goodput Gb/s  converged goodput Gb/s  retransmitted  CNPs received");
     for x in s["senders"].as_array().into_iter().flatten() {
         println!(
-            "  {:<7} {:>12.3} {:>18.3} {:>23.3} {:>14} {:>14}",
+            "  {:<7} {:>12.3} {:>23.3} {:>14} {:>14}",
             x["name"].as_str().unwrap_or(""),
             x["goodput_gbps"].as_f64().unwrap_or(0.0),
-            x["converged_tx_gbps"].as_f64().unwrap_or(0.0),
             x["converged_goodput_gbps"].as_f64().unwrap_or(0.0),
             x["retransmitted_packets"],
             x["cnps_received"]
         );
     }
     println!(
-        "  Jain's index {:.4} over the transmit rates ({:.4} over the completions) in {:.1}..{:.1} us, bottleneck {} utilisation {:.3}",
+        "  Jain's index {:.4} ({:.1}..{:.1} us), bottleneck {} utilisation {:.3}",
         s["jain"].as_f64().unwrap_or(0.0),
-        s["jain_completions"].as_f64().unwrap_or(0.0),
         s["convergence"]["from_us"].as_f64().unwrap_or(0.0),
         s["convergence"]["to_us"].as_f64().unwrap_or(0.0),
         s["bottleneck"]["port"].as_str().unwrap_or(""),
