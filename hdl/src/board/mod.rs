@@ -10,7 +10,10 @@
 //! * [`DmaAxi4Bridge`]: the NIC's DMA port served as an AXI4 master (64-bit address and
 //!   data, INCR bursts split at 4 KiB), for XDMA's AXI slave bridge or QDMA's (docs/DMA.md
 //!   section 7.1).
+//! * [`OnChipHostMemory`]: "host memory" in block RAM served on the DMA port, with an
+//!   AXI4-Lite port through which a PC (over [`UartAxil`]) loads WQEs and data and reads CQEs.
 pub mod dma_axi4;
+pub mod host_memory;
 pub mod mac_rx;
 pub mod mac_tx;
 pub mod uart_axil;
@@ -18,6 +21,7 @@ pub mod uart_rx;
 pub mod uart_tx;
 
 pub use dma_axi4::DmaAxi4Bridge;
+pub use host_memory::{HostMemory64K, OnChipHostMemory};
 pub use mac_rx::MacRx;
 pub use mac_tx::MacTx;
 pub use uart_axil::UartAxil;
