@@ -12,6 +12,8 @@
 //!   section 7.1).
 //! * [`OnChipHostMemory`]: "host memory" in block RAM served on the DMA port, with an
 //!   AXI4-Lite port through which a PC (over [`UartAxil`]) loads WQEs and data and reads CQEs.
+//! * [`StreamWidthUp8To64`], [`StreamWidthDown64To8`]: between the MAC's 8-bit frames and the
+//!   NIC's 64-bit ferroce stream.
 pub mod dma_axi4;
 pub mod host_memory;
 pub mod mac_rx;
@@ -19,6 +21,8 @@ pub mod mac_tx;
 pub mod uart_axil;
 pub mod uart_rx;
 pub mod uart_tx;
+pub mod width_down;
+pub mod width_up;
 
 pub use dma_axi4::DmaAxi4Bridge;
 pub use host_memory::{HostMemory64K, OnChipHostMemory};
@@ -27,3 +31,5 @@ pub use mac_tx::MacTx;
 pub use uart_axil::UartAxil;
 pub use uart_rx::UartRx;
 pub use uart_tx::UartTx;
+pub use width_down::StreamWidthDown64To8;
+pub use width_up::StreamWidthUp8To64;
