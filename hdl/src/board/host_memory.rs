@@ -224,7 +224,7 @@ impl<const AW: usize> OnChipHostMemory<AW> {
             "OnChipHostMemory: AW must be 3..=28"
         );
         assert!(
-            base % 8 == 0,
+            base.is_multiple_of(8),
             "OnChipHostMemory: base must be 8-byte aligned"
         );
         assert!(
