@@ -14,10 +14,13 @@
 //!   AXI4-Lite port through which a PC (over [`UartAxil`]) loads WQEs and data and reads CQEs.
 //! * [`StreamWidthUp8To64`], [`StreamWidthDown64To8`]: between the MAC's 8-bit frames and the
 //!   NIC's 64-bit ferroce stream.
+//! * [`RgmiiEcp5`]: the RGMII pins of a 1 Gb/s PHY on ECP5 (IDDRX1F/ODDRX1F/DELAYG) to the
+//!   MAC's GMII-style byte interface.
 pub mod dma_axi4;
 pub mod host_memory;
 pub mod mac_rx;
 pub mod mac_tx;
+pub mod rgmii_ecp5;
 pub mod uart_axil;
 pub mod uart_rx;
 pub mod uart_tx;
@@ -28,6 +31,7 @@ pub use dma_axi4::DmaAxi4Bridge;
 pub use host_memory::{HostMemory64K, OnChipHostMemory};
 pub use mac_rx::MacRx;
 pub use mac_tx::MacTx;
+pub use rgmii_ecp5::RgmiiEcp5;
 pub use uart_axil::UartAxil;
 pub use uart_rx::UartRx;
 pub use uart_tx::UartTx;
