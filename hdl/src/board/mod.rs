@@ -14,8 +14,11 @@
 //!   AXI4-Lite port through which a PC (over [`UartAxil`]) loads WQEs and data and reads CQEs.
 //! * [`StreamWidthUp8To64`], [`StreamWidthDown64To8`]: between the MAC's 8-bit frames and the
 //!   NIC's 64-bit ferroce stream.
+//! * [`AxilSplit`]: the UART bridge's AXI4-Lite bus to two slaves by address bit 31 (the
+//!   NIC's registers and the host memory).
 //! * [`RgmiiEcp5`]: the RGMII pins of a 1 Gb/s PHY on ECP5 (IDDRX1F/ODDRX1F/DELAYG) to the
 //!   MAC's GMII-style byte interface.
+pub mod axil_split;
 pub mod dma_axi4;
 pub mod host_memory;
 pub mod mac_rx;
@@ -27,6 +30,7 @@ pub mod uart_tx;
 pub mod width_down;
 pub mod width_up;
 
+pub use axil_split::AxilSplit;
 pub use dma_axi4::DmaAxi4Bridge;
 pub use host_memory::{HostMemory64K, OnChipHostMemory};
 pub use mac_rx::MacRx;
