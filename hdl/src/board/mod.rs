@@ -16,6 +16,8 @@
 //!   NIC's 64-bit ferroce stream.
 //! * [`AxilSplit`]: the UART bridge's AXI4-Lite bus to two slaves by address bit 31 (the
 //!   NIC's registers and the host memory).
+//! * [`StreamCdcFifo64`]: a 64-bit stream from one clock domain to another (rust-hdl's
+//!   asynchronous FIFO).
 //! * [`RgmiiEcp5`]: the RGMII pins of a 1 Gb/s PHY on ECP5 (IDDRX1F/ODDRX1F/DELAYG) to the
 //!   MAC's GMII-style byte interface.
 pub mod axil_split;
@@ -24,6 +26,7 @@ pub mod host_memory;
 pub mod mac_rx;
 pub mod mac_tx;
 pub mod rgmii_ecp5;
+pub mod stream_cdc;
 pub mod uart_axil;
 pub mod uart_rx;
 pub mod uart_tx;
@@ -36,6 +39,7 @@ pub use host_memory::{HostMemory64K, OnChipHostMemory};
 pub use mac_rx::MacRx;
 pub use mac_tx::MacTx;
 pub use rgmii_ecp5::RgmiiEcp5;
+pub use stream_cdc::StreamCdcFifo64;
 pub use uart_axil::UartAxil;
 pub use uart_rx::UartRx;
 pub use uart_tx::UartTx;
