@@ -39,7 +39,8 @@ fn run(seed: u64, pin: u64, pout: u64, gap: u32, stall: u32) -> u64 {
         feeder.push_frame(f, 8);
     }
     let mut coll = Collector::new(stall);
-    let (mut t, mut next_in, mut next_out) = (0u64, pin, pout + 3);
+    // the output clock starts 3 units later, so the two clocks are not in phase
+    let (mut next_in, mut next_out) = (pin, pout + 3);
     let (mut lvl_in, mut lvl_out) = (false, false);
     let (mut full_run, mut worst) = (0u64, 0u64);
     u.inp_clock.next = Clock { clk: false };
@@ -50,7 +51,7 @@ fn run(seed: u64, pin: u64, pout: u64, gap: u32, stall: u32) -> u64 {
     let mut guard = 0u64;
     while coll.beats.iter().filter(|b| b.last).count() < frames.len() {
         // the next edge of either clock (each toggles every half period)
-        t = next_in.min(next_out);
+        let t = next_in.min(next_out);
         let edge_in = next_in == t;
         let edge_out = next_out == t;
         let rise_in = edge_in && !lvl_in;
