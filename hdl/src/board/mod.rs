@@ -18,6 +18,8 @@
 //!   NIC's registers and the host memory).
 //! * [`StreamCdcFifo64`]: a 64-bit stream from one clock domain to another (rust-hdl's
 //!   asynchronous FIFO).
+//! * [`StreamPacketFifo64`]: store-and-forward of 64-bit frames (a frame leaves whole and
+//!   without gaps, as `MacTx` needs).
 //! * [`RgmiiEcp5`]: the RGMII pins of a 1 Gb/s PHY on ECP5 (IDDRX1F/ODDRX1F/DELAYG) to the
 //!   MAC's GMII-style byte interface.
 pub mod axil_split;
@@ -25,6 +27,7 @@ pub mod dma_axi4;
 pub mod host_memory;
 pub mod mac_rx;
 pub mod mac_tx;
+pub mod packet_fifo;
 pub mod rgmii_ecp5;
 pub mod stream_cdc;
 pub mod uart_axil;
@@ -38,6 +41,7 @@ pub use dma_axi4::DmaAxi4Bridge;
 pub use host_memory::{HostMemory64K, OnChipHostMemory};
 pub use mac_rx::MacRx;
 pub use mac_tx::MacTx;
+pub use packet_fifo::StreamPacketFifo64;
 pub use rgmii_ecp5::RgmiiEcp5;
 pub use stream_cdc::StreamCdcFifo64;
 pub use uart_axil::UartAxil;
