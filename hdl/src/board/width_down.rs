@@ -6,7 +6,7 @@
 //! beat is taken in the cycle the held beat's last byte leaves, so a frame whose 64-bit beats
 //! arrive without gaps leaves without gaps, one byte per cycle: `MacTx` needs a started frame
 //! without gaps (a gap becomes `tx_er`). The NIC's stream may pause inside a frame, so a board
-//! puts a store-and-forward FIFO in front of the MAC (docs/INTEGRATION.md section 8).
+//! puts a store-and-forward FIFO (`StreamPacketFifo64`) in front of this block and the MAC.
 //!
 //! `inp.ready` depends combinationally on `out.ready` (allowed: ready may depend on ready and
 //! valid); `out.valid` and `out.data` come from registers.
