@@ -72,6 +72,14 @@
 //!   without a DMA read or a packet, so the first packet on the wire is the resume PSN's
 //!   (FIRST/MIDDLE/LAST as its position in the message says; RETH only on a FIRST/ONLY).
 //!   Packets sent again count in CNT_RETRANSMIT, each rewind in CNT_RETRY_EVENT.
+//! * **A send job set aside at a packet** (PFC pauses the TX path while the receive path waits
+//!   on the requester, or the rate shaper holds the QP while other work waits: docs/CONGESTION.md)
+//!   saves its message's cursor in `ram_cur` (bytes left, the next SGE, bytes left in the SGE
+//!   before it) and puts the QP back in the work ring. When the QP is next served the WQE is
+//!   read again and, unlike a rewind, nothing is walked: the SGE the cursor is in is fetched and
+//!   checked in the MR table again and the next packet starts. A rewind, or the retirement of
+//!   a message set aside while it was being sent again, drops the cursor. READ requests and
+//!   atomics are one packet: set aside, they start again from their WQE.
 //! * **ACKs and NAKs are checked against the window**: only a PSN from the window's first to
 //!   the highest one sent (24-bit modular, so a window may straddle the PSN wrap) counts;
 //!   anything else is stale (a duplicate or a late frame from an earlier try) and dropped.
