@@ -48,6 +48,12 @@ fn run_random<S: Stepper<RateShaper>>(b: &mut S, seed: u64, cycles: u64) {
             rng.range(0, 255) as u32
         };
         let rq = qps[rng.range(0, qps.len() - 1)];
+        // the status port reads any QPN, limited or not
+        let sq = if rng.percent(70) {
+            qps[rng.range(0, qps.len() - 1)]
+        } else {
+            rng.range(0, 255) as u32
+        };
         // a start on a QP the model says is eligible (the gate's contract)
         let mut charge = None;
         if rng.percent(30) {
@@ -68,6 +74,7 @@ fn run_random<S: Stepper<RateShaper>>(b: &mut S, seed: u64, cycles: u64) {
             u.set_mbps.next = (offer.map_or(0, |o| o.1) as u64).into();
             u.q_qpn.next = (qq as u64).into();
             u.rd_qpn.next = (rq as u64).into();
+            u.st_qpn.next = (sq as u64).into();
             u.charge_valid.next = charge.is_some();
             u.charge_qpn.next = (charge.map_or(0, |c| c.0) as u64).into();
             u.charge_bytes.next = charge.map_or(0, |c| c.1).into();
@@ -89,6 +96,11 @@ fn run_random<S: Stepper<RateShaper>>(b: &mut S, seed: u64, cycles: u64) {
             u.rd_mbps.val().to_u64(),
             m.mbps(rq).unwrap_or(0) as u64,
             "cycle {c}: rd_mbps of QP {rq}"
+        );
+        assert_eq!(
+            (u.st_limited.val(), u.st_mbps.val().to_u64()),
+            (m.mbps(sq).is_some(), m.mbps(sq).unwrap_or(0) as u64),
+            "cycle {c}: status port of QP {sq}"
         );
         assert_eq!(
             u.slots_in_use.val().to_u64(),

@@ -269,13 +269,15 @@ enum Command {
         ecn_mark: f64,
         /// Limit every QP of both hosts to MBPS Mb/s of RoCE payload (the NIC's rate shaper,
         /// what ibv_modify_qp_rate_limit sets; at most the line rate); 0 = none. The JSON
-        /// summary gives each QP's configured and measured rate.
+        /// summary gives each QP's configured, measured, final and time-averaged rate.
         #[arg(long, value_name = "MBPS", default_value_t = 0)]
         rate_limit: u32,
-        /// DCQCN on both NICs: the reaction point (a CNP gives the QP a rate limiter: Rc, Rt,
-        /// alpha, mlx5 defaults) besides the notification point, which is always on. With
-        /// --ecn-mark the JSON's qp_rates show the rates the limiters allowed.
-        #[arg(long)]
+        /// DCQCN on both NICs (`--dcqcn` alone means on): the reaction point (a CNP gives the
+        /// QP a rate limiter: Rc, Rt, alpha, mlx5 defaults) besides the notification point,
+        /// which is always on. The JSON's qp_rates give each QP's rate at the end, its time
+        /// average and its lowest (CC_QP_RATE, sampled every 10 us).
+        #[arg(long, value_name = "on|off", num_args = 0..=1, default_value = "off",
+              default_missing_value = "on", value_parser = verbs::on_off("--dcqcn"))]
         dcqcn: bool,
         /// Local ACK timeout of the QPs: 4.096 us x 2^T, 0 = none (0..=31). Default: chosen from
         /// the run, at least 6 (262 us, 65 536 cycles at 250 MHz: far above the round trip of

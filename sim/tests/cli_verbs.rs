@@ -905,6 +905,19 @@ fn rate_limit_in_the_summary() {
             })
             .collect()
     };
+    // the NIC's own view (CC_QP_RATE): the limit at the end and all along, and no limit
+    // without one (the line rate, no samples taken)
+    for q in limited["qp_rates"].as_array().unwrap() {
+        assert_eq!(q["final_limited"], true, "{q}");
+        assert_eq!(q["final_mbps"], 1000, "{q}");
+        assert_eq!(q["min_mbps"], 1000, "{q}");
+        assert_eq!(q["mean_mbps"].as_f64(), Some(1000.0), "{q}");
+    }
+    for q in free["qp_rates"].as_array().unwrap() {
+        assert_eq!(q["final_limited"], false, "{q}");
+        assert_eq!(q["final_mbps"], free["line_mbps"], "{q}");
+        assert!(q["mean_mbps"].is_null(), "{q}");
+    }
     let (f, l) = (rates(&free), rates(&limited));
     assert_eq!(f.len(), 2);
     assert_eq!(l.len(), 2);
@@ -926,4 +939,55 @@ fn rate_limit_in_the_summary() {
         err.contains("--rate-limit") && err.contains("mbps"),
         "{err}"
     );
+}
+
+/// `--ecn-mark 0.01 --dcqcn on` (issue: "CNPs flow, rates fall and recover, every message
+/// verified"): a link that marks 1 % of ECN-capable frames CE, both NICs' reaction points on
+/// with the mlx5 defaults. Checked from the JSON: CNPs sent by both NICs and each handled at its
+/// peer; every QP's rate as the NIC reports it (`CC_QP_RATE`, sampled every 10 us) stays within
+/// the reaction point's range (`rpg_min_rate` 1 Mb/s .. the line rate) with its time average
+/// between its lowest sample and the line rate; at least one QP is cut below the line rate,
+/// and at least one ends above its lowest rate (the increase timer, 300 us, raised it again).
+#[test]
+fn dcqcn_on_a_marking_link_cuts_and_recovers_rates() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let v = verbs_json(&[
+        "--sizes",
+        "64K",
+        "--messages",
+        "40",
+        "--qps",
+        "2",
+        "--seed",
+        "3",
+        "--ecn-mark",
+        "0.01",
+        "--dcqcn",
+        "on",
+    ]);
+    assert_eq!(v["verified"], 40, "{v}");
+    assert_eq!(v["failed"], 0, "{v}");
+    let line = v["line_mbps"].as_u64().unwrap();
+    for (h, peer) in [("a", "b"), ("b", "a")] {
+        let sent = v["cnps"]["sent"][h].as_u64().unwrap();
+        assert!(sent > 0, "host {h} sent no CNP: {v}");
+        assert_eq!(v["cnps"]["received"][peer].as_u64().unwrap(), sent, "{v}");
+    }
+    let qps = v["qp_rates"].as_array().unwrap();
+    assert_eq!(qps.len(), 4);
+    let (mut cut, mut recovered) = (false, false);
+    for q in qps {
+        let min = q["min_mbps"].as_u64().unwrap();
+        let fin = q["final_mbps"].as_u64().unwrap();
+        let mean = q["mean_mbps"].as_f64().unwrap();
+        assert!((1..=line).contains(&min) && (1..=line).contains(&fin), "{q}");
+        assert!(min as f64 <= mean && mean <= line as f64, "{q}");
+        cut |= min < line;
+        recovered |= fin > min;
+    }
+    eprintln!("{}", serde_json::to_string(&v["qp_rates"]).unwrap());
+    assert!(cut, "no QP was cut: {qps:?}");
+    assert!(recovered, "no QP recovered from its lowest rate: {qps:?}");
 }

@@ -16,7 +16,7 @@
 //! * every message arrives intact in both cases.
 //!
 //! Needs verilator (`scripts/install-tools.sh`).
-use ferroce_driver::{DcqcnParams, Pmtu, Remote, RtsAttr, SendWr, WcStatus};
+use ferroce_driver::{DcqcnParams, Pmtu, QpRate, Remote, RtsAttr, SendWr, WcStatus};
 use ferroce_hdl::testbench::Rng;
 use ferroce_proto::host::regs;
 use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode};
@@ -62,6 +62,8 @@ struct Outcome {
     cnp_received: u64,
     cnp_disabled: u64,
     clock_khz: u32,
+    /// A's QP's rate as its NIC reports it (`CC_QP_RATE`) once the last message completed
+    rate_at_end: QpRate,
 }
 
 /// Posts the WRITEs in batches of at most `DEPTH` (the message slots), waits for them, checks
@@ -116,6 +118,7 @@ fn run(seed: u64, rp_qp: bool) -> Outcome {
         }
         done += n;
     }
+    let rate_at_end = a.device.qp_rate(a.qps[0].qpn()).unwrap();
     let f = frames(&h);
     let regs_a = a.device.registers();
     Outcome {
@@ -132,6 +135,7 @@ fn run(seed: u64, rp_qp: bool) -> Outcome {
         cnp_received: regs_a.read64(regs::CNT_CNP_RECEIVED_LO),
         cnp_disabled: regs_a.read64(regs::CNT_RP_CNP_DISABLED_LO),
         clock_khz: a.device.info().clock_khz,
+        rate_at_end,
     }
 }
 
@@ -178,7 +182,12 @@ fn cnps_cut_the_qp_to_the_floor_and_a_disabled_qp_is_not_cut() {
         "{r:.1} Mb/s at the floor of {FLOOR_MBPS}"
     );
 
+    // the NIC's register says the same: the QP is held at the floor (the last CNP came less
+    // than a rate-increase period, 300 us, before)
+    assert_eq!(on.rate_at_end, QpRate::Limited { mbps: FLOOR_MBPS });
+
     let off = run(5, false);
+    assert_eq!(off.rate_at_end, QpRate::Unlimited);
     assert!(off.cnps.len() >= 5);
     assert_eq!(off.cnp_disabled, off.cnp_received);
     assert_eq!(off.cnp_received, off.cnps.len() as u64);

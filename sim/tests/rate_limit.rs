@@ -3,7 +3,7 @@
 //! through the driver: the limited QP's RoCE payload leaves at its rate, measured from the
 //! frames' cycle stamps on the link (not from the shaper's state), while an unlimited QP beside
 //! it keeps the rest of the link (docs/CONGESTION.md).
-use ferroce_driver::{Error, Pmtu, Remote, RtsAttr, SendWr, WcStatus};
+use ferroce_driver::{Error, Pmtu, QpRate, Remote, RtsAttr, SendWr, WcStatus};
 use ferroce_hdl::testbench::Rng;
 use ferroce_proto::host::regs;
 use ferroce_proto::wire::{FrameBody, FrameRepr};
@@ -160,6 +160,12 @@ fn limited_beside_unlimited(mbps: u32, seed: u64) {
         excess <= (4096 + 1024) as f64,
         "a burst of {excess:.0} bytes beyond the rate"
     );
+    // the NIC's own view of the two QPs (CC_QP_RATE)
+    assert_eq!(
+        a.device.qp_rate(a.qps[0].qpn()).unwrap(),
+        QpRate::Limited { mbps }
+    );
+    assert_eq!(a.device.qp_rate(a.qps[1].qpn()).unwrap(), QpRate::Unlimited);
     let r1 = rate(&p1, 0, p1.len() - 1, clock_khz);
     // QP 0's share of the link during QP 1's span, from the frames (its initial burst
     // included): QP 1 keeps the rest, within 2 % (the requester's per-message work for QP 0)
@@ -325,6 +331,23 @@ fn rate_limit_arguments_out_of_range_are_typed_errors() {
             other => panic!("set_qp_rate_limit({qpn}, {mbps}): {other:?}"),
         }
     }
+    for qpn in [0, 1, info.num_qps] {
+        match d.qp_rate(qpn) {
+            Err(Error::InvalidArgument(m)) => assert!(m.contains("qpn"), "{m}"),
+            other => panic!("qp_rate({qpn}): {other:?}"),
+        }
+    }
+    // a limit reaches the shaper within a sweep of the feeder (each read takes a few cycles)
+    let settle = |qpn: u32, want: QpRate| {
+        let n = (0..400).position(|_| d.qp_rate(qpn).unwrap() == want);
+        assert!(n.is_some(), "QP {qpn} never read {want:?}");
+    };
     d.set_qp_rate_limit(2, info.line_rate_mbps).unwrap();
+    d.set_qp_rate_limit(3, 777).unwrap();
+    settle(2, QpRate::Limited { mbps: info.line_rate_mbps });
+    settle(3, QpRate::Limited { mbps: 777 });
+    assert_eq!(d.qp_rate(4).unwrap(), QpRate::Unlimited);
     d.set_qp_rate_limit(2, 0).unwrap();
+    settle(2, QpRate::Unlimited);
+    assert_eq!(d.qp_rate(3).unwrap(), QpRate::Limited { mbps: 777 });
 }

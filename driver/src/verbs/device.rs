@@ -11,7 +11,7 @@ use ferroce_proto::host::event::AsyncEvent;
 use ferroce_proto::host::mr::MrEntry;
 use ferroce_proto::host::qp::Pmtu;
 use ferroce_proto::host::regs::{
-    self, caps, cfg_status, id_misc, id_qp_limits, id_ring_limits, irq_status,
+    self, caps, cc_qp_rate, cfg_status, id_misc, id_qp_limits, id_ring_limits, irq_status,
 };
 use ferroce_proto::host::ring::{MAX_LOG2_CQ_ENTRIES, MAX_LOG2_WQE_STRIDE, MAX_LOG2_WQ_ENTRIES};
 use ferroce_proto::host::{Version, HOST_INTERFACE_VERSION};
@@ -406,6 +406,35 @@ impl Device {
         Ok(())
     }
 
+    /// The rate QP `qpn` may send at now (`CC_QP_SELECT`, `CC_QP_RATE`): the rate shaper's
+    /// limit, which is the DCQCN reaction point's current rate Rc or the static limit
+    /// ([`Device::set_qp_rate_limit`]), whichever is lower; [`QpRate::Unlimited`] when the QP
+    /// holds no limit (line rate). Read live from the shaper: a rate the reaction point
+    /// changes reaches it within a sweep of the rate feeder (about 1 us, docs/CONGESTION.md).
+    pub fn qp_rate(&self, qpn: u32) -> Result<QpRate> {
+        let info = &self.inner.info;
+        if qpn < 2 || qpn >= info.num_qps {
+            return Err(Error::InvalidArgument(
+                "qp_rate: qpn is not one of the device's QPNs (2 .. ID_NUM_QPS - 1)",
+            ));
+        }
+        let r = &self.inner.regs;
+        r.write(regs::CC_QP_SELECT, qpn);
+        // the word names its QPN: the select reaches the shaper a few cycles after the write
+        let mut word = 0;
+        r.wait_until("CC_QP_RATE to follow CC_QP_SELECT", self.inner.options.command_timeout, |r| {
+            word = r.read(regs::CC_QP_RATE);
+            cc_qp_rate::QPN.get(word) == qpn
+        })?;
+        Ok(if cc_qp_rate::LIMITED.get(word) != 0 {
+            QpRate::Limited {
+                mbps: cc_qp_rate::MBPS.get(word),
+            }
+        } else {
+            QpRate::Unlimited
+        })
+    }
+
     /// Set the DCQCN parameters (mlx5 names, [`DcqcnParams`]); every value is checked first and
     /// nothing is written if one is out of range ([`Error::InvalidArgument`] names it).
     pub fn set_dcqcn_params(&self, p: &DcqcnParams) -> Result<()> {
@@ -478,6 +507,25 @@ impl Device {
     /// Allocate DMA memory from this device's backend (zeroed, IOVA aligned to `align`).
     pub fn alloc_dma(&self, len: usize, align: usize) -> Result<crate::DmaBuffer> {
         self.inner.backend().alloc_dma(len, align)
+    }
+}
+
+/// What [`Device::qp_rate`] reads: the rate a QP's packets may leave at now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QpRate {
+    /// No limit: the QP sends at line rate.
+    Unlimited,
+    /// The rate shaper holds the QP at `mbps` Mb/s of RoCE payload.
+    Limited { mbps: u32 },
+}
+
+impl QpRate {
+    /// The rate in Mb/s, `line_mbps` when unlimited.
+    pub fn mbps_or(self, line_mbps: u32) -> u32 {
+        match self {
+            QpRate::Unlimited => line_mbps,
+            QpRate::Limited { mbps } => mbps,
+        }
     }
 }
 

@@ -28,7 +28,7 @@ mod wr;
 
 pub use cq::CompletionQueue;
 pub use dcqcn::DcqcnParams;
-pub use device::{Device, DeviceInfo, DeviceOptions, PfcPriorityCounters};
+pub use device::{Device, DeviceInfo, DeviceOptions, PfcPriorityCounters, QpRate};
 pub use pd::{MemoryRegion, ProtectionDomain};
 pub use qp::{QpCapabilities, QpInitAttr, QueuePair, RtrAttr, RtsAttr};
 pub use wr::{

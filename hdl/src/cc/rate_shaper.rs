@@ -43,7 +43,9 @@
 //! * `q_qpn` -> `q_limited`, `q_eligible` (combinational): the gate's question. An unlimited QP
 //!   reads limited 0, eligible 1.
 //! * `rd_qpn` -> `rd_limited`, `rd_mbps` (combinational): a second read port for the rate
-//!   feeder and status (the slot's rate in Mb/s as written).
+//!   feeder (the slot's rate in Mb/s as written).
+//! * `st_qpn` -> `st_limited`, `st_mbps` (combinational): the same for the host's status
+//!   register `CC_QP_RATE` (a third port, so the feeder's sweep never waits for the host).
 //! * `charge_valid`, `charge_qpn`, `charge_bytes`: a start; debits the QP's slot (ignored for
 //!   an unlimited QP). Counts above 2^31 - 1 saturate there.
 //! * `slots_in_use`, `slot_exhausted`.
@@ -98,6 +100,10 @@ pub struct RateShaper {
     pub rd_qpn: Signal<In, Bits<SH_QPN_W>>,
     pub rd_limited: Signal<Out, Bit>,
     pub rd_mbps: Signal<Out, Bits<MBPS_W>>,
+    // ---- status read port (CC_QP_RATE)
+    pub st_qpn: Signal<In, Bits<SH_QPN_W>>,
+    pub st_limited: Signal<Out, Bit>,
+    pub st_mbps: Signal<Out, Bits<MBPS_W>>,
     // ---- starts
     pub charge_valid: Signal<In, Bit>,
     pub charge_qpn: Signal<In, Bits<SH_QPN_W>>,
@@ -157,6 +163,9 @@ impl Default for RateShaper {
             rd_qpn: Default::default(),
             rd_limited: Default::default(),
             rd_mbps: Default::default(),
+            st_qpn: Default::default(),
+            st_limited: Default::default(),
+            st_mbps: Default::default(),
             charge_valid: Default::default(),
             charge_qpn: Default::default(),
             charge_bytes: Default::default(),
@@ -223,6 +232,8 @@ impl Logic for RateShaper {
         self.q_eligible.next = true;
         self.rd_limited.next = false;
         self.rd_mbps.next = 0.into();
+        self.st_limited.next = false;
+        self.st_mbps.next = 0.into();
         self.seen_free.next = false;
         for i in 0..SHAPER_SLOTS {
             self.set_hit[i].next = false;
@@ -287,6 +298,10 @@ impl Logic for RateShaper {
             if self.s_valid[i].q.val() & (self.s_qpn[i].q.val() == self.rd_qpn.val()) {
                 self.rd_limited.next = true;
                 self.rd_mbps.next = self.s_mbps[i].q.val();
+            }
+            if self.s_valid[i].q.val() & (self.s_qpn[i].q.val() == self.st_qpn.val()) {
+                self.st_limited.next = true;
+                self.st_mbps.next = self.s_mbps[i].q.val();
             }
         }
 

@@ -60,6 +60,8 @@ pub struct CsrBlock<const QA: usize, const CA: usize, const MA: usize> {
     pub dp_reset: Signal<Out, Bit>,
     pub link_up: Signal<In, Bit>,
     pub fatal_set: Signal<In, Bit>,
+    /// `CC_QP_RATE`'s word (the rate shaper's limit of the QP in `CC_QP_SELECT`)
+    pub cc_qp_rate_now: Signal<In, Bits<32>>,
     // ---- configuration, interrupts, async events ----
     pub cfg_control: Signal<Out, Bits<32>>,
     pub cfg_udp_sport: Signal<Out, Bits<32>>,
@@ -256,6 +258,7 @@ impl<const QA: usize, const CA: usize, const MA: usize> CsrBlock<QA, CA, MA> {
             s_axil_rready: Default::default(),
             dp_reset: Default::default(),
             link_up: Default::default(),
+            cc_qp_rate_now: Default::default(),
             fatal_set: Default::default(),
             cfg_control: Default::default(),
             cfg_udp_sport: Default::default(),
@@ -535,6 +538,7 @@ impl<const QA: usize, const CA: usize, const MA: usize> Logic for CsrBlock<QA, C
 
         // ---------------- pass-through ports ----------------
         self.glob.link_up.next = self.link_up.val();
+        self.glob.cc_qp_rate_now.next = self.cc_qp_rate_now.val();
         self.glob.fatal_set.next = self.fatal_set.val();
         self.cfg_control.next = self.glob.cfg_control.val();
         self.cfg_udp_sport.next = self.glob.cfg_udp_sport.val();

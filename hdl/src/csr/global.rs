@@ -100,6 +100,9 @@ pub struct CsrGlobal {
     pub fatal_set: Signal<In, Bit>,
     /// Pulse: a command window finished (IRQ_STATUS.CMD_DONE).
     pub cmd_done: Signal<In, Bit>,
+    /// `CC_QP_RATE`'s word: the rate shaper's limit of the QP in `CC_QP_SELECT` (registered by
+    /// the NIC top)
+    pub cc_qp_rate_now: Signal<In, Bits<32>>,
     // ---- configuration outputs ----
     pub cfg_control: Signal<Out, Bits<32>>,
     pub cfg_udp_sport: Signal<Out, Bits<32>>,
@@ -200,6 +203,7 @@ pub struct CsrGlobal {
     c_a_event_info: Constant<Addr>,
     c_a_event_pop: Constant<Addr>,
     c_a_event_lost: Constant<Addr>,
+    c_a_qp_rate: Constant<Addr>,
     c_a_mac_hi: Constant<Addr>,
     c_a_rate_limit: Constant<Addr>,
     c_a_qp_dcqcn: Constant<Addr>,
@@ -280,6 +284,7 @@ impl CsrGlobal {
             link_up: Default::default(),
             fatal_set: Default::default(),
             cmd_done: Default::default(),
+            cc_qp_rate_now: Default::default(),
             cfg_control: Default::default(),
             cfg_udp_sport: Default::default(),
             cfg_traffic: Default::default(),
@@ -365,6 +370,7 @@ impl CsrGlobal {
             c_a_event_info: addr_const(regs::ASYNC_EVENT_INFO),
             c_a_event_pop: addr_const(regs::ASYNC_EVENT_POP),
             c_a_event_lost: addr_const(regs::ASYNC_EVENT_LOST),
+            c_a_qp_rate: addr_const(regs::CC_QP_RATE),
             c_a_mac_hi: addr_const(regs::CFG_MAC_HI),
             c_a_rate_limit: addr_const(regs::CC_QP_RATE_LIMIT),
             c_a_qp_dcqcn: addr_const(regs::CC_QP_DCQCN),
@@ -598,6 +604,9 @@ impl Logic for CsrGlobal {
             }
             if self.raddr.val() == self.c_a_event_lost.val() {
                 self.rdata.next = self.lost.q.val();
+            }
+            if self.raddr.val() == self.c_a_qp_rate.val() {
+                self.rdata.next = self.cc_qp_rate_now.val();
             }
             for n in 0..GID_ENTRIES {
                 for k in 0..4 {

@@ -77,6 +77,13 @@ pub const SHAPER_BURST: u64 = 4096;
 // The kernel slices CC_QP_SELECT at 8 bits (the QPN) and CC_QP_RATE_LIMIT at 20 (Mb/s).
 const _: () = assert!(crate::cc::rate_shaper::SH_QPN_W == NIC_QA);
 const _: () = assert!(crate::cc::rate_shaper::MBPS_W == 20);
+// CC_QP_RATE: the shaper's Mb/s in its low bits, then the QPN, then LIMITED.
+const _: () = assert!(
+    regs::cc_qp_rate::MBPS.lsb == 0
+        && regs::cc_qp_rate::MBPS.width as usize == 20
+        && regs::cc_qp_rate::QPN.lsb == 20
+        && regs::cc_qp_rate::QPN.width as usize >= NIC_QA
+);
 /// Number of CSR counters (`cnt_inc` width).
 pub const NIC_COUNTERS: usize = regs::NUM_COUNTERS as usize;
 
@@ -241,6 +248,9 @@ pub struct NicTop {
     feeder: RateFeeder,
     /// a CC_QP_DCQCN write waits for the reaction point's `qp_en_ready`
     dq_pend: DFF<Bit>,
+    /// CC_QP_RATE's word: the shaper's status port for the QP in CC_QP_SELECT, registered
+    qp_rate_now: DFF<Bits<32>>,
+    c_rate_limited: Constant<Bits<32>>,
     /// the reaction point's counters one cycle ago (a change is one event)
     rp_seen: [DFF<Bits<32>>; 4],
     /// the shaper's Mb/s -> bytes-per-cycle factor for the build's clock, and its burst
@@ -484,6 +494,8 @@ impl Default for NicTop {
             rp: Default::default(),
             feeder: Default::default(),
             dq_pend: Default::default(),
+            qp_rate_now: Default::default(),
+            c_rate_limited: Constant::new((regs::cc_qp_rate::LIMITED.mask() as u64).into()),
             rp_seen: Default::default(),
             c_sh_factor: Constant::new(
                 (shaper_factor(crate::csr::CsrParams::default().clock_khz)
@@ -581,7 +593,7 @@ impl Default for NicTop {
 impl Logic for NicTop {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, draining, ev_half, pay_req, dq_pend);
+        dff_setup!(self, clock, draining, ev_half, pay_req, dq_pend, qp_rate_now);
         for i in 0..4 {
             self.rp_seen[i].clock.next = self.clock.val();
             self.rp_seen[i].d.next = self.rp_seen[i].q.val();
@@ -955,6 +967,16 @@ impl Logic for NicTop {
         self.feeder.sh_rd_limited.next = self.shaper.rd_limited.val();
         self.feeder.sh_rd_mbps.next = self.shaper.rd_mbps.val();
         self.shaper.q_qpn.next = self.req.sh_qpn.val();
+        // CC_QP_RATE: what the shaper holds for the QP the host selected
+        self.shaper.st_qpn.next = self.csr.cc_qp_select.val().get_bits::<8>(0);
+        self.qp_rate_now.d.next = bit_cast::<32, 20>(self.shaper.st_mbps.val())
+            | (bit_cast::<32, 8>(self.shaper.st_qpn.val()) << 20);
+        if self.shaper.st_limited.val() {
+            self.qp_rate_now.d.next = bit_cast::<32, 20>(self.shaper.st_mbps.val())
+                | (bit_cast::<32, 8>(self.shaper.st_qpn.val()) << 20)
+                | self.c_rate_limited.val();
+        }
+        self.csr.cc_qp_rate_now.next = self.qp_rate_now.q.val();
         self.req.sh_wait.next = self.shaper.q_limited.val() & !self.shaper.q_eligible.val();
         self.shaper.charge_valid.next = self.req.sh_charge.val();
         self.shaper.charge_qpn.next = self.req.sh_charge_qpn.val();

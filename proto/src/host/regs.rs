@@ -253,9 +253,10 @@ register_map! {
     CC_RP_FLAGS = 0x234, RW = 2, "0 clamp_tgt_rate; 1 clamp_tgt_rate_after_time_inc (default 2 = bit 1 set).";
     CC_RP_FIRST_CNP_RATE = 0x238, RW, "DCQCN Rc and Rt in Mb/s set on the first CNP, at most the cap; 0 = the cap: line rate, or CC_RP_MAX_RATE if lower (rate_to_set_on_first_cnp, 0).";
     CC_NP_CNP_INTERVAL = 0x23C, RW = 4, "DCQCN NP minimum time between CNPs per QP in us, 32 bits; 0 = a CNP for every CE-marked packet (min_time_between_cnps, 4).";
-    CC_QP_SELECT = 0x240, RW, "7:0 the QPN that a write of CC_QP_RATE_LIMIT or CC_QP_DCQCN applies to.";
+    CC_QP_SELECT = 0x240, RW, "7:0 the QPN that a write of CC_QP_RATE_LIMIT or CC_QP_DCQCN applies to, and whose rate CC_QP_RATE reads.";
     CC_QP_RATE_LIMIT = 0x244, RW, "19:0 static rate limit in Mb/s of the QP in CC_QP_SELECT, applied by the write (ibv_modify_qp_rate_limit); 0 = none (line rate). Counts RoCE payload bytes; reads the last value written.";
     CC_QP_DCQCN = 0x248, RW, "0 DCQCN reaction point enabled for the QP in CC_QP_SELECT, applied by the write (0 at power-up; CFG_RESET does not clear it); with CFG_CONTROL.DCQCN_RP_ENABLE a CNP for an enabled QP gives it a rate limiter. Reads the last value written.";
+    CC_QP_RATE = 0x24C, RO, "The rate the shaper holds now for the QP in CC_QP_SELECT, read live: 19:0 Mb/s of RoCE payload (the DCQCN reaction point's Rc or the static limit, whichever is lower, as the rate feeder last wrote it); 29:20 the QPN this word is for (the select takes a few cycles to reach the shaper: a reader compares it with its QPN); 30 LIMITED: the QP holds a shaper slot (clear: no limit, line rate, and 19:0 reads 0).";
 
     // ---- interrupts and asynchronous events (0x300) ----
     IRQ_STATUS = 0x300, W1C, "Control-interrupt causes: 0 ASYNC (event queued); 1 FATAL; 2 CMD_DONE (a command window finished).";
@@ -670,6 +671,17 @@ pub mod cfg_ack_coalesce {
     use crate::host::Field;
     /// At least one ACK every this many executed packets of a QP (1: every packet; 0: no count).
     pub const EVERY: Field = Field::new(0, 8);
+}
+
+/// [`CC_QP_RATE`] fields.
+pub mod cc_qp_rate {
+    use crate::host::Field;
+    /// The QP's current limit in Mb/s (0 when not limited).
+    pub const MBPS: Field = Field::new(0, 20);
+    /// The QPN the word describes (CC_QP_SELECT's, a few cycles after its write).
+    pub const QPN: Field = Field::new(20, 10);
+    /// The QP holds a rate-shaper slot.
+    pub const LIMITED: Field = Field::new(30, 1);
 }
 
 pub mod cc_rp_flags {

@@ -42,7 +42,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use ferroce_driver::backend::Backend;
-use ferroce_driver::DcqcnParams;
+use ferroce_driver::{DcqcnParams, QpRate};
 use ferroce_driver::{
     CompletionQueue, Device, MemoryRegion, ProtectionDomain, QpCapabilities, QpInitAttr, QueuePair,
     RtrAttr, RtsAttr,
@@ -310,6 +310,15 @@ fn check_at_most(name: &str, v: u8, max: u8) -> Result<u8, CliError> {
     }
 }
 
+/// Parse an `on|off` option (`name` as on the command line).
+pub fn on_off(name: &'static str) -> impl Fn(&str) -> Result<bool, String> + Clone {
+    move |v| match v {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("{name} takes on or off, not '{v}'")),
+    }
+}
+
 /// Parse a rate option (`name` as on the command line): a fraction between 0 and 1.
 pub fn parse_fraction(name: &str, s: &str) -> Result<f64, CliError> {
     let v: f64 = s.trim().parse().map_err(|_| {
@@ -376,6 +385,9 @@ pub struct VerbsReport {
     pub failed: u64,
     pub completions: u64,
     pub cycles: u64,
+    /// The rate an unlimited QP sends at in Mb/s: its link's (a fabric's host links) or the
+    /// NIC's line rate (`ID_LINE_RATE`).
+    pub line_mbps: u32,
     pub bytes: u64,
     pub frames: [u64; 2],
     pub packets: [u64; 2],
@@ -445,6 +457,12 @@ pub struct HostCounts {
     pub pfc_prio: ferroce_driver::PfcPriorityCounters,
     /// Its QPs' QPNs.
     pub qpns: Vec<u32>,
+    /// Per QP, its rate (`CC_QP_RATE`, [`Device::qp_rate`]) sampled every
+    /// [`RATE_SAMPLE_CYCLES`] while DCQCN or a rate limit is on: (cycle since the start, Mb/s,
+    /// an unlimited QP at the line rate). The last sample is the one at the end.
+    pub rate_samples: Vec<Vec<(u64, u32)>>,
+    /// Per QP, its rate at the end of the run.
+    pub final_rate: Vec<QpRate>,
     /// What its NIC's ID_CAPS says it has: PFC pauses honoured on transmit, the DCQCN
     /// reaction point, the notification point.
     pub has_pfc: bool,
@@ -1216,6 +1234,24 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
                     .map_err(|e| CliError(format!("--rate-limit {}: {e}", link.rate_limit)))?;
             }
         }
+        // the limits reach the shaper within a sweep of its feeder (about 1 us): start the
+        // traffic once every QP reads its limit, or once two sweeps have passed (a QP beyond the
+        // shaper's 16 slots stays unlimited, counted by the NIC)
+        let t0 = lock(&pair).cycles();
+        while lock(&pair).cycles() - t0 < 2 * RATE_SWEEP_CYCLES {
+            let mut all = true;
+            for h in &hosts {
+                for q in &h.qps {
+                    let r = h.device.qp_rate(q.qpn()).map_err(cli("reading CC_QP_RATE"))?;
+                    all &= r == QpRate::Limited {
+                        mbps: link.rate_limit,
+                    };
+                }
+            }
+            if all {
+                break;
+            }
+        }
     }
     // the link's faults (opening and connecting went through registers only, not the link)
     lock(&pair).set_faults(link.faults(args.seed));
@@ -1250,6 +1286,20 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
         ..VerbsReport::default()
     };
     let one_way = hooks.one_way;
+    report.line_mbps = hooks
+        .link_mbps
+        .unwrap_or(hosts[0].device.info().line_rate_mbps);
+    // the QPs' rates, sampled through CC_QP_RATE while something can change them: a static
+    // limit, or a NIC's reaction point on (`CFG_CONTROL.DCQCN_RP_ENABLE`, however it was set).
+    // The reads take the host loop a few cycles each; other runs are not touched.
+    let sample_rates = link.rate_limit > 0
+        || hosts.iter().any(|h| {
+            h.device.registers().read(regs::CFG_CONTROL) & regs::cfg_control::DCQCN_RP_ENABLE
+                != 0
+        });
+    let mut rate_samples: Vec<Vec<Vec<(u64, u32)>>> =
+        hosts.iter().map(|h| vec![Vec::new(); h.qps.len()]).collect();
+    let mut next_rate_sample = start;
     // in flight per (sender side, QP), and receives expected per (receiver side, QP)
     let queues = || -> Vec<Vec<VecDeque<InFlight>>> {
         (0..n)
@@ -1599,6 +1649,15 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
             }
             p.cycles()
         };
+        if sample_rates && now >= next_rate_sample {
+            for (h, log) in hosts.iter().zip(rate_samples.iter_mut()) {
+                for (q, l) in h.qps.iter().zip(log.iter_mut()) {
+                    let r = h.device.qp_rate(q.qpn()).map_err(cli("reading CC_QP_RATE"))?;
+                    l.push((now - start, r.mbps_or(report.line_mbps)));
+                }
+            }
+            next_rate_sample = now + RATE_SAMPLE_CYCLES;
+        }
         if now >= next_progress {
             if let Some(f) = hooks.progress.as_mut() {
                 f(now - start, &report);
@@ -1706,8 +1765,16 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
     drop(p);
     // the NICs' counters through the driver (register reads step the pair: after the cycle
     // count above)
-    for (side, h) in hosts.iter().enumerate() {
+    for (side, (h, mut log)) in hosts.iter().zip(rate_samples).enumerate() {
         let c = &mut report.per_host[side];
+        for (q, l) in h.qps.iter().zip(log.iter_mut()) {
+            let r = h.device.qp_rate(q.qpn()).map_err(cli("reading CC_QP_RATE"))?;
+            c.final_rate.push(r);
+            if sample_rates {
+                l.push((report.cycles, r.mbps_or(report.line_mbps)));
+            }
+        }
+        c.rate_samples = log;
         c.retransmitted = h.device.counter(regs::CNT_RETRANSMIT_LO);
         c.timeouts = h.device.counter(regs::CNT_ACK_TIMEOUT_LO);
         c.retry_exceeded = h.device.counter(regs::CNT_RETRY_EXCEEDED_LO);
@@ -1828,9 +1895,34 @@ pub fn enable_qp_dcqcn<H: NicHardware + Send + 'static>(h: &Host<H>) -> Result<(
     Ok(())
 }
 
+/// A sweep of the NIC's rate feeder over its 256 QPs (`ferroce_hdl::cc::RateFeeder`): a rate
+/// written reaches the shaper within it, plus a few cycles per rate it writes.
+pub const RATE_SWEEP_CYCLES: u64 = 512;
+
+/// The interval of the QPs' rate samples ([`HostCounts::rate_samples`]): 10 us.
+pub const RATE_SAMPLE_CYCLES: u64 = PAIR_CLOCK_HZ / 100_000;
+
+/// The time average of a rate sampled at `samples` (cycle, Mb/s), each value held until the
+/// next sample, from the first sample to the last; `None` with fewer than two samples.
+pub fn time_averaged_mbps(samples: &[(u64, u32)]) -> Option<f64> {
+    let (first, last) = (samples.first()?.0, samples.last()?.0);
+    if last <= first {
+        return None;
+    }
+    let sum: f64 = samples
+        .windows(2)
+        .map(|w| w[0].1 as f64 * (w[1].0 - w[0].0) as f64)
+        .sum();
+    Some(sum / (last - first) as f64)
+}
+
 /// Per QP of each sending host: its configured rate limit (`--rate-limit`, null when none) and
 /// the rate its messages moved, in Mb/s of payload: the bytes of its verified messages over the
-/// cycles from the posting of its first message to its last completion (null without one).
+/// cycles from the posting of its first message to its last completion (null without one);
+/// the rate the NIC holds it at when the run ends (`final_mbps`, the line rate when
+/// `final_limited` is false, from `CC_QP_RATE`), and that rate's time average over the run
+/// (`mean_mbps`, from samples every 10 us; null when neither DCQCN nor a limit was on) and
+/// its lowest sample (`min_mbps`).
 pub fn qp_rates_json(r: &VerbsReport, rate_limit: u32, qps: usize) -> serde_json::Value {
     let mut out = Vec::new();
     for side in 0..2 {
@@ -1850,12 +1942,17 @@ pub fn qp_rates_json(r: &VerbsReport, rate_limit: u32, qps: usize) -> serde_json
                 }
                 _ => None,
             };
+            let host = r.per_host.get(side);
             out.push(json!({
                 "host": (["a", "b"][side]),
                 "qp": qp,
                 "qpn": r.qpns[side].get(qp),
                 "configured_mbps": (rate_limit > 0).then_some(rate_limit),
                 "measured_mbps": measured,
+                "final_mbps": host.and_then(|h| h.final_rate.get(qp)).map(|f| f.mbps_or(r.line_mbps)),
+                "final_limited": host.and_then(|h| h.final_rate.get(qp)).map(|f| matches!(f, QpRate::Limited { .. })),
+                "mean_mbps": host.and_then(|h| h.rate_samples.get(qp)).and_then(|s| time_averaged_mbps(s)),
+                "min_mbps": host.and_then(|h| h.rate_samples.get(qp)).and_then(|s| s.iter().map(|x| x.1).min()),
             }));
         }
     }
@@ -1907,6 +2004,7 @@ pub fn run(
                     "retry_cnt": link.retry_cnt,
                     "rnr_retry": link.rnr_retry,
                 },
+                "line_mbps": r.line_mbps,
                 "qp_rates": qp_rates_json(&r, link.rate_limit, args.qps),
                 "errors": r.errors,
             })
