@@ -420,6 +420,13 @@ fn measure(sc: &Scenario, out: &mut run::Outcome, dcqcn: bool) -> Result<Value, 
                 "ack_timeouts": c.timeouts,
                 "cnps_received": c.cnp_received,
                 "dcqcn_rate_cuts": c.rp_rate_cuts,
+                // its (first) QP's rate as its NIC reports it (CC_QP_RATE, sampled every 10 us while
+                // DCQCN is on): at the end, averaged over the convergence window, lowest
+                "rate_final_mbps": c.final_rate.first().map(|f| f.mbps_or(r.line_mbps)),
+                "rate_converged_mbps": c.rate_samples.first().and_then(|s| {
+                    verbs::time_averaged_mbps_in(s, t_conv / PS_PER_CYCLE, t_end / PS_PER_CYCLE)
+                }),
+                "rate_min_mbps": c.rate_samples.first().and_then(|s| s.iter().map(|x| x.1).min()),
                 "pfc_frames_received": f.host_stats(out.ids[sc.ferroce[s]]).rx_pfc,
             })
         })

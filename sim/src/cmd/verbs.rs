@@ -458,7 +458,7 @@ pub struct HostCounts {
     /// Its QPs' QPNs.
     pub qpns: Vec<u32>,
     /// Per QP, its rate (`CC_QP_RATE`, [`Device::qp_rate`]) sampled every
-    /// [`RATE_SAMPLE_CYCLES`] while DCQCN or a rate limit is on: (cycle since the start, Mb/s,
+    /// [`RATE_SAMPLE_CYCLES`] while DCQCN or a rate limit is on: (cycle, as the records', Mb/s,
     /// an unlimited QP at the line rate). The last sample is the one at the end.
     pub rate_samples: Vec<Vec<(u64, u32)>>,
     /// Per QP, its rate at the end of the run.
@@ -1653,7 +1653,7 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
             for (h, log) in hosts.iter().zip(rate_samples.iter_mut()) {
                 for (q, l) in h.qps.iter().zip(log.iter_mut()) {
                     let r = h.device.qp_rate(q.qpn()).map_err(cli("reading CC_QP_RATE"))?;
-                    l.push((now - start, r.mbps_or(report.line_mbps)));
+                    l.push((now, r.mbps_or(report.line_mbps)));
                 }
             }
             next_rate_sample = now + RATE_SAMPLE_CYCLES;
@@ -1771,7 +1771,7 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
             let r = h.device.qp_rate(q.qpn()).map_err(cli("reading CC_QP_RATE"))?;
             c.final_rate.push(r);
             if sample_rates {
-                l.push((report.cycles, r.mbps_or(report.line_mbps)));
+                l.push((start + report.cycles, r.mbps_or(report.line_mbps)));
             }
         }
         c.rate_samples = log;
@@ -1905,15 +1905,25 @@ pub const RATE_SAMPLE_CYCLES: u64 = PAIR_CLOCK_HZ / 100_000;
 /// The time average of a rate sampled at `samples` (cycle, Mb/s), each value held until the
 /// next sample, from the first sample to the last; `None` with fewer than two samples.
 pub fn time_averaged_mbps(samples: &[(u64, u32)]) -> Option<f64> {
-    let (first, last) = (samples.first()?.0, samples.last()?.0);
-    if last <= first {
+    time_averaged_mbps_in(samples, samples.first()?.0, samples.last()?.0)
+}
+
+/// The same over the cycles `from..to` only (within the samples' span); `None` if that is
+/// empty.
+pub fn time_averaged_mbps_in(samples: &[(u64, u32)], from: u64, to: u64) -> Option<f64> {
+    let from = from.max(samples.first()?.0);
+    let to = to.min(samples.last()?.0);
+    if to <= from {
         return None;
     }
     let sum: f64 = samples
         .windows(2)
-        .map(|w| w[0].1 as f64 * (w[1].0 - w[0].0) as f64)
+        .map(|w| {
+            let (a, b) = (w[0].0.max(from), w[1].0.min(to));
+            w[0].1 as f64 * b.saturating_sub(a) as f64
+        })
         .sum();
-    Some(sum / (last - first) as f64)
+    Some(sum / (to - from) as f64)
 }
 
 /// Per QP of each sending host: its configured rate limit (`--rate-limit`, null when none) and
