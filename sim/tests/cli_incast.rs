@@ -153,6 +153,13 @@ fn pfc_off_drops_where_pfc_on_pauses() {
 
 #[test]
 fn bad_arguments_exit_2_naming_the_argument() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let bad_key = dir.join("incast-bad-key.json");
+    std::fs::write(&bad_key, r#"{"rpg_bogus": 1}"#).unwrap();
+    let bad_key = bad_key.display().to_string();
+    let bad_value = dir.join("incast-bad-value.json");
+    std::fs::write(&bad_value, r#"{"rpg_ai_rate": -5}"#).unwrap();
+    let bad_value = bad_value.display().to_string();
     for (args, word) in [
         (vec!["--senders", "0"], "--senders"),
         (vec!["--senders", "17"], "--senders"),
@@ -167,6 +174,12 @@ fn bad_arguments_exit_2_naming_the_argument() {
         (vec!["--duration", "0"], "--duration"),
         (vec!["--engine", "spice"], "--engine"),
         (vec!["--senders", "x"], "--senders"),
+        (
+            vec!["--dcqcn-params", "no-such-file.json"],
+            "--dcqcn-params",
+        ),
+        (vec!["--dcqcn-params", &bad_key], "rpg_bogus"),
+        (vec!["--dcqcn-params", &bad_value], "rpg_ai_rate"),
     ] {
         let mut all = vec!["incast"];
         all.extend(args.iter().copied());
@@ -179,12 +192,17 @@ fn bad_arguments_exit_2_naming_the_argument() {
 
 /// `--dcqcn on`: the senders' reaction points answer the receiver's CNPs with rate cuts (the
 /// NICs' `CNT_RP_RATE_CUTS`), and every message still arrives; with `--dcqcn off` the same
-/// incast makes no cut.
+/// incast makes no cut. `--dcqcn-params` reaches the NICs: with `rpg_min_rate` 4000 every
+/// sender's rate as its NIC reports it (`CC_QP_RATE`) stays between that floor and the
+/// link's 10 Gb/s (the cap `rpg_max_rate` the run gives the NICs), and is cut below the link.
 #[test]
 fn dcqcn_on_cuts_the_senders_rates() {
     let args = ["--senders", "2", "--size", "64K", "--messages", "8"];
+    let params = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("incast-floor.json");
+    std::fs::write(&params, r#"{"rpg_min_rate": 4000}"#).unwrap();
+    let params = params.display().to_string();
     let mut on = args.to_vec();
-    on.extend_from_slice(&["--dcqcn", "on"]);
+    on.extend_from_slice(&["--dcqcn", "on", "--dcqcn-params", &params]);
     let s = incast(&on);
     sane(&s, 2, 10.0);
     assert_eq!(s["nic_dcqcn_rp"], true);
@@ -206,8 +224,17 @@ fn dcqcn_on_cuts_the_senders_rates() {
     );
     assert!(cnps.iter().all(|&c| c > 0), "{s}");
     assert!(cuts.iter().all(|&c| c > 0), "{s}");
+    for x in s["senders"].as_array().unwrap() {
+        let min = x["rate_min_mbps"].as_u64().unwrap();
+        let fin = x["rate_final_mbps"].as_u64().unwrap();
+        assert!((4000..10_000).contains(&min), "{x}");
+        assert!((4000..=10_000).contains(&fin), "{x}");
+    }
     let off = incast(&args);
     for x in off["senders"].as_array().unwrap() {
         assert_eq!(x["dcqcn_rate_cuts"], 0, "{off}");
+        // no limiter: the link's rate, never sampled (the reaction point is off)
+        assert_eq!(x["rate_final_mbps"], 10_000, "{x}");
+        assert!(x["rate_min_mbps"].is_null(), "{x}");
     }
 }

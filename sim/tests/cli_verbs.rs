@@ -982,7 +982,10 @@ fn dcqcn_on_a_marking_link_cuts_and_recovers_rates() {
         let min = q["min_mbps"].as_u64().unwrap();
         let fin = q["final_mbps"].as_u64().unwrap();
         let mean = q["mean_mbps"].as_f64().unwrap();
-        assert!((1..=line).contains(&min) && (1..=line).contains(&fin), "{q}");
+        assert!(
+            (1..=line).contains(&min) && (1..=line).contains(&fin),
+            "{q}"
+        );
         assert!(min as f64 <= mean && mean <= line as f64, "{q}");
         cut |= min < line;
         recovered |= fin > min;

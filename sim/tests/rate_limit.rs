@@ -344,7 +344,12 @@ fn rate_limit_arguments_out_of_range_are_typed_errors() {
     };
     d.set_qp_rate_limit(2, info.line_rate_mbps).unwrap();
     d.set_qp_rate_limit(3, 777).unwrap();
-    settle(2, QpRate::Limited { mbps: info.line_rate_mbps });
+    settle(
+        2,
+        QpRate::Limited {
+            mbps: info.line_rate_mbps,
+        },
+    );
     settle(3, QpRate::Limited { mbps: 777 });
     assert_eq!(d.qp_rate(4).unwrap(), QpRate::Unlimited);
     d.set_qp_rate_limit(2, 0).unwrap();

@@ -422,10 +422,14 @@ impl Device {
         r.write(regs::CC_QP_SELECT, qpn);
         // the word names its QPN: the select reaches the shaper a few cycles after the write
         let mut word = 0;
-        r.wait_until("CC_QP_RATE to follow CC_QP_SELECT", self.inner.options.command_timeout, |r| {
-            word = r.read(regs::CC_QP_RATE);
-            cc_qp_rate::QPN.get(word) == qpn
-        })?;
+        r.wait_until(
+            "CC_QP_RATE to follow CC_QP_SELECT",
+            self.inner.options.command_timeout,
+            |r| {
+                word = r.read(regs::CC_QP_RATE);
+                cc_qp_rate::QPN.get(word) == qpn
+            },
+        )?;
         Ok(if cc_qp_rate::LIMITED.get(word) != 0 {
             QpRate::Limited {
                 mbps: cc_qp_rate::MBPS.get(word),

@@ -593,7 +593,15 @@ impl Default for NicTop {
 impl Logic for NicTop {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, draining, ev_half, pay_req, dq_pend, qp_rate_now);
+        dff_setup!(
+            self,
+            clock,
+            draining,
+            ev_half,
+            pay_req,
+            dq_pend,
+            qp_rate_now
+        );
         for i in 0..4 {
             self.rp_seen[i].clock.next = self.clock.val();
             self.rp_seen[i].d.next = self.rp_seen[i].q.val();

@@ -293,6 +293,7 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
         shells: Vec::new(),
         // the NICs learn their links' rate (PFC quanta, the DCQCN reaction point's cap)
         link_mbps: Some((args.host_gbps * 1000) as u32),
+        dcqcn_params: None,
     };
     if !args.json {
         println!(

@@ -56,6 +56,11 @@ pub struct IncastArgs {
     /// The NICs' DCQCN reaction point (rate cuts on CNPs): on or off.
     #[arg(long, default_value = "off")]
     pub dcqcn: String,
+    /// The NICs' DCQCN parameters: a JSON file of mlx5 names (`rpg_time_reset`,
+    /// `rpg_ai_rate`, `min_time_between_cnps`, ...; docs/CONGESTION.md); absent names keep
+    /// mlx5's defaults, `rpg_max_rate` is capped at the link's rate.
+    #[arg(long, value_name = "FILE")]
+    pub dcqcn_params: Option<PathBuf>,
     /// The switch's PFC on priority 3 (XOFF 256 KB, XON 128 KB, headroom 128 KB): on or off.
     #[arg(long, default_value = "on")]
     pub pfc: String,
@@ -286,11 +291,21 @@ pub fn run(a: &IncastArgs) -> Result<ExitCode, CliError> {
         (false, true) => Some(verbs::enable_pfc),
         (false, false) => None,
     };
-    let mut out = run::execute(&sc, &rargs, setup)?;
+    let params = match &a.dcqcn_params {
+        Some(p) => {
+            let what = format!("--dcqcn-params {}", p.display());
+            let text = std::fs::read_to_string(p).map_err(|e| CliError(format!("{what}: {e}")))?;
+            Some(verbs::parse_dcqcn_params(&text, &what)?)
+        }
+        None => None,
+    };
+    let mut out = run::execute(&sc, &rargs, setup, params)?;
     let incast = measure(&sc, &mut out, dcqcn)?;
     for (k, v) in incast.as_object().expect("an object") {
         out.summary[k] = v.clone();
     }
+    out.summary["dcqcn_params_file"] =
+        json!(a.dcqcn_params.as_ref().map(|p| p.display().to_string()));
     if let Some(dir) = &a.out {
         let p = dir.join("summary.json");
         std::fs::write(

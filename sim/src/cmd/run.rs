@@ -223,7 +223,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, CliError> {
         println!("  the file is good (--check: nothing run)");
         return Ok(ExitCode::SUCCESS);
     }
-    let out = execute(&sc, args, None)?;
+    let out = execute(&sc, args, None, None)?;
     let summary = out.summary;
     if args.json {
         println!("{summary}");
@@ -255,7 +255,14 @@ pub struct Outcome {
 /// its fabric, put its ferroce hosts on it as whole NICs on `args.engine`, run every workload
 /// through the verbs API, write the outputs `args.out` asks for, summarise. `setup` is called
 /// on every NIC's device once it is open.
-pub fn execute(sc: &Scenario, args: &RunArgs, setup: Option<Setup>) -> Result<Outcome, CliError> {
+/// Run a scenario; `setup` is called on every NIC's device once open, `dcqcn_params` (if any)
+/// are the NICs' DCQCN parameters (mlx5 names; `rpg_max_rate` capped at the host link's rate).
+pub fn execute(
+    sc: &Scenario,
+    args: &RunArgs,
+    setup: Option<Setup>,
+    dcqcn_params: Option<ferroce_driver::DcqcnParams>,
+) -> Result<Outcome, CliError> {
     let engine = super::engine_and_vcd(&args.engine, args.vcd.as_ref())?;
     let (built, ids, sports) = build(sc)?;
     if !args.json {
@@ -274,7 +281,15 @@ pub fn execute(sc: &Scenario, args: &RunArgs, setup: Option<Setup>) -> Result<Ou
             fabric,
             nics: sc.ferroce.iter().map(|i| ids[*i]).collect(),
         }));
-        let report = run_nics(sc, engine, args.json, args.vcd.as_ref(), &shared, setup)?;
+        let report = run_nics(
+            sc,
+            engine,
+            args.json,
+            args.vcd.as_ref(),
+            &shared,
+            setup,
+            dcqcn_params,
+        )?;
         let fabric = std::mem::take(&mut fabric_net::lock(&shared).fabric);
         (Some(report), fabric)
     };
@@ -307,6 +322,7 @@ fn run_nics(
     vcd: Option<&crate::vcd::VcdWindow>,
     shared: &SharedFabric,
     setup: Option<Setup>,
+    dcqcn_params: Option<ferroce_driver::DcqcnParams>,
 ) -> Result<VerbsReport, CliError> {
     let vargs = VerbsArgs {
         ops: vec!["write".into()],
@@ -351,6 +367,7 @@ fn run_nics(
         shells: Vec::new(),
         // the NICs learn their links' rate (PFC quanta, the DCQCN reaction point's cap)
         link_mbps: Some((sc.host_link.rate_bps / 1_000_000) as u32),
+        dcqcn_params,
     };
     let plan = Plan {
         messages: sc.plan.clone(),

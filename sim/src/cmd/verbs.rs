@@ -42,11 +42,11 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use ferroce_driver::backend::Backend;
-use ferroce_driver::{DcqcnParams, QpRate};
 use ferroce_driver::{
     CompletionQueue, Device, MemoryRegion, ProtectionDomain, QpCapabilities, QpInitAttr, QueuePair,
     RtrAttr, RtsAttr,
 };
+use ferroce_driver::{DcqcnParams, QpRate};
 use ferroce_driver::{RecvWr, Remote, SendWr, WcOpcode, WcStatus};
 use ferroce_hdl::testbench::Rng;
 use ferroce_proto::host::config::{Gid, GidEntry, PfcConfig};
@@ -519,6 +519,9 @@ pub struct RunHooks {
     /// driver would at link-up ([`tell_link_rate`]); `None` leaves the reset values (a link at
     /// the NIC's `ID_LINE_RATE`).
     pub link_mbps: Option<u32>,
+    /// The NICs' DCQCN parameters, written after the link rate (its `rpg_max_rate` capped at
+    /// `link_mbps`); `None` keeps the reset values (mlx5's defaults).
+    pub dcqcn_params: Option<DcqcnParams>,
 }
 
 impl Default for RunHooks {
@@ -534,6 +537,7 @@ impl Default for RunHooks {
             shells: Vec::new(),
             setup: None,
             link_mbps: None,
+            dcqcn_params: None,
         }
     }
 }
@@ -1220,6 +1224,18 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
             tell_link_rate(&h.device, mbps)?;
         }
     }
+    if let Some(mut p) = hooks.dcqcn_params {
+        if let Some(mbps) = hooks.link_mbps {
+            if p.rpg_max_rate == 0 || p.rpg_max_rate > mbps {
+                p.rpg_max_rate = mbps;
+            }
+        }
+        for h in &hosts {
+            h.device
+                .set_dcqcn_params(&p)
+                .map_err(|e| CliError(format!("DCQCN parameters: {e}")))?;
+        }
+    }
     for h in &hosts {
         if link.dcqcn {
             enable_dcqcn(&h.device)?;
@@ -1242,10 +1258,14 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
             let mut all = true;
             for h in &hosts {
                 for q in &h.qps {
-                    let r = h.device.qp_rate(q.qpn()).map_err(cli("reading CC_QP_RATE"))?;
-                    all &= r == QpRate::Limited {
-                        mbps: link.rate_limit,
-                    };
+                    let r = h
+                        .device
+                        .qp_rate(q.qpn())
+                        .map_err(cli("reading CC_QP_RATE"))?;
+                    all &= r
+                        == QpRate::Limited {
+                            mbps: link.rate_limit,
+                        };
                 }
             }
             if all {
@@ -1294,11 +1314,12 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
     // The reads take the host loop a few cycles each; other runs are not touched.
     let sample_rates = link.rate_limit > 0
         || hosts.iter().any(|h| {
-            h.device.registers().read(regs::CFG_CONTROL) & regs::cfg_control::DCQCN_RP_ENABLE
-                != 0
+            h.device.registers().read(regs::CFG_CONTROL) & regs::cfg_control::DCQCN_RP_ENABLE != 0
         });
-    let mut rate_samples: Vec<Vec<Vec<(u64, u32)>>> =
-        hosts.iter().map(|h| vec![Vec::new(); h.qps.len()]).collect();
+    let mut rate_samples: Vec<Vec<Vec<(u64, u32)>>> = hosts
+        .iter()
+        .map(|h| vec![Vec::new(); h.qps.len()])
+        .collect();
     let mut next_rate_sample = start;
     // in flight per (sender side, QP), and receives expected per (receiver side, QP)
     let queues = || -> Vec<Vec<VecDeque<InFlight>>> {
@@ -1652,7 +1673,10 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
         if sample_rates && now >= next_rate_sample {
             for (h, log) in hosts.iter().zip(rate_samples.iter_mut()) {
                 for (q, l) in h.qps.iter().zip(log.iter_mut()) {
-                    let r = h.device.qp_rate(q.qpn()).map_err(cli("reading CC_QP_RATE"))?;
+                    let r = h
+                        .device
+                        .qp_rate(q.qpn())
+                        .map_err(cli("reading CC_QP_RATE"))?;
                     l.push((now, r.mbps_or(report.line_mbps)));
                 }
             }
@@ -1768,7 +1792,10 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
     for (side, (h, mut log)) in hosts.iter().zip(rate_samples).enumerate() {
         let c = &mut report.per_host[side];
         for (q, l) in h.qps.iter().zip(log.iter_mut()) {
-            let r = h.device.qp_rate(q.qpn()).map_err(cli("reading CC_QP_RATE"))?;
+            let r = h
+                .device
+                .qp_rate(q.qpn())
+                .map_err(cli("reading CC_QP_RATE"))?;
             c.final_rate.push(r);
             if sample_rates {
                 l.push((start + report.cycles, r.mbps_or(report.line_mbps)));
@@ -1827,6 +1854,61 @@ fn link_json(s: &LinkStats) -> serde_json::Value {
         "delivered": s.delivered,
         "in_flight": s.in_flight,
     })
+}
+
+/// DCQCN parameters from a JSON object of mlx5 names (the fields of [`DcqcnParams`], e.g.
+/// `{"rpg_time_reset": 55, "rpg_ai_rate": 40}`); absent names keep mlx5's defaults. `what`
+/// names the source in errors; an unknown name or a value of the wrong type is an error naming
+/// it (ranges are checked when the parameters are written, [`Device::set_dcqcn_params`]).
+pub fn parse_dcqcn_params(text: &str, what: &str) -> Result<DcqcnParams, CliError> {
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| CliError(format!("{what}: not JSON: {e}")))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| CliError(format!("{what}: not a JSON object")))?;
+    let mut p = DcqcnParams::default();
+    for (k, val) in obj {
+        let num = || {
+            val.as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| CliError(format!("{what}: '{k}' must be a whole number, got {val}")))
+        };
+        let flag = || match val {
+            serde_json::Value::Bool(b) => Ok(*b),
+            serde_json::Value::Number(n) if n.as_u64() == Some(0) => Ok(false),
+            serde_json::Value::Number(n) if n.as_u64() == Some(1) => Ok(true),
+            _ => Err(CliError(format!(
+                "{what}: '{k}' must be true or false, got {val}"
+            ))),
+        };
+        match k.as_str() {
+            "rpg_time_reset" => p.rpg_time_reset = num()?,
+            "rpg_byte_reset" => p.rpg_byte_reset = num()?,
+            "rpg_threshold" => p.rpg_threshold = num()?,
+            "rpg_max_rate" => p.rpg_max_rate = num()?,
+            "rpg_ai_rate" => p.rpg_ai_rate = num()?,
+            "rpg_hai_rate" => p.rpg_hai_rate = num()?,
+            "rpg_gd" => p.rpg_gd = num()?,
+            "rpg_min_dec_fac" => p.rpg_min_dec_fac = num()?,
+            "rpg_min_rate" => p.rpg_min_rate = num()?,
+            "rate_to_set_on_first_cnp" => p.rate_to_set_on_first_cnp = num()?,
+            "dce_tcp_g" => p.dce_tcp_g = num()?,
+            "dce_tcp_rtt" => p.dce_tcp_rtt = num()?,
+            "rate_reduce_monitor_period" => p.rate_reduce_monitor_period = num()?,
+            "initial_alpha_value" => p.initial_alpha_value = num()?,
+            "clamp_tgt_rate" => p.clamp_tgt_rate = flag()?,
+            "clamp_tgt_rate_after_time_inc" => p.clamp_tgt_rate_after_time_inc = flag()?,
+            "min_time_between_cnps" => p.min_time_between_cnps = num()?,
+            "cnp_dscp" => p.cnp_dscp = num()?,
+            "cnp_802p_prio" => p.cnp_802p_prio = num()?,
+            _ => {
+                return Err(CliError(format!(
+                    "{what}: '{k}' is not a DCQCN parameter (mlx5 names: rpg_time_reset, rpg_byte_reset, rpg_threshold, rpg_max_rate, rpg_ai_rate, rpg_hai_rate, rpg_gd, rpg_min_dec_fac, rpg_min_rate, rate_to_set_on_first_cnp, dce_tcp_g, dce_tcp_rtt, rate_reduce_monitor_period, initial_alpha_value, clamp_tgt_rate, clamp_tgt_rate_after_time_inc, min_time_between_cnps, cnp_dscp, cnp_802p_prio)"
+                )))
+            }
+        }
+    }
+    Ok(p)
 }
 
 /// Switch the NIC's DCQCN reaction point on through the driver (`CFG_CONTROL.DCQCN_RP_ENABLE`);
