@@ -60,7 +60,12 @@ fn run_random<S: Stepper<RateShaper>>(b: &mut S, seed: u64, cycles: u64) {
             let q = qps[rng.range(0, qps.len() - 1)];
             if m.query(q).1 {
                 let n = if rng.percent(1) {
-                    (1u64 << 31) + rng.range(0, 1000) as u64
+                    // beyond the largest charge: saturates
+                    if rng.percent(50) {
+                        (1u64 << 31) + rng.range(0, 1000) as u64
+                    } else {
+                        65_536 + rng.range(0, 100_000) as u64
+                    }
                 } else {
                     rng.range(64, 9000) as u64
                 };
@@ -111,7 +116,7 @@ fn run_random<S: Stepper<RateShaper>>(b: &mut S, seed: u64, cycles: u64) {
         assert_eq!(u.set_ready.val(), pending.is_none(), "cycle {c}: set_ready");
         if let Some((q, mbps)) = offer {
             if u.set_ready.val() {
-                pending = Some((q, mbps, c + 2));
+                pending = Some((q, mbps, c + 3));
                 offer = None;
                 writes += 1;
             }
