@@ -70,7 +70,7 @@ fn beat_err(r: &RdReq, i: usize) -> bool {
         return true;
     }
     let words = words_of(r.addr, r.len);
-    let last_word = (i + (r.addr % 8 != 0) as usize).min(words - 1);
+    let last_word = (i + (!r.addr.is_multiple_of(8)) as usize).min(words - 1);
     r.bad_word.is_some_and(|b| b <= last_word)
 }
 
