@@ -22,6 +22,9 @@ use ferroce_hdl::testbench::{Bench, Rng, Stepper};
 use ferroce_testkit::{require_tool, synth_ecp5_block, ECP5_CELLS};
 use std::collections::VecDeque;
 
+mod dma_common;
+use dma_common::NicDriver;
+
 /// The memory window: 16 pages at a high address (so all 64 address bits matter).
 const BASE: u64 = 0x0000_7F3A_5000_0000;
 const PAGES: usize = 16;
@@ -234,27 +237,10 @@ impl Slave {
     }
 }
 
-struct RdReq {
-    addr: u64,
-    len: usize,
-    tag: u8,
-}
-
-/// The NIC side: requests to issue, responses and completions expected.
+/// The NIC side: the shared DMA-port driver, and the checks that depend on this shell (the
+/// faulty pages, the memory).
 struct Nic {
-    rd_todo: VecDeque<RdReq>,
-    rd_shown: bool,
-    rd_expect: VecDeque<(RdReq, bool)>,
-    rd_bytes: Vec<u8>,
-    rd_errs: Vec<bool>,
-    rd_tag: Option<u8>,
-    held_rsp: Option<(u64, u64, bool, u64, bool)>,
-    wr_todo: VecDeque<(RdReq, Vec<u8>)>,
-    wr_shown: bool,
-    /// data beats of every write not yet sent, in request order: (data, keep, last)
-    wr_beats: VecDeque<(u64, u64, bool)>,
-    wr_beat_shown: bool,
-    wr_expect: VecDeque<(u8, bool)>,
+    drv: NicDriver,
     /// the reference memory
     refmem: Vec<u8>,
     reads_checked: u64,
@@ -265,138 +251,51 @@ struct Nic {
 
 impl Nic {
     fn drive(&mut self, u: &mut DmaAxi4Bridge, rng: &mut Rng, k: Knobs) {
-        if !self.rd_shown && !self.rd_todo.is_empty() {
-            self.rd_shown = rng.percent(k.nic_valid);
-        }
-        let r = self.rd_todo.front();
-        u.dma.rd.req_valid.next = self.rd_shown;
-        u.dma.rd.req_addr.next = r.map_or(0, |r| r.addr).into();
-        u.dma.rd.req_len.next = (r.map_or(0, |r| r.len) as u64).into();
-        u.dma.rd.req_tag.next = (r.map_or(0, |r| r.tag) as u64).into();
-        u.dma.rd.rsp.ready.next = rng.percent(k.nic_ready);
-        if !self.wr_shown && !self.wr_todo.is_empty() {
-            self.wr_shown = rng.percent(k.nic_valid);
-        }
-        let w = self.wr_todo.front().map(|(r, _)| r);
-        u.dma.wr.req_valid.next = self.wr_shown;
-        u.dma.wr.req_addr.next = w.map_or(0, |r| r.addr).into();
-        u.dma.wr.req_len.next = (w.map_or(0, |r| r.len) as u64).into();
-        u.dma.wr.req_tag.next = (w.map_or(0, |r| r.tag) as u64).into();
-        // write data may be presented before its request is taken (docs/DMA.md 4)
-        if !self.wr_beat_shown && !self.wr_beats.is_empty() {
-            self.wr_beat_shown = rng.percent(k.nic_valid);
-        }
-        let b = self.wr_beats.front().copied().unwrap_or((0, 0, false));
-        u.dma.wr.data.valid.next = self.wr_beat_shown;
-        u.dma.wr.data.data.next = b.0.into();
-        u.dma.wr.data.keep.next = b.1.into();
-        u.dma.wr.data.last.next = b.2;
+        self.drv.drive(&mut u.dma, rng, k.nic_valid, k.nic_ready);
     }
 
     fn sample(&mut self, u: &DmaAxi4Bridge) {
-        if u.dma.rd.req_valid.val() && u.dma.rd.req_ready.val() {
-            let r = self.rd_todo.pop_front().unwrap();
-            let e = bad(r.addr, r.len);
-            self.rd_expect.push_back((r, e));
-            self.rd_shown = false;
-        }
-        let rsp = &u.dma.rd.rsp;
-        let now = (
-            rsp.data.val().to_u64(),
-            rsp.keep.val().to_u64(),
-            rsp.last.val(),
-            u.dma.rd.rsp_tag.val().to_u64(),
-            u.dma.rd.rsp_error.val(),
-        );
-        if let Some(h) = self.held_rsp.take() {
-            assert!(
-                rsp.valid.val() && now == h,
-                "response beat withdrawn or changed"
-            );
-        }
-        if rsp.valid.val() && !rsp.ready.val() {
-            self.held_rsp = Some(now);
-        }
-        if rsp.valid.val() && rsp.ready.val() {
-            let (req, err) = self
-                .rd_expect
-                .front()
-                .expect("a response beat without a request");
-            let (data, keep, last, tag, e) = now;
-            assert_eq!(tag, req.tag as u64, "rsp_tag");
-            assert!(self.rd_tag.is_none_or(|t| t as u64 == tag));
-            self.rd_tag = Some(tag as u8);
-            let n = (keep as u8).leading_ones() as usize;
-            assert!(n >= 1 && keep == (0xFF00u64 >> n) & 0xFF, "keep {keep:#x}");
-            assert!(last || n == 8, "short beat before last");
-            for i in 0..n {
-                self.rd_bytes.push((data >> (56 - 8 * i)) as u8);
+        let s = self.drv.sample(&u.dma);
+        if let Some((req, bytes, errs)) = s.read {
+            if bad(req.addr, req.len) {
+                assert!(
+                    *errs.last().unwrap(),
+                    "rsp_error missing at {:#x}",
+                    req.addr
+                );
+                // once set it stays set to the end of the response
+                let first = errs.iter().position(|&x| x).unwrap();
+                assert!(errs[first..].iter().all(|&x| x));
+                self.read_errors += 1;
+            } else {
+                assert!(errs.iter().all(|&x| !x), "spurious rsp_error");
+                let a = (req.addr - BASE) as usize;
+                assert!(
+                    bytes == self.refmem[a..a + req.len],
+                    "read {:#x}+{} differs from memory",
+                    req.addr,
+                    req.len
+                );
             }
-            self.rd_errs.push(e);
-            assert!(
-                self.rd_bytes.len() <= req.len,
-                "response longer than {} bytes",
-                req.len
-            );
-            if last {
-                assert_eq!(self.rd_bytes.len(), req.len, "response length");
-                let (req, err) = (req, *err);
-                if err {
-                    assert!(
-                        *self.rd_errs.last().unwrap(),
-                        "rsp_error missing at {:#x}",
-                        req.addr
-                    );
-                    // once set it stays set to the end of the response
-                    let first = self.rd_errs.iter().position(|&x| x).unwrap();
-                    assert!(self.rd_errs[first..].iter().all(|&x| x));
-                    self.read_errors += 1;
-                } else {
-                    assert!(self.rd_errs.iter().all(|&x| !x), "spurious rsp_error");
-                    let a = (req.addr - BASE) as usize;
-                    assert!(
-                        self.rd_bytes == self.refmem[a..a + req.len],
-                        "read {:#x}+{} differs from memory",
-                        req.addr,
-                        req.len
-                    );
-                }
-                self.reads_checked += 1;
-                self.rd_bytes.clear();
-                self.rd_errs.clear();
-                self.rd_tag = None;
-                self.rd_expect.pop_front();
-            }
+            self.reads_checked += 1;
         }
-        if u.dma.wr.req_valid.val() && u.dma.wr.req_ready.val() {
-            let (r, data) = self.wr_todo.pop_front().unwrap();
+        if let Some((r, data)) = s.wr_accepted {
             let a = (r.addr - BASE) as usize;
             for (i, x) in data.iter().enumerate() {
                 if !page_bad(r.addr + i as u64) {
                     self.refmem[a + i] = *x;
                 }
             }
-            self.wr_expect.push_back((r.tag, bad(r.addr, r.len)));
-            self.wr_shown = false;
         }
-        if u.dma.wr.data.valid.val() && u.dma.wr.data.ready.val() {
-            self.wr_beats.pop_front();
-            self.wr_beat_shown = false;
-        }
-        if u.dma.wr.done_valid.val() {
-            let (tag, err) = self.wr_expect.pop_front().expect("done without a write");
-            assert_eq!(u.dma.wr.done_tag.val().to_u64(), tag as u64, "done_tag");
-            assert_eq!(u.dma.wr.done_error.val(), err, "done_error (tag {tag})");
+        if let Some((r, err)) = s.done {
+            assert_eq!(err, bad(r.addr, r.len), "done_error (tag {})", r.tag);
             self.writes_done += 1;
             self.write_errors += err as u64;
         }
     }
 
     fn idle(&self) -> bool {
-        self.rd_todo.is_empty()
-            && self.rd_expect.is_empty()
-            && self.wr_todo.is_empty()
-            && self.wr_expect.is_empty()
+        self.drv.idle()
     }
 }
 
@@ -461,18 +360,7 @@ fn session<S: Stepper<DmaAxi4Bridge>>(
         page_end_bursts: 0,
     };
     let mut nic = Nic {
-        rd_todo: VecDeque::new(),
-        rd_shown: false,
-        rd_expect: VecDeque::new(),
-        rd_bytes: vec![],
-        rd_errs: vec![],
-        rd_tag: None,
-        held_rsp: None,
-        wr_todo: VecDeque::new(),
-        wr_shown: false,
-        wr_beats: VecDeque::new(),
-        wr_beat_shown: false,
-        wr_expect: VecDeque::new(),
+        drv: NicDriver::default(),
         refmem: mem,
         reads_checked: 0,
         read_errors: 0,
@@ -492,23 +380,14 @@ fn session<S: Stepper<DmaAxi4Bridge>>(
             ones += (len == 1) as u64;
             crossing += ((addr % 4096) as usize + len > 4096) as u64;
             let tag = rng.next_u64() as u8;
-            nic.rd_todo.push_back(RdReq { addr, len, tag });
+            nic.drv.push_read(addr, len, tag);
             if phase == 0 {
                 let (addr, len) = random_req(&mut rng, WRITE_PAGES, max_len);
                 ones += (len == 1) as u64;
                 crossing += ((addr % 4096) as usize + len > 4096) as u64;
                 let data = rng.bytes(len);
-                let nb = len.div_ceil(8);
-                for (i, c) in data.chunks(8).enumerate() {
-                    let mut d = 0u64;
-                    for (j, x) in c.iter().enumerate() {
-                        d |= (*x as u64) << (56 - 8 * j);
-                    }
-                    let keep = (0xFF00u64 >> c.len()) & 0xFF;
-                    nic.wr_beats.push_back((d, keep, i + 1 == nb));
-                }
                 let tag = rng.next_u64() as u8;
-                nic.wr_todo.push_back((RdReq { addr, len, tag }, data));
+                nic.drv.push_write(addr, data, tag);
             }
         }
         let mut guard = 0u64;
@@ -524,8 +403,8 @@ fn session<S: Stepper<DmaAxi4Bridge>>(
             assert!(
                 guard < 4_000_000,
                 "stuck: {} reads, {} writes left",
-                nic.rd_expect.len() + nic.rd_todo.len(),
-                nic.wr_expect.len() + nic.wr_todo.len()
+                nic.drv.rd_expect.len() + nic.drv.rd_todo.len(),
+                nic.drv.wr_expect.len() + nic.drv.wr_todo.len()
             );
         }
         assert!(slave.reads.is_empty() && slave.bs.is_empty() && slave.ws.is_empty());

@@ -22,6 +22,9 @@ use ferroce_hdl::testbench::{Bench, Rng, Stepper};
 use ferroce_testkit::{synth_ecp5_block, ECP5_CELLS};
 use std::collections::VecDeque;
 
+mod dma_common;
+use dma_common::NicDriver;
+
 /// The bench's memory: 8 KiB (AW = 10) at a high IOVA, so all 64 address bits matter.
 const AW: usize = 10;
 type Mem = OnChipHostMemory<AW>;
@@ -40,26 +43,11 @@ struct Knobs {
     host_ready: u32,
 }
 
-struct Req {
-    addr: u64,
-    len: usize,
-    tag: u8,
-}
-
-/// The NIC side of the DMA port.
+/// The NIC side of the DMA port: the shared driver, and the checks that depend on this shell
+/// (the window, the model memory).
 #[derive(Default)]
 struct Nic {
-    rd_todo: VecDeque<Req>,
-    rd_shown: bool,
-    rd_expect: VecDeque<Req>,
-    rd_bytes: Vec<u8>,
-    rd_errs: Vec<bool>,
-    held_rsp: Option<(u64, u64, bool, u64, bool)>,
-    wr_todo: VecDeque<(Req, Vec<u8>)>,
-    wr_shown: bool,
-    wr_beats: VecDeque<(u64, u64, bool)>,
-    wr_beat_shown: bool,
-    wr_expect: VecDeque<(u8, bool)>,
+    drv: NicDriver,
     reads: u64,
     read_errors: u64,
     writes: u64,
@@ -68,143 +56,47 @@ struct Nic {
 
 impl Nic {
     fn push_write(&mut self, addr: u64, data: Vec<u8>, tag: u8) {
-        let nb = data.len().div_ceil(8);
-        for (i, c) in data.chunks(8).enumerate() {
-            let mut d = 0u64;
-            for (j, x) in c.iter().enumerate() {
-                d |= (*x as u64) << (56 - 8 * j);
-            }
-            self.wr_beats
-                .push_back((d, (0xFF00u64 >> c.len()) & 0xFF, i + 1 == nb));
-        }
-        let len = data.len();
-        self.wr_todo.push_back((Req { addr, len, tag }, data));
+        self.drv.push_write(addr, data, tag);
     }
 
     fn drive(&mut self, u: &mut Mem, rng: &mut Rng, k: Knobs) {
-        if !self.rd_shown && !self.rd_todo.is_empty() {
-            self.rd_shown = rng.percent(k.nic_valid);
-        }
-        let r = self.rd_todo.front();
-        u.dma.rd.req_valid.next = self.rd_shown;
-        u.dma.rd.req_addr.next = r.map_or(0, |r| r.addr).into();
-        u.dma.rd.req_len.next = (r.map_or(0, |r| r.len) as u64).into();
-        u.dma.rd.req_tag.next = (r.map_or(0, |r| r.tag) as u64).into();
-        u.dma.rd.rsp.ready.next = rng.percent(k.nic_ready);
-        if !self.wr_shown && !self.wr_todo.is_empty() {
-            self.wr_shown = rng.percent(k.nic_valid);
-        }
-        let w = self.wr_todo.front().map(|(r, _)| r);
-        u.dma.wr.req_valid.next = self.wr_shown;
-        u.dma.wr.req_addr.next = w.map_or(0, |r| r.addr).into();
-        u.dma.wr.req_len.next = (w.map_or(0, |r| r.len) as u64).into();
-        u.dma.wr.req_tag.next = (w.map_or(0, |r| r.tag) as u64).into();
-        // write data may be presented before its request is taken (docs/DMA.md 4)
-        if !self.wr_beat_shown && !self.wr_beats.is_empty() {
-            self.wr_beat_shown = rng.percent(k.nic_valid);
-        }
-        let b = self.wr_beats.front().copied().unwrap_or((0, 0, false));
-        u.dma.wr.data.valid.next = self.wr_beat_shown;
-        u.dma.wr.data.data.next = b.0.into();
-        u.dma.wr.data.keep.next = b.1.into();
-        u.dma.wr.data.last.next = b.2;
+        self.drv.drive(&mut u.dma, rng, k.nic_valid, k.nic_ready);
     }
 
     fn sample(&mut self, u: &Mem, refmem: &mut [u8]) {
-        if u.dma.rd.req_valid.val() && u.dma.rd.req_ready.val() {
-            let r = self.rd_todo.pop_front().unwrap();
-            self.rd_expect.push_back(r);
-            self.rd_shown = false;
-        }
-        let rsp = &u.dma.rd.rsp;
-        let now = (
-            rsp.data.val().to_u64(),
-            rsp.keep.val().to_u64(),
-            rsp.last.val(),
-            u.dma.rd.rsp_tag.val().to_u64(),
-            u.dma.rd.rsp_error.val(),
-        );
-        if let Some(h) = self.held_rsp.take() {
-            assert!(
-                rsp.valid.val() && now == h,
-                "response beat withdrawn or changed"
-            );
-        }
-        if rsp.valid.val() && !rsp.ready.val() {
-            self.held_rsp = Some(now);
-        }
-        if rsp.valid.val() && rsp.ready.val() {
-            let req = self
-                .rd_expect
-                .front()
-                .expect("a response beat without a request");
-            let (data, keep, last, tag, e) = now;
-            assert_eq!(tag, req.tag as u64, "rsp_tag");
-            let n = (keep as u8).leading_ones() as usize;
-            assert!(n >= 1 && keep == (0xFF00u64 >> n) & 0xFF, "keep {keep:#x}");
-            assert!(last || n == 8, "short beat before last");
-            for i in 0..n {
-                self.rd_bytes.push((data >> (56 - 8 * i)) as u8);
+        let s = self.drv.sample(&u.dma);
+        if let Some((req, bytes, errs)) = s.read {
+            if outside(req.addr, req.len) {
+                assert!(errs.iter().all(|&x| x), "rsp_error missing");
+                assert!(bytes.iter().all(|&x| x == 0), "errored data not zero");
+                self.read_errors += 1;
+            } else {
+                assert!(errs.iter().all(|&x| !x), "spurious rsp_error");
+                let a = (req.addr - BASE) as usize;
+                assert!(
+                    bytes == refmem[a..a + req.len],
+                    "read {:#x}+{} differs from the model",
+                    req.addr,
+                    req.len
+                );
             }
-            self.rd_errs.push(e);
-            assert!(
-                self.rd_bytes.len() <= req.len,
-                "response longer than {}",
-                req.len
-            );
-            if last {
-                assert_eq!(self.rd_bytes.len(), req.len, "response length");
-                if outside(req.addr, req.len) {
-                    assert!(self.rd_errs.iter().all(|&x| x), "rsp_error missing");
-                    assert!(
-                        self.rd_bytes.iter().all(|&x| x == 0),
-                        "errored data not zero"
-                    );
-                    self.read_errors += 1;
-                } else {
-                    assert!(self.rd_errs.iter().all(|&x| !x), "spurious rsp_error");
-                    let a = (req.addr - BASE) as usize;
-                    assert!(
-                        self.rd_bytes == refmem[a..a + req.len],
-                        "read {:#x}+{} differs from the model",
-                        req.addr,
-                        req.len
-                    );
-                }
-                self.reads += 1;
-                self.rd_bytes.clear();
-                self.rd_errs.clear();
-                self.rd_expect.pop_front();
-            }
+            self.reads += 1;
         }
-        if u.dma.wr.req_valid.val() && u.dma.wr.req_ready.val() {
-            let (r, data) = self.wr_todo.pop_front().unwrap();
-            let bad = outside(r.addr, r.len);
-            if !bad {
+        if let Some((r, data)) = s.wr_accepted {
+            if !outside(r.addr, r.len) {
                 let a = (r.addr - BASE) as usize;
                 refmem[a..a + r.len].copy_from_slice(&data);
             }
-            self.wr_expect.push_back((r.tag, bad));
-            self.wr_shown = false;
         }
-        if u.dma.wr.data.valid.val() && u.dma.wr.data.ready.val() {
-            self.wr_beats.pop_front();
-            self.wr_beat_shown = false;
-        }
-        if u.dma.wr.done_valid.val() {
-            let (tag, err) = self.wr_expect.pop_front().expect("done without a write");
-            assert_eq!(u.dma.wr.done_tag.val().to_u64(), tag as u64, "done_tag");
-            assert_eq!(u.dma.wr.done_error.val(), err, "done_error (tag {tag})");
+        if let Some((r, err)) = s.done {
+            assert_eq!(err, outside(r.addr, r.len), "done_error (tag {})", r.tag);
             self.writes += 1;
             self.write_errors += err as u64;
         }
     }
 
     fn idle(&self) -> bool {
-        self.rd_todo.is_empty()
-            && self.rd_expect.is_empty()
-            && self.wr_todo.is_empty()
-            && self.wr_expect.is_empty()
+        self.drv.idle()
     }
 }
 
@@ -474,7 +366,7 @@ fn session<S: Stepper<Mem>>(b: &mut S, seed: u64, n: usize) -> Stats {
         let bad = rng.percent(10);
         let (addr, len) = random_req(&mut rng, 0, q2, bad);
         let tag = rng.next_u64() as u8;
-        nic.rd_todo.push_back(Req { addr, len, tag });
+        nic.drv.push_read(addr, len, tag);
         let bad = rng.percent(10);
         let (addr, len) = random_req(&mut rng, q2, q3, bad);
         let tag = rng.next_u64() as u8;
@@ -487,11 +379,7 @@ fn session<S: Stepper<Mem>>(b: &mut S, seed: u64, n: usize) -> Stats {
     while off < SIZE {
         let len = random_len(&mut rng, 1500).min(SIZE - off);
         let tag = rng.next_u64() as u8;
-        nic.rd_todo.push_back(Req {
-            addr: BASE + off as u64,
-            len,
-            tag,
-        });
+        nic.drv.push_read(BASE + off as u64, len, tag);
         off += len;
     }
     for _ in 0..n {
@@ -593,7 +481,7 @@ fn one_word_per_cycle() {
         let wr_cycles = b.cycles();
         // read it back
         let c0 = b.cycles();
-        nic.rd_todo.push_back(Req { addr, len, tag: 2 });
+        nic.drv.push_read(addr, len, 2);
         run(&mut b, &mut rng, all, &mut nic, &mut host, &mut refmem);
         let rd_cycles = b.cycles() - c0;
         eprintln!("offset {off}: {len}-byte write in {wr_cycles} cycles, read in {rd_cycles} cycles ({beats} beats)");

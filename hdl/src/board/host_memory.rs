@@ -13,11 +13,11 @@
 //! # DMA port (`dma`, the shell side, docs/DMA.md)
 //! * Reads of any address and length: one RAM word per cycle, realigned to the ferroce stream
 //!   (the byte at `req_addr` in the MSB of the first beat, `keep` contiguous from the top,
-//!   exactly `req_len` bytes) with the one-word hold register that `DmaAxi4Bridge` uses.
+//!   exactly `req_len` bytes) by [`ReadRealign`], the realigner `DmaAxi4Bridge` uses too.
 //!   One request at a time; the response streams at one beat per cycle while `rsp.ready` is
 //!   high.
 //! * Writes of any address and length, one word per cycle, byte enables for the first and last
-//!   words; `done` one cycle after the last word is in the RAM (so any read accepted after
+//!   words ([`WriteRealign`]); `done` one cycle after the last word is in the RAM (so any read accepted after
 //!   `done` sees it: docs/DMA.md O3). One request at a time.
 //! * A request not wholly inside the window is an error: a read answers `req_len` zero bytes
 //!   with `rsp_error` on every beat, a write takes its data, writes nothing and completes with
@@ -37,21 +37,14 @@
 //! port and DMA accesses is promised beyond the order in which they reach the RAM (the driver
 //! writes WQEs before it rings a doorbell, which is a register access that cannot overtake a
 //! completed host write).
+use super::read_align::ReadRealign;
+use super::write_align::WriteRealign;
 use crate::dma::DmaSlave;
+use crate::stream::{StreamSink, StreamSource};
 use rust_hdl::prelude::*;
 
 /// 64 KiB of host memory (8192 words of 8 bytes).
 pub type HostMemory64K = OnChipHostMemory<13>;
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
-pub enum HmRdState {
-    /// Accept a read request (not in a cycle the host port reads the RAM).
-    Idle,
-    /// Take RAM words (or zero words for an errored request), realign, fill the output register.
-    Data,
-    /// Every word is in but one output beat is left in the hold register: send it.
-    Flush,
-}
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
 pub enum HmWrState {
@@ -116,47 +109,19 @@ pub struct OnChipHostMemory<const AW: usize> {
     c_base: Constant<Bits<64>>,
     c_size: Constant<Bits<64>>,
     c_hsize: Constant<Bits<32>>,
-    c_ff: Constant<Bits<8>>,
-    c_seven: Constant<Bits<3>>,
     // ---- read channel
-    r_state: DFF<HmRdState>,
     /// the RAM word the response needs next
     r_word: DFF<Bits<AW>>,
     /// the RAM's output is word `r_word` (false after the host port used the read port)
     r_qv: DFF<Bit>,
-    /// RAM words still to take
-    r_left: DFF<Bits<14>>,
-    /// response beats still to produce
-    r_oleft: DFF<Bits<14>>,
-    r_off: DFF<Bits<3>>,
-    /// the last response beat comes from the hold register alone
-    r_flush: DFF<Bit>,
-    /// the next word is the request's first
-    r_first: DFF<Bit>,
-    r_lastkeep: DFF<Bits<8>>,
-    r_tag: DFF<Bits<8>>,
-    /// the request is outside the window: zero beats with `rsp_error`
-    r_err: DFF<Bit>,
-    /// the previous word (ferroce order: lane 0 in the MSB)
-    r_hold: DFF<Bits<64>>,
-    o_valid: DFF<Bit>,
-    o_data: DFF<Bits<64>>,
-    o_keep: DFF<Bits<8>>,
-    o_last: DFF<Bit>,
-    o_tag: DFF<Bits<8>>,
-    o_err: DFF<Bit>,
+    /// RAM words realigned into the response stream (its error flag: the request is outside
+    /// the window, zero beats with `rsp_error`)
+    ral: ReadRealign,
     // ---- write channel
     w_state: DFF<HmWrState>,
     w_word: DFF<Bits<AW>>,
-    w_off: DFF<Bits<3>>,
-    /// RAM words still to write
-    w_rem: DFF<Bits<14>>,
-    /// input beats still to take
-    w_ileft: DFF<Bits<14>>,
-    w_first: DFF<Bit>,
-    /// byte mask of the request's last word (bit 7 - j for lane j)
-    w_lastmask: DFF<Bits<8>>,
-    w_hold: DFF<Bits<64>>,
+    /// the NIC's data beats realigned into RAM words with their byte masks
+    wal: WriteRealign,
     w_tag: DFF<Bits<8>>,
     /// the request is outside the window: take the data, write nothing
     w_err: DFF<Bit>,
@@ -173,42 +138,18 @@ pub struct OnChipHostMemory<const AW: usize> {
     l_rd_bad: Signal<Local, Bit>,
     l_rd_off: Signal<Local, Bits<3>>,
     l_rd_word: Signal<Local, Bits<AW>>,
-    l_rd_wend: Signal<Local, Bits<17>>,
-    l_rd_lm: Signal<Local, Bits<16>>,
-    l_rd_a: Signal<Local, Bits<14>>,
-    l_rd_o: Signal<Local, Bits<14>>,
-    l_rd_ksh: Signal<Local, Bits<3>>,
     l_wr_rel: Signal<Local, Bits<64>>,
     l_wr_end: Signal<Local, Bits<64>>,
     l_wr_bad: Signal<Local, Bit>,
-    l_wr_off: Signal<Local, Bits<3>>,
     l_wr_word: Signal<Local, Bits<AW>>,
-    l_wr_wend: Signal<Local, Bits<17>>,
-    l_wr_lm: Signal<Local, Bits<16>>,
-    l_wr_a: Signal<Local, Bits<14>>,
-    l_wr_o: Signal<Local, Bits<14>>,
-    l_wr_esh: Signal<Local, Bits<3>>,
     l_h_rd: Signal<Local, Bit>,
     l_h_wr: Signal<Local, Bit>,
     l_h_word: Signal<Local, Bits<AW>>,
     l_h_hi: Signal<Local, Bit>,
     l_q: Signal<Local, Bits<64>>,
     l_rin: Signal<Local, Bits<64>>,
-    l_rcat: Signal<Local, Bits<128>>,
-    l_rflcat: Signal<Local, Bits<128>>,
-    l_rsh: Signal<Local, Bits<8>>,
-    l_rcomb: Signal<Local, Bits<64>>,
-    l_rfl: Signal<Local, Bits<64>>,
-    l_ofree: Signal<Local, Bit>,
     l_rfire: Signal<Local, Bit>,
-    l_remit: Signal<Local, Bit>,
     l_raddr: Signal<Local, Bits<AW>>,
-    l_need: Signal<Local, Bit>,
-    l_wcur: Signal<Local, Bits<64>>,
-    l_wcat: Signal<Local, Bits<128>>,
-    l_wsh: Signal<Local, Bits<8>>,
-    l_wfer: Signal<Local, Bits<64>>,
-    l_wmask: Signal<Local, Bits<8>>,
     l_wgo: Signal<Local, Bit>,
     l_waddr: Signal<Local, Bits<AW>>,
     /// per-lane write data and enable (after the host/DMA choice)
@@ -262,34 +203,12 @@ impl<const AW: usize> OnChipHostMemory<AW> {
             c_base: Constant::new(base.into()),
             c_size: Constant::new((Self::SIZE as u64).into()),
             c_hsize: Constant::new((Self::SIZE as u64).into()),
-            c_ff: Constant::new(0xFF.into()),
-            c_seven: Constant::new(7.into()),
-            r_state: Default::default(),
             r_word: Default::default(),
             r_qv: Default::default(),
-            r_left: Default::default(),
-            r_oleft: Default::default(),
-            r_off: Default::default(),
-            r_flush: Default::default(),
-            r_first: Default::default(),
-            r_lastkeep: Default::default(),
-            r_tag: Default::default(),
-            r_err: Default::default(),
-            r_hold: Default::default(),
-            o_valid: Default::default(),
-            o_data: Default::default(),
-            o_keep: Default::default(),
-            o_last: Default::default(),
-            o_tag: Default::default(),
-            o_err: Default::default(),
+            ral: Default::default(),
             w_state: Default::default(),
             w_word: Default::default(),
-            w_off: Default::default(),
-            w_rem: Default::default(),
-            w_ileft: Default::default(),
-            w_first: Default::default(),
-            w_lastmask: Default::default(),
-            w_hold: Default::default(),
+            wal: Default::default(),
             w_tag: Default::default(),
             w_err: Default::default(),
             h_state: Default::default(),
@@ -303,42 +222,18 @@ impl<const AW: usize> OnChipHostMemory<AW> {
             l_rd_bad: Default::default(),
             l_rd_off: Default::default(),
             l_rd_word: Default::default(),
-            l_rd_wend: Default::default(),
-            l_rd_lm: Default::default(),
-            l_rd_a: Default::default(),
-            l_rd_o: Default::default(),
-            l_rd_ksh: Default::default(),
             l_wr_rel: Default::default(),
             l_wr_end: Default::default(),
             l_wr_bad: Default::default(),
-            l_wr_off: Default::default(),
             l_wr_word: Default::default(),
-            l_wr_wend: Default::default(),
-            l_wr_lm: Default::default(),
-            l_wr_a: Default::default(),
-            l_wr_o: Default::default(),
-            l_wr_esh: Default::default(),
             l_h_rd: Default::default(),
             l_h_wr: Default::default(),
             l_h_word: Default::default(),
             l_h_hi: Default::default(),
             l_q: Default::default(),
             l_rin: Default::default(),
-            l_rcat: Default::default(),
-            l_rflcat: Default::default(),
-            l_rsh: Default::default(),
-            l_rcomb: Default::default(),
-            l_rfl: Default::default(),
-            l_ofree: Default::default(),
             l_rfire: Default::default(),
-            l_remit: Default::default(),
             l_raddr: Default::default(),
-            l_need: Default::default(),
-            l_wcur: Default::default(),
-            l_wcat: Default::default(),
-            l_wsh: Default::default(),
-            l_wfer: Default::default(),
-            l_wmask: Default::default(),
             l_wgo: Default::default(),
             l_waddr: Default::default(),
             l_wd: Default::default(),
@@ -361,11 +256,11 @@ impl<const AW: usize> Logic for OnChipHostMemory<AW> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, r_state, r_word, r_qv, r_left, r_oleft, r_off, r_flush, r_first,
-            r_lastkeep, r_tag, r_err, r_hold, o_valid, o_data, o_keep, o_last, o_tag, o_err,
-            w_state, w_word, w_off, w_rem, w_ileft, w_first, w_lastmask, w_hold, w_tag, w_err,
-            h_state, h_addr, h_data, h_strb, h_err, h_rdata
+            self, clock, r_word, r_qv, w_state, w_word, w_tag, w_err, h_state, h_addr, h_data,
+            h_strb, h_err, h_rdata
         );
+        self.ral.clock.next = self.clock.val();
+        self.wal.clock.next = self.clock.val();
         self.mem0.read_clock.next = self.clock.val();
         self.mem1.read_clock.next = self.clock.val();
         self.mem2.read_clock.next = self.clock.val();
@@ -383,10 +278,9 @@ impl<const AW: usize> Logic for OnChipHostMemory<AW> {
         self.mem6.write_clock.next = self.clock.val();
         self.mem7.write_clock.next = self.clock.val();
 
-        // ================= request geometry (used on acceptance)
+        // ================= request windows (used on acceptance)
         // Inside the window iff rel < size and rel + len <= size (when rel < size the sum
-        // cannot wrap). RAM words = (off + len - 1) / 8 + 1, response beats = (len - 1) / 8 + 1,
-        // the last beat holds (len - 1) % 8 + 1 bytes (len >= 1, widths chosen not to wrap).
+        // cannot wrap); the word counts and masks come from the realigners.
         self.l_rd_rel.next = self.dma.rd.req_addr.val() - self.c_base.val();
         self.l_rd_end.next = self.l_rd_rel.val() + bit_cast::<64, 16>(self.dma.rd.req_len.val());
         self.l_rd_bad.next = false;
@@ -398,13 +292,6 @@ impl<const AW: usize> Logic for OnChipHostMemory<AW> {
         }
         self.l_rd_off.next = self.l_rd_rel.val().get_bits::<3>(0);
         self.l_rd_word.next = self.l_rd_rel.val().get_bits::<AW>(3);
-        self.l_rd_wend.next = bit_cast::<17, 3>(self.l_rd_off.val())
-            + bit_cast::<17, 16>(self.dma.rd.req_len.val())
-            - 1;
-        self.l_rd_lm.next = self.dma.rd.req_len.val() - 1;
-        self.l_rd_a.next = bit_cast::<14, 17>(self.l_rd_wend.val() >> 3) + 1;
-        self.l_rd_o.next = bit_cast::<14, 16>(self.l_rd_lm.val() >> 3) + 1;
-        self.l_rd_ksh.next = self.c_seven.val() - self.l_rd_lm.val().get_bits::<3>(0);
         self.l_wr_rel.next = self.dma.wr.req_addr.val() - self.c_base.val();
         self.l_wr_end.next = self.l_wr_rel.val() + bit_cast::<64, 16>(self.dma.wr.req_len.val());
         self.l_wr_bad.next = false;
@@ -414,16 +301,7 @@ impl<const AW: usize> Logic for OnChipHostMemory<AW> {
         if self.l_wr_end.val() > self.c_size.val() {
             self.l_wr_bad.next = true;
         }
-        self.l_wr_off.next = self.l_wr_rel.val().get_bits::<3>(0);
         self.l_wr_word.next = self.l_wr_rel.val().get_bits::<AW>(3);
-        self.l_wr_wend.next = bit_cast::<17, 3>(self.l_wr_off.val())
-            + bit_cast::<17, 16>(self.dma.wr.req_len.val())
-            - 1;
-        self.l_wr_lm.next = self.dma.wr.req_len.val() - 1;
-        self.l_wr_a.next = bit_cast::<14, 17>(self.l_wr_wend.val() >> 3) + 1;
-        self.l_wr_o.next = bit_cast::<14, 16>(self.l_wr_lm.val() >> 3) + 1;
-        // lane of the request's last byte within its word, as a shift for the last mask
-        self.l_wr_esh.next = self.c_seven.val() - self.l_wr_wend.val().get_bits::<3>(0);
 
         // ================= host port: which RAM port it takes this cycle
         self.l_h_rd.next = self.h_state.q.val() == HmHostState::Read;
@@ -431,8 +309,9 @@ impl<const AW: usize> Logic for OnChipHostMemory<AW> {
         self.l_h_word.next = self.h_addr.q.val().get_bits::<AW>(3);
         self.l_h_hi.next = self.h_addr.q.val().get_bit(2);
 
-        // ================= read data path
-        // the RAM word in ferroce order (lane 0, the lowest address, in the MSB)
+        // ================= read: RAM words through the realigner
+        // the RAM word in ferroce order (lane 0, the lowest address, in the MSB); an errored
+        // request reads no RAM and answers zeros
         self.l_q.next = (bit_cast::<64, 8>(self.mem0.read_data.val()) << 56)
             | (bit_cast::<64, 8>(self.mem1.read_data.val()) << 48)
             | (bit_cast::<64, 8>(self.mem2.read_data.val()) << 40)
@@ -442,41 +321,36 @@ impl<const AW: usize> Logic for OnChipHostMemory<AW> {
             | (bit_cast::<64, 8>(self.mem6.read_data.val()) << 8)
             | bit_cast::<64, 8>(self.mem7.read_data.val());
         self.l_rin.next = self.l_q.val();
-        if self.r_err.q.val() {
+        if self.ral.err.val() {
             self.l_rin.next = 0.into();
         }
-        // {previous word, this word}: the beat is the 8 bytes starting `off` bytes into the
-        // previous word, bits [127 - 8 off : 64 - 8 off]
-        self.l_rcat.next = (bit_cast::<128, 64>(self.r_hold.q.val()) << 64)
-            | bit_cast::<128, 64>(self.l_rin.val());
-        self.l_rflcat.next = bit_cast::<128, 64>(self.r_hold.q.val()) << 64;
-        self.l_rsh.next = 64 - (bit_cast::<8, 3>(self.r_off.q.val()) << 3);
-        self.l_rcomb.next = self.l_rin.val();
-        if self.r_off.q.val().any() {
-            self.l_rcomb.next = self.l_rcat.val().get_bits::<64>(self.l_rsh.val().index());
-        }
-        self.l_rfl.next = self.l_rflcat.val().get_bits::<64>(self.l_rsh.val().index());
-        self.l_ofree.next = !self.o_valid.q.val() | self.dma.rd.rsp.ready.val();
-        // a word is taken when it is on the RAM's output (an errored request needs no RAM),
-        // the host is not using the read port, and the output register is free
-        self.l_rfire.next = (self.r_state.q.val() == HmRdState::Data)
-            & (self.r_err.q.val() | self.r_qv.q.val())
-            & !self.l_h_rd.val()
-            & self.l_ofree.val();
-        // with an unaligned start the first word only fills the hold register
-        self.l_remit.next = !self.r_first.q.val() | !self.r_off.q.val().any();
+        self.dma.rd.req_ready.next = self.ral.idle.val() & !self.l_h_rd.val();
+        self.ral.start.next = self.dma.rd.req_valid.val() & self.dma.rd.req_ready.val();
+        self.ral.start_off.next = self.l_rd_off.val();
+        self.ral.start_len.next = self.dma.rd.req_len.val();
+        self.ral.start_tag.next = self.dma.rd.req_tag.val();
+        self.ral.start_err.next = self.l_rd_bad.val();
+        // a word is there when it is on the RAM's output (an errored request needs no RAM)
+        // and the host is not using the read port
+        self.ral.word_valid.next = (self.ral.err.val() | self.r_qv.q.val()) & !self.l_h_rd.val();
+        self.ral.word.next = self.l_rin.val();
+        self.ral.word_err.next = false;
+        self.l_rfire.next = self.ral.word_ready.val() & self.ral.word_valid.val();
+        StreamSource::<64, 8>::link(&mut self.dma.rd.rsp, &mut self.ral.out);
+        self.dma.rd.rsp_tag.next = self.ral.out_tag.val();
+        self.dma.rd.rsp_error.next = self.ral.out_err.val();
 
         // read address: keep presenting the needed word (the RAM output then stays on it),
         // the next one when this one is taken, the request's first on acceptance, the host's
         // when the host reads; the output is the needed word next cycle unless the host read
-        self.dma.rd.req_ready.next = (self.r_state.q.val() == HmRdState::Idle) & !self.l_h_rd.val();
         self.l_raddr.next = self.r_word.q.val();
         if self.l_rfire.val() {
             self.l_raddr.next = self.r_word.q.val() + 1;
             self.r_word.d.next = self.r_word.q.val() + 1;
         }
-        if self.dma.rd.req_valid.val() & self.dma.rd.req_ready.val() {
+        if self.ral.start.val() {
             self.l_raddr.next = self.l_rd_word.val();
+            self.r_word.d.next = self.l_rd_word.val();
         }
         if self.l_h_rd.val() {
             self.l_raddr.next = self.l_h_word.val();
@@ -491,126 +365,23 @@ impl<const AW: usize> Logic for OnChipHostMemory<AW> {
         self.mem6.read_address.next = self.l_raddr.val();
         self.mem7.read_address.next = self.l_raddr.val();
 
-        // ================= read outputs and state machine
-        self.dma.rd.rsp.valid.next = self.o_valid.q.val();
-        self.dma.rd.rsp.data.next = self.o_data.q.val();
-        self.dma.rd.rsp.keep.next = self.o_keep.q.val();
-        self.dma.rd.rsp.last.next = self.o_last.q.val();
-        self.dma.rd.rsp_tag.next = self.o_tag.q.val();
-        self.dma.rd.rsp_error.next = self.o_err.q.val();
-        if self.dma.rd.rsp.ready.val() {
-            self.o_valid.d.next = false;
-        }
-        match self.r_state.q.val() {
-            HmRdState::Idle => {
-                if self.dma.rd.req_valid.val() & self.dma.rd.req_ready.val() {
-                    self.r_word.d.next = self.l_rd_word.val();
-                    self.r_oleft.d.next = self.l_rd_o.val();
-                    self.r_first.d.next = true;
-                    self.r_lastkeep.d.next = self.c_ff.val() << self.l_rd_ksh.val();
-                    self.r_tag.d.next = self.dma.rd.req_tag.val();
-                    if self.l_rd_bad.val() {
-                        // as many zero words as beats, aligned: no hold, no flush
-                        self.r_err.d.next = true;
-                        self.r_off.d.next = 0.into();
-                        self.r_left.d.next = self.l_rd_o.val();
-                        self.r_flush.d.next = false;
-                    } else {
-                        self.r_err.d.next = false;
-                        self.r_off.d.next = self.l_rd_off.val();
-                        self.r_left.d.next = self.l_rd_a.val();
-                        // an unaligned start whose bytes fit in as many words as beats ends
-                        // with a beat made of the hold register alone
-                        self.r_flush.d.next =
-                            self.l_rd_off.val().any() & (self.l_rd_a.val() == self.l_rd_o.val());
-                    }
-                    self.r_state.d.next = HmRdState::Data;
-                }
-            }
-            HmRdState::Data => {
-                if self.l_rfire.val() {
-                    self.r_left.d.next = self.r_left.q.val() - 1;
-                    self.r_hold.d.next = self.l_rin.val();
-                    self.r_first.d.next = false;
-                    if self.l_remit.val() {
-                        self.o_valid.d.next = true;
-                        self.o_data.d.next = self.l_rcomb.val();
-                        self.o_tag.d.next = self.r_tag.q.val();
-                        self.o_err.d.next = self.r_err.q.val();
-                        self.r_oleft.d.next = self.r_oleft.q.val() - 1;
-                        if self.r_oleft.q.val() == 1 {
-                            self.o_keep.d.next = self.r_lastkeep.q.val();
-                            self.o_last.d.next = true;
-                        } else {
-                            self.o_keep.d.next = self.c_ff.val();
-                            self.o_last.d.next = false;
-                        }
-                    }
-                    if self.r_left.q.val() == 1 {
-                        if self.r_flush.q.val() {
-                            self.r_state.d.next = HmRdState::Flush;
-                        } else {
-                            self.r_state.d.next = HmRdState::Idle;
-                        }
-                    }
-                }
-            }
-            HmRdState::Flush => {
-                if self.l_ofree.val() {
-                    self.o_valid.d.next = true;
-                    self.o_data.d.next = self.l_rfl.val();
-                    self.o_keep.d.next = self.r_lastkeep.q.val();
-                    self.o_last.d.next = true;
-                    self.o_tag.d.next = self.r_tag.q.val();
-                    self.o_err.d.next = self.r_err.q.val();
-                    self.r_oleft.d.next = 0.into();
-                    self.r_state.d.next = HmRdState::Idle;
-                }
-            }
-            _ => {
-                self.r_state.d.next = HmRdState::Idle;
-            }
-        }
-
-        // ================= write data path
-        // word k holds the last `off` bytes of input beat k-1 and the first 8 - off of beat k:
-        // bits [63 + 8 off : 8 off] of {previous beat, this beat}; after the last input beat,
-        // zeros fill in
-        self.l_need.next = self.w_ileft.q.val().any();
-        self.l_wcur.next = 0.into();
-        if self.l_need.val() {
-            self.l_wcur.next = self.dma.wr.data.data.val();
-        }
-        self.l_wcat.next = (bit_cast::<128, 64>(self.w_hold.q.val()) << 64)
-            | bit_cast::<128, 64>(self.l_wcur.val());
-        self.l_wsh.next = bit_cast::<8, 3>(self.w_off.q.val()) << 3;
-        self.l_wfer.next = self.l_wcur.val();
-        if self.w_off.q.val().any() {
-            self.l_wfer.next = self.l_wcat.val().get_bits::<64>(self.l_wsh.val().index());
-        }
-        // byte mask, bit 7 - j for lane j: the first word starts at lane `off`, the last ends
-        // at the lane of the request's last byte
-        self.l_wmask.next = self.c_ff.val();
-        if self.w_first.q.val() {
-            self.l_wmask.next = self.c_ff.val() >> self.w_off.q.val();
-        }
-        if self.w_rem.q.val() == 1 {
-            self.l_wmask.next = self.l_wmask.val() & self.w_lastmask.q.val();
-        }
+        // ================= write: the realigner makes RAM words from the NIC's data
+        self.wal.start.next =
+            (self.w_state.q.val() == HmWrState::Idle) & self.dma.wr.req_valid.val();
+        self.wal.start_off.next = self.l_wr_rel.val().get_bits::<3>(0);
+        self.wal.start_len.next = self.dma.wr.req_len.val();
+        StreamSink::<64, 8>::link(&mut self.dma.wr.data, &mut self.wal.inp);
         // a word goes in when its input beat is here (or none is needed), unless the host
         // writes this cycle
-        self.dma.wr.data.ready.next =
-            (self.w_state.q.val() == HmWrState::Write) & !self.l_h_wr.val() & self.l_need.val();
-        self.l_wgo.next = (self.w_state.q.val() == HmWrState::Write)
-            & !self.l_h_wr.val()
-            & (!self.l_need.val() | self.dma.wr.data.valid.val());
+        self.wal.take.next = (self.w_state.q.val() == HmWrState::Write) & !self.l_h_wr.val();
+        self.l_wgo.next = self.wal.take.val() & self.wal.word_valid.val();
 
         // ================= RAM write port: the host's write or the DMA's word
         self.l_waddr.next = self.w_word.q.val();
         for j in 0..8 {
-            self.l_wd[j].next = self.l_wfer.val().get_bits::<8>(56 - 8 * j);
+            self.l_wd[j].next = self.wal.word.val().get_bits::<8>(56 - 8 * j);
             self.l_we[j].next =
-                self.l_wgo.val() & !self.w_err.q.val() & self.l_wmask.val().get_bit(7 - j);
+                self.l_wgo.val() & !self.w_err.q.val() & self.wal.word_mask.val().get_bit(j);
         }
         if self.l_h_wr.val() {
             self.l_waddr.next = self.l_h_word.val();
@@ -657,11 +428,6 @@ impl<const AW: usize> Logic for OnChipHostMemory<AW> {
             HmWrState::Idle => {
                 if self.dma.wr.req_valid.val() {
                     self.w_word.d.next = self.l_wr_word.val();
-                    self.w_off.d.next = self.l_wr_off.val();
-                    self.w_rem.d.next = self.l_wr_a.val();
-                    self.w_ileft.d.next = self.l_wr_o.val();
-                    self.w_first.d.next = true;
-                    self.w_lastmask.d.next = self.c_ff.val() << self.l_wr_esh.val();
                     self.w_tag.d.next = self.dma.wr.req_tag.val();
                     self.w_err.d.next = self.l_wr_bad.val();
                     self.w_state.d.next = HmWrState::Write;
@@ -670,13 +436,7 @@ impl<const AW: usize> Logic for OnChipHostMemory<AW> {
             HmWrState::Write => {
                 if self.l_wgo.val() {
                     self.w_word.d.next = self.w_word.q.val() + 1;
-                    self.w_rem.d.next = self.w_rem.q.val() - 1;
-                    self.w_first.d.next = false;
-                    if self.l_need.val() {
-                        self.w_ileft.d.next = self.w_ileft.q.val() - 1;
-                        self.w_hold.d.next = self.dma.wr.data.data.val();
-                    }
-                    if self.w_rem.q.val() == 1 {
+                    if self.wal.words_left.val() == 1 {
                         self.w_state.d.next = HmWrState::Done;
                     }
                 }

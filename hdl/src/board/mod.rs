@@ -12,6 +12,9 @@
 //!   section 7.1).
 //! * [`OnChipHostMemory`]: "host memory" in block RAM served on the DMA port, with an
 //!   AXI4-Lite port through which a PC (over [`UartAxil`]) loads WQEs and data and reads CQEs.
+//! * [`ReadRealign`], [`WriteRealign`]: the byte realignment between 8-byte memory words and
+//!   the DMA port's streams at any address alignment, shared by [`DmaAxi4Bridge`] and
+//!   [`OnChipHostMemory`].
 //! * [`StreamWidthUp8To64`], [`StreamWidthDown64To8`]: between the MAC's 8-bit frames and the
 //!   NIC's 64-bit ferroce stream.
 //! * [`AxilSplit`]: the UART bridge's AXI4-Lite bus to two slaves by address bit 31 (the
@@ -28,6 +31,7 @@ pub mod host_memory;
 pub mod mac_rx;
 pub mod mac_tx;
 pub mod packet_fifo;
+pub mod read_align;
 pub mod rgmii_ecp5;
 pub mod stream_cdc;
 pub mod uart_axil;
@@ -35,6 +39,7 @@ pub mod uart_rx;
 pub mod uart_tx;
 pub mod width_down;
 pub mod width_up;
+pub mod write_align;
 
 pub use axil_split::AxilSplit;
 pub use dma_axi4::DmaAxi4Bridge;
@@ -42,6 +47,7 @@ pub use host_memory::{HostMemory64K, OnChipHostMemory};
 pub use mac_rx::MacRx;
 pub use mac_tx::MacTx;
 pub use packet_fifo::StreamPacketFifo64;
+pub use read_align::ReadRealign;
 pub use rgmii_ecp5::RgmiiEcp5;
 pub use stream_cdc::StreamCdcFifo64;
 pub use uart_axil::UartAxil;
@@ -49,3 +55,4 @@ pub use uart_rx::UartRx;
 pub use uart_tx::UartTx;
 pub use width_down::StreamWidthDown64To8;
 pub use width_up::StreamWidthUp8To64;
+pub use write_align::WriteRealign;
