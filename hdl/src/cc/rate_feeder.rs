@@ -3,14 +3,14 @@
 //!
 //! * **Static limits.** A host write of a QP's static limit (`CC_QP_RATE_LIMIT`, Mb/s, 0 =
 //!   none) is kept here, one word per QP.
-//! * **The sweep.** The block visits QPN 0, 1, .., 255, 0, .. one per cycle in a three-stage
+//! * **The sweep.** The block visits QPN 0, 1, .., 255, 0, .. one per cycle in a four-stage
 //!   pipeline: it reads the QP's static limit and the reaction point's rate port (two cycles),
 //!   and the shaper's current limit of the QP, and computes the limit the QP must have:
 //!   the reaction point's Rc if it holds a limiter for the QP, the static limit if lower (and
-//!   not 0), else the static limit. If that differs from the shaper's, it writes the shaper
-//!   (waiting for `sh_set_ready`), drops the two QPs behind in the pipeline and starts again at
+//!   not 0), else the static limit. A cycle later (a register stage for timing) it compares that with the shaper's; if they differ it writes the shaper
+//!   (waiting for `sh_set_ready`), drops the three QPs behind in the pipeline and starts again at
 //!   the next QPN. A QP's limit therefore reaches the shaper within one sweep of a change: 256
-//!   cycles plus 4 per write (about 1.1 us at 250 MHz for one change; the reaction point
+//!   cycles plus a few per write (about 1.1 us at 250 MHz for one change; the reaction point
 //!   changes a rate at most once per microsecond tick and per CNP).
 //! * **Events.** CNPs received (`cnp_in_*`, one pulse each) and bytes sent (`bytes_in_*`, one
 //!   pulse per request packet with its payload bytes, from the requester) wait in two 16-entry
@@ -24,6 +24,8 @@
 use super::reaction_point::{BYTES_W, QPN_W, RATE_W};
 use rust_hdl::prelude::*;
 
+// `more` tests bits 31:24 of the 32-bit count: the piece is 24 bits
+const _: () = assert!(BYTES_W == 24);
 /// The largest bytes event the reaction point takes.
 pub const BYTES_PIECE: u64 = (1 << BYTES_W) - 1;
 
@@ -91,12 +93,20 @@ pub struct RateFeeder {
     v1: DFF<Bit>,
     p2: DFF<Bits<QPN_W>>,
     v2: DFF<Bit>,
+    /// stage 3: the limit the QP in stage 2 must have and the one the shaper had, registered
+    /// (the compare gets a cycle of its own)
+    p3: DFF<Bits<QPN_W>>,
+    v3: DFF<Bit>,
+    want_q: DFF<Bits<RATE_W>>,
+    have_q: DFF<Bits<RATE_W>>,
     /// the static RAM's word, one cycle later (lined up with the reaction point's port)
     stat_q: DFF<Bits<RATE_W>>,
     set_qpn: DFF<Bits<QPN_W>>,
     set_mbps: DFF<Bits<RATE_W>>,
-    /// bytes of the charge at the head of its queue already handed on
-    used: DFF<Bits<32>>,
+    /// bytes of the charge at the head of its queue still to hand on
+    left: DFF<Bits<32>>,
+    /// `left` holds the head charge's bytes still to hand on
+    loaded: DFF<Bit>,
     cnp_drop: DFF<Bit>,
     bytes_drop: DFF<Bit>,
     stat: RAM<Bits<RATE_W>, QPN_W>,
@@ -105,7 +115,7 @@ pub struct RateFeeder {
     // ---- combinational helpers
     want: Signal<Local, Bits<RATE_W>>,
     have: Signal<Local, Bits<RATE_W>>,
-    rest: Signal<Local, Bits<32>>,
+    more: Signal<Local, Bit>,
     entry: Signal<Local, ChargeEntry>,
     c_piece: Constant<Bits<32>>,
     c_last_qpn: Constant<Bits<QPN_W>>,
@@ -148,10 +158,15 @@ impl Default for RateFeeder {
             v1: Default::default(),
             p2: Default::default(),
             v2: Default::default(),
+            p3: Default::default(),
+            v3: Default::default(),
+            want_q: Default::default(),
+            have_q: Default::default(),
             stat_q: Default::default(),
             set_qpn: Default::default(),
             set_mbps: Default::default(),
-            used: Default::default(),
+            left: Default::default(),
+            loaded: Default::default(),
             cnp_drop: Default::default(),
             bytes_drop: Default::default(),
             stat: Default::default(),
@@ -159,7 +174,7 @@ impl Default for RateFeeder {
             bytes_q: Default::default(),
             want: Default::default(),
             have: Default::default(),
-            rest: Default::default(),
+            more: Default::default(),
             entry: Default::default(),
             c_piece: Constant::new(BYTES_PIECE.into()),
             c_last_qpn: Constant::new(((1u64 << QPN_W) - 1).into()),
@@ -171,8 +186,8 @@ impl Logic for RateFeeder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, scan, p1, v1, p2, v2, stat_q, set_qpn, set_mbps, used, cnp_drop,
-            bytes_drop
+            self, clock, state, scan, p1, v1, p2, v2, p3, v3, want_q, have_q, stat_q, set_qpn,
+            set_mbps, left, loaded, cnp_drop, bytes_drop
         );
         clock!(self, clock, cnp_q, bytes_q);
         self.stat.read_clock.next = self.clock.val();
@@ -199,20 +214,26 @@ impl Logic for RateFeeder {
         self.rp_cnp_valid.next = !self.cnp_q.empty.val();
         self.rp_cnp_qpn.next = self.cnp_q.data_out.val();
         self.cnp_q.read.next = !self.cnp_q.empty.val() & self.rp_cnp_ready.val();
-        // the head charge in pieces the reaction point's port can carry
-        self.rest.next = self.bytes_q.data_out.val().bytes - self.used.q.val();
-        self.rp_bytes_valid.next = !self.bytes_q.empty.val();
+        // the head charge in pieces the reaction point's port can carry: its bytes are loaded
+        // into `left` (a cycle after it reaches the head) and handed on 2^24 - 1 at a time;
+        // "more than a piece left" is a test of the top bits of a register
+        self.more.next = self.left.q.val().get_bits::<8>(24).any();
+        self.rp_bytes_valid.next = self.loaded.q.val();
         self.rp_bytes_qpn.next = self.bytes_q.data_out.val().qpn;
-        self.rp_bytes_n.next = self.rest.val().get_bits::<BYTES_W>(0);
-        if self.rest.val() > self.c_piece.val() {
+        self.rp_bytes_n.next = self.left.q.val().get_bits::<BYTES_W>(0);
+        if self.more.val() {
             self.rp_bytes_n.next = self.c_piece.val().get_bits::<BYTES_W>(0);
         }
         self.bytes_q.read.next = false;
-        if !self.bytes_q.empty.val() & self.rp_bytes_ready.val() {
-            if self.rest.val() > self.c_piece.val() {
-                self.used.d.next = self.used.q.val() + self.c_piece.val();
+        if !self.loaded.q.val() & !self.bytes_q.empty.val() {
+            self.left.d.next = self.bytes_q.data_out.val().bytes;
+            self.loaded.d.next = true;
+        }
+        if self.loaded.q.val() & self.rp_bytes_ready.val() {
+            if self.more.val() {
+                self.left.d.next = self.left.q.val() - self.c_piece.val();
             } else {
-                self.used.d.next = 0.into();
+                self.loaded.d.next = false;
                 self.bytes_q.read.next = true;
             }
         }
@@ -224,6 +245,8 @@ impl Logic for RateFeeder {
         self.stat_q.d.next = self.stat.read_data.val();
         self.p2.d.next = self.p1.q.val();
         self.v2.d.next = self.v1.q.val();
+        self.p3.d.next = self.p2.q.val();
+        self.v3.d.next = self.v2.q.val();
         self.p1.d.next = self.scan.q.val();
         self.v1.d.next = false;
         // the limit the QP in stage 2 must have, and the one the shaper has
@@ -237,6 +260,8 @@ impl Logic for RateFeeder {
         if self.sh_rd_limited.val() {
             self.have.next = self.sh_rd_mbps.val();
         }
+        self.want_q.d.next = self.want.val();
+        self.have_q.d.next = self.have.val();
         self.sh_set_valid.next = false;
         self.sh_set_qpn.next = self.set_qpn.q.val();
         self.sh_set_mbps.next = self.set_mbps.q.val();
@@ -254,13 +279,14 @@ impl Logic for RateFeeder {
             FeedState::Sweep => {
                 self.scan.d.next = self.scan.q.val() + 1;
                 self.v1.d.next = true;
-                if self.v2.q.val() & (self.want.val() != self.have.val()) {
-                    // the two QPs behind are dropped; the sweep goes on after this one
-                    self.set_qpn.d.next = self.p2.q.val();
-                    self.set_mbps.d.next = self.want.val();
-                    self.scan.d.next = self.p2.q.val() + 1;
+                if self.v3.q.val() & (self.want_q.q.val() != self.have_q.q.val()) {
+                    // the three QPs behind are dropped; the sweep goes on after this one
+                    self.set_qpn.d.next = self.p3.q.val();
+                    self.set_mbps.d.next = self.want_q.q.val();
+                    self.scan.d.next = self.p3.q.val() + 1;
                     self.v1.d.next = false;
                     self.v2.d.next = false;
+                    self.v3.d.next = false;
                     self.state.d.next = FeedState::Set;
                 }
             }
