@@ -114,13 +114,20 @@ pub enum RpState {
     SweepLoad,
     /// Sweep: the increase timer (if due).
     SweepInc,
-    /// Sweep: decrease timer, first half: clamp Rt, the two products of the cut.
-    SweepDecMul,
-    /// Sweep: decrease timer, second half: the cut (reciprocal division), floor, restart.
-    SweepDecCut,
-    /// Sweep: the alpha timer, the timers' countdown, the release check.
-    SweepAlpha,
-    /// Sweep: write the limiter back (and release it); next limiter or done.
+    /// Sweep, decrease 1: clamp Rt; the products Rc x alpha and Rc x K (K = (100 - f) x M)
+    /// are registered.
+    SweepDec1,
+    /// Sweep, decrease 2: Rc x alpha >> gd and the two partial sums of the quotient are
+    /// registered.
+    SweepDec2,
+    /// Sweep, decrease 3: the quotient Rc x (100 - f) / 100, and Rc - (Rc x alpha >> gd)
+    /// floored at `rpg_min_rate`, are registered.
+    SweepDec3,
+    /// Sweep, decrease 4: the cut (the smaller decrease, floored); the alpha timer and the
+    /// timers' countdown; the next limiter is read.
+    SweepDec4,
+    /// Sweep: write the limiter back (releasing it if it recovered); load the next limiter or
+    /// done.
     SweepWrite,
     /// CNP: the QP's map entry and enable are read; update, allocate or count.
     CnpMap,
@@ -198,8 +205,32 @@ pub struct ReactionPoint {
     work: DFF<RpLimiter>,
     inc_fired: DFF<Bit>,
     cut_done: DFF<Bit>,
-    prod_k: DFF<Bits<32>>,
+    /// parameters, registered: the ceiling, the floor, the periods minus one, and
+    /// K = (100 - f) x M in three pieces (`km2` x 2^32 + `km1` x 2^16 + `km0`)
+    cap_r: DFF<Bits<RATE_W>>,
+    mr_r: DFF<Bits<RATE_W>>,
+    inc_p1_r: DFF<Bits<TIMER_W>>,
+    dec_p1_r: DFF<Bits<TIMER_W>>,
+    alpha_p1_r: DFF<Bits<TIMER_W>>,
+    k_r: DFF<Bits<16>>,
+    km0: DFF<Bits<16>>,
+    km1: DFF<Bits<16>>,
+    km2: DFF<Bit>,
+    /// the decrease pipeline (runs every cycle on `work`; the Dec states take its stages)
+    pa_lo_r: DFF<Bits<32>>,
+    pa_hi_r: DFF<Bits<32>>,
+    pq00_r: DFF<Bits<32>>,
+    pq01_r: DFF<Bits<32>>,
+    pq10_r: DFF<Bits<32>>,
+    pq11_r: DFF<Bits<32>>,
+    ga_r: DFF<Bits<32>>,
     cut_a: DFF<Bits<32>>,
+    lo_r: DFF<Bits<32>>,
+    hi_r: DFF<Bits<32>>,
+    rm_r: DFF<Bits<32>>,
+    rc_lt_mr: DFF<Bit>,
+    quo_r: DFF<Bits<32>>,
+    ca_r: DFF<Bits<32>>,
     in_use: DFF<Bits<{ LIM_W + 1 }>>,
     n_no_limiter: DFF<Bits<32>>,
     n_disabled: DFF<Bits<32>>,
@@ -223,33 +254,37 @@ pub struct ReactionPoint {
     cap: Signal<Local, Bits<RATE_W>>,
     first_rate: Signal<Local, Bits<RATE_W>>,
     unit: Signal<Local, Bits<BC_W>>,
-    st_lo: Signal<Local, Bits<STAGE_W>>,
-    st_hi: Signal<Local, Bits<STAGE_W>>,
-    inc_amt: Signal<Local, Bits<RATE_W>>,
-    rt_sum: Signal<Local, Bits<21>>,
+    hai_on: Signal<Local, Bit>,
+    ai_on: Signal<Local, Bit>,
+    rt21: Signal<Local, Bits<21>>,
+    cap21: Signal<Local, Bits<21>>,
+    s_ai: Signal<Local, Bits<21>>,
+    s_hai: Signal<Local, Bits<21>>,
+    rr: Signal<Local, Bits<22>>,
+    rs_ai: Signal<Local, Bits<22>>,
+    rs_hai: Signal<Local, Bits<22>>,
+    rcap: Signal<Local, Bits<22>>,
+    rti_0: Signal<Local, Bits<RATE_W>>,
+    rti_ai: Signal<Local, Bits<RATE_W>>,
+    rti_hai: Signal<Local, Bits<RATE_W>>,
+    rci_0: Signal<Local, Bits<22>>,
+    rci_ai: Signal<Local, Bits<22>>,
+    rci_hai: Signal<Local, Bits<22>>,
     rt_inc: Signal<Local, Bits<RATE_W>>,
     rc_inc: Signal<Local, Bits<RATE_W>>,
-    rc_sum: Signal<Local, Bits<21>>,
-    rc_lo: Signal<Local, Bits<16>>,
-    rc_hi: Signal<Local, Bits<16>>,
+    r0: Signal<Local, Bits<16>>,
+    r1: Signal<Local, Bits<16>>,
     alpha16: Signal<Local, Bits<16>>,
     k16: Signal<Local, Bits<16>>,
-    pa_lo: Signal<Local, Bits<32>>,
-    pa_hi: Signal<Local, Bits<32>>,
-    pk_lo: Signal<Local, Bits<32>>,
-    pk_hi: Signal<Local, Bits<32>>,
-    x0: Signal<Local, Bits<16>>,
-    x1: Signal<Local, Bits<16>>,
-    q0: Signal<Local, Bits<32>>,
-    q1: Signal<Local, Bits<32>>,
-    q2: Signal<Local, Bits<32>>,
-    q3: Signal<Local, Bits<32>>,
-    q_mid: Signal<Local, Bits<32>>,
-    quo: Signal<Local, Bits<32>>,
-    cut: Signal<Local, Bits<32>>,
-    rc_cut: Signal<Local, Bits<32>>,
+    t0: Signal<Local, Bits<32>>,
+    u0: Signal<Local, Bits<32>>,
+    rc32: Signal<Local, Bits<32>>,
+    mr32: Signal<Local, Bits<32>>,
+    da: Signal<Local, Bits<32>>,
+    dq: Signal<Local, Bits<32>>,
+    rc_new: Signal<Local, Bits<32>>,
+    km2_rc: Signal<Local, Bits<32>>,
     g16: Signal<Local, Bits<16>>,
-    ga: Signal<Local, Bits<32>>,
     a_dec: Signal<Local, Bits<12>>,
     a_cnp: Signal<Local, Bits<12>>,
     inc_p1: Signal<Local, Bits<TIMER_W>>,
@@ -321,8 +356,29 @@ impl Default for ReactionPoint {
             work: Default::default(),
             inc_fired: Default::default(),
             cut_done: Default::default(),
-            prod_k: Default::default(),
+            cap_r: Default::default(),
+            mr_r: Default::default(),
+            inc_p1_r: Default::default(),
+            dec_p1_r: Default::default(),
+            alpha_p1_r: Default::default(),
+            k_r: Default::default(),
+            km0: Default::default(),
+            km1: Default::default(),
+            km2: Default::default(),
+            pa_lo_r: Default::default(),
+            pa_hi_r: Default::default(),
+            pq00_r: Default::default(),
+            pq01_r: Default::default(),
+            pq10_r: Default::default(),
+            pq11_r: Default::default(),
+            ga_r: Default::default(),
             cut_a: Default::default(),
+            lo_r: Default::default(),
+            hi_r: Default::default(),
+            rm_r: Default::default(),
+            rc_lt_mr: Default::default(),
+            quo_r: Default::default(),
+            ca_r: Default::default(),
             in_use: Default::default(),
             n_no_limiter: Default::default(),
             n_disabled: Default::default(),
@@ -342,33 +398,37 @@ impl Default for ReactionPoint {
             cap: Default::default(),
             first_rate: Default::default(),
             unit: Default::default(),
-            st_lo: Default::default(),
-            st_hi: Default::default(),
-            inc_amt: Default::default(),
-            rt_sum: Default::default(),
+            hai_on: Default::default(),
+            ai_on: Default::default(),
+            rt21: Default::default(),
+            cap21: Default::default(),
+            s_ai: Default::default(),
+            s_hai: Default::default(),
+            rr: Default::default(),
+            rs_ai: Default::default(),
+            rs_hai: Default::default(),
+            rcap: Default::default(),
+            rti_0: Default::default(),
+            rti_ai: Default::default(),
+            rti_hai: Default::default(),
+            rci_0: Default::default(),
+            rci_ai: Default::default(),
+            rci_hai: Default::default(),
             rt_inc: Default::default(),
             rc_inc: Default::default(),
-            rc_sum: Default::default(),
-            rc_lo: Default::default(),
-            rc_hi: Default::default(),
+            r0: Default::default(),
+            r1: Default::default(),
             alpha16: Default::default(),
             k16: Default::default(),
-            pa_lo: Default::default(),
-            pa_hi: Default::default(),
-            pk_lo: Default::default(),
-            pk_hi: Default::default(),
-            x0: Default::default(),
-            x1: Default::default(),
-            q0: Default::default(),
-            q1: Default::default(),
-            q2: Default::default(),
-            q3: Default::default(),
-            q_mid: Default::default(),
-            quo: Default::default(),
-            cut: Default::default(),
-            rc_cut: Default::default(),
+            t0: Default::default(),
+            u0: Default::default(),
+            rc32: Default::default(),
+            mr32: Default::default(),
+            da: Default::default(),
+            dq: Default::default(),
+            rc_new: Default::default(),
+            km2_rc: Default::default(),
             g16: Default::default(),
-            ga: Default::default(),
             a_dec: Default::default(),
             a_cnp: Default::default(),
             inc_p1: Default::default(),
@@ -400,8 +460,29 @@ impl Logic for ReactionPoint {
             work,
             inc_fired,
             cut_done,
-            prod_k,
+            cap_r,
+            mr_r,
+            inc_p1_r,
+            dec_p1_r,
+            alpha_p1_r,
+            k_r,
+            km0,
+            km1,
+            km2,
+            pa_lo_r,
+            pa_hi_r,
+            pq00_r,
+            pq01_r,
+            pq10_r,
+            pq11_r,
+            ga_r,
             cut_a,
+            lo_r,
+            hi_r,
+            rm_r,
+            rc_lt_mr,
+            quo_r,
+            ca_r,
             in_use,
             n_no_limiter,
             n_disabled,
@@ -476,64 +557,119 @@ impl Logic for ReactionPoint {
             self.alpha_p1.next = self.p_alpha_period.val() - 1;
         }
 
-        // ---- the increase of the limiter in `work`
-        self.st_lo.next = self.work.q.val().t_stage;
-        self.st_hi.next = self.work.q.val().bc_stage;
-        if self.work.q.val().bc_stage < self.work.q.val().t_stage {
-            self.st_lo.next = self.work.q.val().bc_stage;
-            self.st_hi.next = self.work.q.val().t_stage;
-        }
-        self.inc_amt.next = 0.into();
-        if self.st_lo.val() > self.p_threshold.val() {
-            self.inc_amt.next = self.p_hai_rate.val();
-        } else if self.st_hi.val() >= self.p_threshold.val() {
-            self.inc_amt.next = self.p_ai_rate.val();
-        }
-        self.rt_sum.next = bit_cast::<21, RATE_W>(self.work.q.val().rt)
-            + bit_cast::<21, RATE_W>(self.inc_amt.val());
-        self.rt_inc.next = bit_cast::<RATE_W, 21>(self.rt_sum.val());
-        if self.rt_sum.val() > bit_cast::<21, RATE_W>(self.cap.val()) {
-            self.rt_inc.next = self.cap.val();
-        }
-        self.rc_sum.next = (bit_cast::<21, RATE_W>(self.work.q.val().rc)
-            + bit_cast::<21, RATE_W>(self.rt_inc.val()))
-            >> 1;
-        self.rc_inc.next = bit_cast::<RATE_W, 21>(self.rc_sum.val());
-
-        // ---- the decrease: Rc x alpha >> gd and Rc x (100 - f), in 16 x 16 pieces
-        self.rc_lo.next = bit_cast::<16, RATE_W>(self.work.q.val().rc & 0xFFFF);
-        self.rc_hi.next = bit_cast::<16, RATE_W>(self.work.q.val().rc >> 16);
-        self.alpha16.next = bit_cast::<16, 10>(self.work.q.val().alpha);
+        // parameters into registers (they change only by host writes): K = (100 - f) x M as
+        // k x m0 + 2^16 x k x m1, kept in 16-bit pieces (K <= 2^32 + 4)
+        self.cap_r.d.next = self.cap.val();
+        self.mr_r.d.next = self.p_min_rate.val();
+        self.inc_p1_r.d.next = self.inc_p1.val();
+        self.dec_p1_r.d.next = self.dec_p1.val();
+        self.alpha_p1_r.d.next = self.alpha_p1.val();
         self.k16.next = 0.into();
         if self.p_min_dec_fac.val() < 100 {
             self.k16.next = 100 - bit_cast::<16, 7>(self.p_min_dec_fac.val());
         }
-        self.pa_lo.next = self.rc_lo.val() * self.alpha16.val();
-        self.pa_hi.next = self.rc_hi.val() * self.alpha16.val();
-        self.pk_lo.next = self.rc_lo.val() * self.k16.val();
-        self.pk_hi.next = self.rc_hi.val() * self.k16.val();
-        // floor(x / 100) = floor(x x M / 2^32), x = prod_k = x1 x 2^16 + x0, M = m1 x 2^16 + m0
-        self.x0.next = bit_cast::<16, 32>(self.prod_k.q.val() & 0xFFFF);
-        self.x1.next = bit_cast::<16, 32>(self.prod_k.q.val() >> 16);
-        self.q0.next = self.x0.val() * self.c_m0.val();
-        self.q1.next = self.x1.val() * self.c_m0.val();
-        self.q2.next = self.x0.val() * self.c_m1.val();
-        self.q3.next = self.x1.val() * self.c_m1.val();
-        self.q_mid.next = self.q1.val() + self.q2.val() + (self.q0.val() >> 16);
-        self.quo.next = self.q3.val() + (self.q_mid.val() >> 16);
-        self.cut.next = self.quo.val();
-        if self.cut_a.q.val() < self.quo.val() {
-            self.cut.next = self.cut_a.q.val();
+        self.k_r.d.next = self.k16.val();
+        self.t0.next = self.k_r.q.val() * self.c_m0.val();
+        self.u0.next = (self.t0.val() >> 16) + (self.k_r.q.val() * self.c_m1.val());
+        self.km0.d.next = bit_cast::<16, 32>(self.t0.val() & 0xFFFF);
+        self.km1.d.next = bit_cast::<16, 32>(self.u0.val() & 0xFFFF);
+        self.km2.d.next = self.u0.val().get_bit(16);
+
+        // ---- the increase of the limiter in `work`: Rt + the step chosen by the stages
+        // (min(stages) > threshold: hai; max(stages) >= threshold: ai; else 0), at most the
+        // cap; Rc = (Rc + Rt) / 2. The three candidates are formed side by side.
+        self.hai_on.next = (self.work.q.val().t_stage > self.p_threshold.val())
+            & (self.work.q.val().bc_stage > self.p_threshold.val());
+        self.ai_on.next = (self.work.q.val().t_stage >= self.p_threshold.val())
+            | (self.work.q.val().bc_stage >= self.p_threshold.val());
+        self.rt21.next = bit_cast::<21, RATE_W>(self.work.q.val().rt);
+        self.cap21.next = bit_cast::<21, RATE_W>(self.cap_r.q.val());
+        self.s_ai.next = self.rt21.val() + bit_cast::<21, RATE_W>(self.p_ai_rate.val());
+        self.s_hai.next = self.rt21.val() + bit_cast::<21, RATE_W>(self.p_hai_rate.val());
+        self.rr.next = bit_cast::<22, RATE_W>(self.work.q.val().rc)
+            + bit_cast::<22, RATE_W>(self.work.q.val().rt);
+        self.rs_ai.next = self.rr.val() + bit_cast::<22, RATE_W>(self.p_ai_rate.val());
+        self.rs_hai.next = self.rr.val() + bit_cast::<22, RATE_W>(self.p_hai_rate.val());
+        self.rcap.next = bit_cast::<22, RATE_W>(self.work.q.val().rc)
+            + bit_cast::<22, RATE_W>(self.cap_r.q.val());
+        self.rti_0.next = self.work.q.val().rt;
+        self.rci_0.next = self.rr.val();
+        if self.rt21.val() > self.cap21.val() {
+            self.rti_0.next = self.cap_r.q.val();
+            self.rci_0.next = self.rcap.val();
         }
-        self.rc_cut.next = bit_cast::<32, RATE_W>(self.work.q.val().rc) - self.cut.val();
-        if self.rc_cut.val() < bit_cast::<32, RATE_W>(self.p_min_rate.val()) {
-            self.rc_cut.next = bit_cast::<32, RATE_W>(self.p_min_rate.val());
+        self.rti_ai.next = bit_cast::<RATE_W, 21>(self.s_ai.val());
+        self.rci_ai.next = self.rs_ai.val();
+        if self.s_ai.val() > self.cap21.val() {
+            self.rti_ai.next = self.cap_r.q.val();
+            self.rci_ai.next = self.rcap.val();
+        }
+        self.rti_hai.next = bit_cast::<RATE_W, 21>(self.s_hai.val());
+        self.rci_hai.next = self.rs_hai.val();
+        if self.s_hai.val() > self.cap21.val() {
+            self.rti_hai.next = self.cap_r.q.val();
+            self.rci_hai.next = self.rcap.val();
+        }
+        self.rt_inc.next = self.rti_0.val();
+        self.rc_inc.next = bit_cast::<RATE_W, 22>(self.rci_0.val() >> 1);
+        if self.hai_on.val() {
+            self.rt_inc.next = self.rti_hai.val();
+            self.rc_inc.next = bit_cast::<RATE_W, 22>(self.rci_hai.val() >> 1);
+        } else if self.ai_on.val() {
+            self.rt_inc.next = self.rti_ai.val();
+            self.rc_inc.next = bit_cast::<RATE_W, 22>(self.rci_ai.val() >> 1);
+        }
+
+        // ---- the decrease pipeline, one stage a cycle on the limiter in `work` (Rc and alpha
+        // hold still from SweepDec1 to SweepDec4):
+        // stage 1: Rc x alpha and Rc x K in 16 x 16 pieces (Rc = r1 x 2^16 + r0), g x alpha
+        self.r0.next = bit_cast::<16, RATE_W>(self.work.q.val().rc & 0xFFFF);
+        self.r1.next = bit_cast::<16, RATE_W>(self.work.q.val().rc >> 16);
+        self.alpha16.next = bit_cast::<16, 10>(self.work.q.val().alpha);
+        self.g16.next = bit_cast::<16, 11>(self.p_alpha_g.val());
+        self.pa_lo_r.d.next = self.r0.val() * self.alpha16.val();
+        self.pa_hi_r.d.next = self.r1.val() * self.alpha16.val();
+        self.pq00_r.d.next = self.r0.val() * self.km0.q.val();
+        self.pq01_r.d.next = self.r0.val() * self.km1.q.val();
+        self.pq10_r.d.next = self.r1.val() * self.km0.q.val();
+        self.pq11_r.d.next = self.r1.val() * self.km1.q.val();
+        self.ga_r.d.next = self.g16.val() * self.alpha16.val();
+        // stage 2: cut_a = Rc x alpha >> gd; the quotient floor(Rc x K / 2^32) =
+        // hi + (lo >> 16) with lo = (r0 km1 mod 2^16) + r1 km0 + (r0 km0 >> 16) and
+        // hi = r1 km1 + (r0 km1 >> 16) + km2 x Rc (each below 2^32); Rc - rpg_min_rate
+        self.rc32.next = bit_cast::<32, RATE_W>(self.work.q.val().rc);
+        self.mr32.next = bit_cast::<32, RATE_W>(self.mr_r.q.val());
+        self.cut_a.d.next = (self.pa_lo_r.q.val() + (self.pa_hi_r.q.val() << 16)) >> self.p_gd.val();
+        self.lo_r.d.next = (self.pq01_r.q.val() & 0xFFFF)
+            + self.pq10_r.q.val()
+            + (self.pq00_r.q.val() >> 16);
+        self.km2_rc.next = 0.into();
+        if self.km2.q.val() {
+            self.km2_rc.next = self.rc32.val();
+        }
+        self.hi_r.d.next = self.pq11_r.q.val() + (self.pq01_r.q.val() >> 16) + self.km2_rc.val();
+        self.rm_r.d.next = self.rc32.val() - self.mr32.val();
+        self.rc_lt_mr.d.next = self.rc32.val() < self.mr32.val();
+        // stage 3: the quotient (= floor(Rc x (100 - f) / 100), the module doc);
+        // max(Rc - cut_a, rpg_min_rate) (used only when cut_a < quotient <= Rc)
+        self.quo_r.d.next = self.hi_r.q.val() + (self.lo_r.q.val() >> 16);
+        self.da.next = self.rc32.val() - self.cut_a.q.val();
+        self.ca_r.d.next = self.da.val();
+        if self.rc_lt_mr.q.val() | (self.cut_a.q.val() > self.rm_r.q.val()) {
+            self.ca_r.d.next = self.mr32.val();
+        }
+        // stage 4 (SweepDec4 takes it): Rc - min(cut_a, quotient), at least rpg_min_rate
+        self.dq.next = self.rc32.val() - self.quo_r.q.val();
+        self.rc_new.next = self.dq.val();
+        if self.rc_lt_mr.q.val() | (self.quo_r.q.val() > self.rm_r.q.val()) {
+            self.rc_new.next = self.mr32.val();
+        }
+        if self.cut_a.q.val() < self.quo_r.q.val() {
+            self.rc_new.next = self.ca_r.q.val();
         }
 
         // ---- alpha: g x alpha / 1024, plus 1024 - g if a CNP arrived, at most 1023
-        self.g16.next = bit_cast::<16, 11>(self.p_alpha_g.val());
-        self.ga.next = self.g16.val() * self.alpha16.val();
-        self.a_dec.next = bit_cast::<12, 32>(self.ga.val() >> 10);
+        self.a_dec.next = bit_cast::<12, 32>(self.ga_r.q.val() >> 10);
         self.a_cnp.next = self.a_dec.val() + 1024 - bit_cast::<12, 11>(self.p_alpha_g.val());
         if self.a_cnp.val() > 1023 {
             self.a_cnp.next = 1023.into();
@@ -635,81 +771,91 @@ impl Logic for ReactionPoint {
                         self.work.d.next.t_stage = self.work.q.val().t_stage + 1;
                     }
                 }
-                self.state.d.next = RpState::SweepDecMul;
+                self.state.d.next = RpState::SweepDec1;
             }
-            RpState::SweepDecMul => {
-                self.cut_a.d.next =
-                    (self.pa_lo.val() + (self.pa_hi.val() << 16)) >> self.p_gd.val();
-                self.prod_k.d.next = self.pk_lo.val() + (self.pk_hi.val() << 16);
-                if (self.work.q.val().dec_left == 0)
-                    & self.work.q.val().dec_cnp
-                    & (self.p_clamp_tgt_rate.val()
-                        | (self.work.q.val().bc_stage != 0)
-                        | (self.p_clamp_after_time_inc.val() & (self.work.q.val().t_stage != 0)))
-                {
-                    self.work.d.next.rt = self.work.q.val().rc;
-                }
-                self.state.d.next = RpState::SweepDecCut;
-            }
-            RpState::SweepDecCut => {
+            RpState::SweepDec1 => {
+                // the pipeline's stage 1 takes Rc and alpha now
                 if (self.work.q.val().dec_left == 0) & self.work.q.val().dec_cnp {
                     self.cut_done.d.next = true;
+                    if self.p_clamp_tgt_rate.val()
+                        | (self.work.q.val().bc_stage != 0)
+                        | (self.p_clamp_after_time_inc.val() & (self.work.q.val().t_stage != 0))
+                    {
+                        self.work.d.next.rt = self.work.q.val().rc;
+                    }
+                }
+                self.state.d.next = RpState::SweepDec2;
+            }
+            RpState::SweepDec2 => {
+                self.state.d.next = RpState::SweepDec3;
+            }
+            RpState::SweepDec3 => {
+                self.state.d.next = RpState::SweepDec4;
+            }
+            RpState::SweepDec4 => {
+                if self.cut_done.q.val() {
                     self.n_cuts.d.next = self.n_cuts.q.val() + 1;
-                    self.work.d.next.rc = bit_cast::<RATE_W, 32>(self.rc_cut.val());
+                    self.work.d.next.rc = bit_cast::<RATE_W, 32>(self.rc_new.val());
                     self.work.d.next.dec_cnp = false;
                     self.work.d.next.t_stage = 0.into();
                     self.work.d.next.bc_stage = 0.into();
                     self.work.d.next.byte_count = 0.into();
                 }
-                self.state.d.next = RpState::SweepAlpha;
-            }
-            RpState::SweepAlpha => {
                 if self.work.q.val().alpha_left == 0 {
                     self.work.d.next.alpha = bit_cast::<10, 12>(self.a_dec.val());
                     if self.work.q.val().alpha_cnp {
                         self.work.d.next.alpha = bit_cast::<10, 12>(self.a_cnp.val());
                     }
                     self.work.d.next.alpha_cnp = false;
-                    self.work.d.next.alpha_left = self.alpha_p1.val();
+                    self.work.d.next.alpha_left = self.alpha_p1_r.q.val();
                 } else {
                     self.work.d.next.alpha_left = self.work.q.val().alpha_left - 1;
                 }
                 if self.inc_fired.q.val() | self.cut_done.q.val() {
-                    self.work.d.next.inc_left = self.inc_p1.val();
+                    self.work.d.next.inc_left = self.inc_p1_r.q.val();
                 } else {
                     self.work.d.next.inc_left = self.work.q.val().inc_left - 1;
                 }
                 if self.work.q.val().dec_left == 0 {
-                    self.work.d.next.dec_left = self.dec_p1.val();
+                    self.work.d.next.dec_left = self.dec_p1_r.q.val();
                 } else {
                     self.work.d.next.dec_left = self.work.q.val().dec_left - 1;
                 }
-                // recovered: released at an increase expiry with no CNP pending
-                if self.release_on_recovery.val()
-                    & self.inc_fired.q.val()
-                    & !self.work.q.val().dec_cnp
-                    & (self.work.q.val().rt == self.cap.val())
-                    & ((bit_cast::<21, RATE_W>(self.work.q.val().rc) + 1)
-                        >= bit_cast::<21, RATE_W>(self.cap.val()))
-                {
-                    self.work.d.next.active = false;
-                }
+                // the next limiter, for SweepWrite
+                self.lim_f.read_address.next = self.idx.q.val() + 1;
                 self.state.d.next = RpState::SweepWrite;
             }
             RpState::SweepWrite => {
+                // recovered: released at an increase expiry with no CNP pending
                 self.lim_f.write_enable.next = true;
-                if !self.work.q.val().active {
+                if self.release_on_recovery.val()
+                    & self.inc_fired.q.val()
+                    & !self.work.q.val().dec_cnp
+                    & (self.work.q.val().rt == self.cap_r.q.val())
+                    & ((bit_cast::<21, RATE_W>(self.work.q.val().rc) + 1)
+                        >= bit_cast::<21, RATE_W>(self.cap_r.q.val()))
+                {
+                    self.lim_f.write_data.next.active = false;
                     self.map_f.write_address.next = self.work.q.val().qpn;
                     self.map_f.write_enable.next = true;
                     self.free.write.next = true;
                     self.in_use.d.next = self.in_use.q.val() - 1;
                 }
+                // the next limiter was read in SweepDec4: load it if active (else SweepLoad
+                // reads it again and skips it)
+                self.inc_fired.d.next = false;
+                self.cut_done.d.next = false;
                 if self.idx.q.val() == 15 {
                     self.state.d.next = RpState::Idle;
                 } else {
                     self.idx.d.next = self.idx.q.val() + 1;
-                    self.lim_f.read_address.next = self.idx.q.val() + 1;
-                    self.state.d.next = RpState::SweepLoad;
+                    if self.lim_f.read_data.val().active {
+                        self.work.d.next = self.lim_f.read_data.val();
+                        self.state.d.next = RpState::SweepInc;
+                    } else {
+                        self.lim_f.read_address.next = self.idx.q.val() + 1;
+                        self.state.d.next = RpState::SweepLoad;
+                    }
                 }
             }
             RpState::CnpMap => {
