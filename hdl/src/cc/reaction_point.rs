@@ -26,8 +26,12 @@
 //! (as ConnectX does) and released when the QP has recovered (at an increase-timer expiry with no
 //! CNP pending, Rt = cap and Rc >= cap - 1, if `release_on_recovery`), or when software clears the
 //! QP's enable. Why 16: every microsecond the sweep visits each limiter, 6 cycles for an active
-//! one and 1 for a free one, so 16 busy limiters take 97 cycles of the 125 a microsecond has at
-//! 125 MHz, leaving the rest for CNP and bytes events (which wait while the sweep runs). A CNP
+//! one (increase, four decrease stages, write back; the next limiter loads during the write
+//! back, one cycle more after a free one) and 1 for a free one, so 16 busy limiters take 98
+//! cycles from the tick to idle, of the 125 a microsecond has at 125 MHz, leaving the rest for
+//! CNP and bytes events (which wait while the sweep runs). A tick waits at most for the event
+//! in progress (a CNP 3 cycles, bytes 4 + one per whole byte unit), so no tick overruns while
+//! 98 + that <= 125 (docs/CONGESTION.md, "The limiter pool"). A CNP
 //! that finds the pool empty leaves the QP unlimited and counts in `cnp_no_limiter`; one for a
 //! disabled QP counts in `cnp_disabled`; a tick that arrives while the previous one is still
 //! pending counts in `tick_overruns`. Nothing is dropped silently.
@@ -35,9 +39,22 @@
 //! # Division
 //! Rc x (100 - f) / 100 is exact without a divider: for x < 2^30, x / 100 = (x x M) >> 32 with
 //! M = ceil(2^32 / 100) = 42949673 (100 M - 2^32 = 4, so the error x x 4 / 2^32 stays below 1/100
-//! and never crosses an integer; `reciprocal_is_exact` in `hdl/tests/reaction_point.rs` checks every x the block can make,
-//! x <= 100 x (2^20 - 1)). The kernel has 16 x 16 multipliers only, so the 27 x 26-bit product is
-//! taken in four 16-bit pieces, keeping only the bits above 2^16 of the low sum.
+//! and never crosses an integer; `reciprocal_is_exact` in `hdl/tests/reaction_point.rs` checks
+//! every x the block can make, x <= 100 x (2^20 - 1)). Since x x M = Rc x K with
+//! K = (100 - f) x M (at most 2^32 + 4), K is formed from the parameter once (registered, in
+//! 16-bit pieces km2 x 2^32 + km1 x 2^16 + km0), and the quotient is one product,
+//! floor(Rc x K / 2^32). The kernel has 16 x 16 multipliers only, so it is taken in pieces
+//! (Rc = r1 x 2^16 + r0): hi + (lo >> 16) with lo = (r0 km1 mod 2^16) + r1 km0 + (r0 km0 >> 16)
+//! and hi = r1 km1 + (r0 km1 >> 16) + km2 Rc, each below 2^32 (the test checks every Rc and f).
+//!
+//! # Timing
+//! The decrease is a pipeline that runs every cycle on the limiter in `work` (Rc and alpha hold
+//! still from `SweepDec1` to `SweepDec4`): (1) the six products and g x alpha into registers,
+//! (2) Rc x alpha >> gd and the quotient's two partial sums, (3) the quotient and
+//! max(Rc - (Rc x alpha >> gd), `rpg_min_rate`), (4) the smaller cut, floored, into `work`. Every
+//! product goes into its own register every cycle, so Yosys cannot share a multiplier behind a
+//! mux. The increase forms its three candidates (step 0, ai, hai; each capped) side by side and
+//! picks one by the stages. The parameters the sweep uses are registered.
 //!
 //! # Ports
 //! * `tick`: the 1 us pulse; ends the current microsecond (the timers due in it fire).
@@ -129,18 +146,27 @@ pub enum RpState {
     /// Sweep: write the limiter back (releasing it if it recovered); load the next limiter or
     /// done.
     SweepWrite,
-    /// CNP: the QP's map entry and enable are read; update, allocate or count.
+    /// CNP: the QP's map entry and enable are read (block RAM; registered in `map_q`, `en_q`).
+    CnpWait,
+    /// CNP: the QP's map entry and enable, registered; update, allocate or count.
     CnpMap,
     /// CNP for a limited QP: set both "CNP arrived" flags.
     CnpLoad,
     /// Bytes: the QP's map entry is read.
+    BytesWait,
+    /// Bytes: the QP's map entry, registered.
     BytesMap,
     /// Bytes: the limiter is read; add the bytes to its count.
     BytesLoad,
     /// Bytes: one increase per whole unit, one per cycle; then write back.
     BytesLoop,
+    /// QP enable cleared: the QP's map entry is read.
+    CfgWait,
     /// QP enable cleared: release the QP's limiter if it has one.
     CfgMap,
+    /// An event's limiter record, prepared in `work`, is written back (the limiter RAM's write
+    /// data is always `work`, so its input mux stays small).
+    LimStore,
 }
 
 #[derive(LogicBlock)]
@@ -237,6 +263,9 @@ pub struct ReactionPoint {
     n_overruns: DFF<Bits<32>>,
     n_cuts: DFF<Bits<32>>,
     rd_limited: DFF<Bit>,
+    /// the map entry and enable the state machine read, registered (block RAM outputs)
+    map_q: DFF<RpMapEntry>,
+    en_q: DFF<Bit>,
     /// limiters: `lim_f` read by the state machine, `lim_r` (a copy) by the rate port
     lim_f: RAM<RpLimiter, LIM_W>,
     lim_r: RAM<RpLimiter, LIM_W>,
@@ -385,6 +414,8 @@ impl Default for ReactionPoint {
             n_overruns: Default::default(),
             n_cuts: Default::default(),
             rd_limited: Default::default(),
+            map_q: Default::default(),
+            en_q: Default::default(),
             lim_f: Default::default(),
             lim_r: Default::default(),
             map_f: Default::default(),
@@ -488,7 +519,9 @@ impl Logic for ReactionPoint {
             n_disabled,
             n_overruns,
             n_cuts,
-            rd_limited
+            rd_limited,
+            map_q,
+            en_q
         );
         clock!(self, clock, free);
         self.lim_f.read_clock.next = self.clock.val();
@@ -524,6 +557,9 @@ impl Logic for ReactionPoint {
         self.free.data_in.next = self.idx.q.val();
         self.free.write.next = false;
         self.free.read.next = false;
+
+        self.map_q.d.next = self.map_f.read_data.val();
+        self.en_q.d.next = self.qp_en.read_data.val();
 
         // ---- the tick: pending until a sweep takes it; one arriving while pending is an overrun
         if self.tick.val() {
@@ -731,7 +767,7 @@ impl Logic for ReactionPoint {
                     self.map_f.read_address.next = self.qp_en_qpn.val();
                     self.ev_qpn.d.next = self.qp_en_qpn.val();
                     if !self.qp_en_value.val() {
-                        self.state.d.next = RpState::CfgMap;
+                        self.state.d.next = RpState::CfgWait;
                     }
                 }
                 if self.go_cnp.val() {
@@ -739,14 +775,14 @@ impl Logic for ReactionPoint {
                     self.map_f.read_address.next = self.cnp_qpn.val();
                     self.qp_en.read_address.next = self.cnp_qpn.val();
                     self.ev_qpn.d.next = self.cnp_qpn.val();
-                    self.state.d.next = RpState::CnpMap;
+                    self.state.d.next = RpState::CnpWait;
                 }
                 if self.go_bytes.val() {
                     self.bytes_ready.next = true;
                     self.map_f.read_address.next = self.bytes_qpn.val();
                     self.ev_qpn.d.next = self.bytes_qpn.val();
                     self.acc.d.next = bit_cast::<25, BYTES_W>(self.bytes_n.val());
-                    self.state.d.next = RpState::BytesMap;
+                    self.state.d.next = RpState::BytesWait;
                 }
             }
             RpState::SweepLoad => {
@@ -858,13 +894,22 @@ impl Logic for ReactionPoint {
                     }
                 }
             }
+            RpState::CnpWait => {
+                self.state.d.next = RpState::CnpMap;
+            }
+            RpState::BytesWait => {
+                self.state.d.next = RpState::BytesMap;
+            }
+            RpState::CfgWait => {
+                self.state.d.next = RpState::CfgMap;
+            }
             RpState::CnpMap => {
                 self.state.d.next = RpState::Idle;
-                if self.map_f.read_data.val().limited {
-                    self.idx.d.next = self.map_f.read_data.val().limiter;
-                    self.lim_f.read_address.next = self.map_f.read_data.val().limiter;
+                if self.map_q.q.val().limited {
+                    self.idx.d.next = self.map_q.q.val().limiter;
+                    self.lim_f.read_address.next = self.map_q.q.val().limiter;
                     self.state.d.next = RpState::CnpLoad;
-                } else if !(self.enable.val() & self.qp_en.read_data.val()) {
+                } else if !(self.enable.val() & self.en_q.q.val()) {
                     self.n_disabled.d.next = self.n_disabled.q.val() + 1;
                 } else if self.free.empty.val() {
                     self.n_no_limiter.d.next = self.n_no_limiter.q.val() + 1;
@@ -873,22 +918,21 @@ impl Logic for ReactionPoint {
                     self.free.read.next = true;
                     self.map_f.write_data.next = self.map_new.val();
                     self.map_f.write_enable.next = true;
-                    self.lim_f.write_address.next = self.free.data_out.val();
-                    self.lim_f.write_data.next = self.fresh.val();
-                    self.lim_f.write_enable.next = true;
+                    self.idx.d.next = self.free.data_out.val();
+                    self.work.d.next = self.fresh.val();
                     self.in_use.d.next = self.in_use.q.val() + 1;
+                    self.state.d.next = RpState::LimStore;
                 }
             }
             RpState::CnpLoad => {
-                self.lim_f.write_data.next = self.cnp_set.val();
-                self.lim_f.write_enable.next = true;
-                self.state.d.next = RpState::Idle;
+                self.work.d.next = self.cnp_set.val();
+                self.state.d.next = RpState::LimStore;
             }
             RpState::BytesMap => {
                 self.state.d.next = RpState::Idle;
-                if self.map_f.read_data.val().limited & (self.p_byte_reset.val() != 0) {
-                    self.idx.d.next = self.map_f.read_data.val().limiter;
-                    self.lim_f.read_address.next = self.map_f.read_data.val().limiter;
+                if self.map_q.q.val().limited & (self.p_byte_reset.val() != 0) {
+                    self.idx.d.next = self.map_q.q.val().limiter;
+                    self.lim_f.read_address.next = self.map_q.q.val().limiter;
                     self.state.d.next = RpState::BytesLoad;
                 }
             }
@@ -907,23 +951,25 @@ impl Logic for ReactionPoint {
                     }
                     self.acc.d.next = self.acc.q.val() - bit_cast::<25, BC_W>(self.unit.val());
                 } else {
-                    self.lim_f.write_data.next = self.work.q.val();
-                    self.lim_f.write_data.next.byte_count = bit_cast::<BC_W, 25>(self.acc.q.val());
-                    self.lim_f.write_enable.next = true;
-                    self.state.d.next = RpState::Idle;
+                    self.work.d.next.byte_count = bit_cast::<BC_W, 25>(self.acc.q.val());
+                    self.state.d.next = RpState::LimStore;
                 }
             }
             RpState::CfgMap => {
                 self.state.d.next = RpState::Idle;
-                if self.map_f.read_data.val().limited {
+                if self.map_q.q.val().limited {
                     self.map_f.write_enable.next = true;
-                    self.lim_f.write_address.next = self.map_f.read_data.val().limiter;
-                    self.lim_f.write_data.next = self.c_lim_zero.val();
-                    self.lim_f.write_enable.next = true;
-                    self.free.data_in.next = self.map_f.read_data.val().limiter;
+                    self.idx.d.next = self.map_q.q.val().limiter;
+                    self.work.d.next = self.c_lim_zero.val();
+                    self.free.data_in.next = self.map_q.q.val().limiter;
                     self.free.write.next = true;
                     self.in_use.d.next = self.in_use.q.val() - 1;
+                    self.state.d.next = RpState::LimStore;
                 }
+            }
+            RpState::LimStore => {
+                self.lim_f.write_enable.next = true;
+                self.state.d.next = RpState::Idle;
             }
         }
 
