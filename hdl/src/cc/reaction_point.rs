@@ -266,6 +266,29 @@ pub struct ReactionPoint {
     /// the map entry and enable the state machine read, registered (block RAM outputs)
     map_q: DFF<RpMapEntry>,
     en_q: DFF<Bit>,
+    /// the limiter just read has its increase timer due (for SweepInc)
+    inc_due: DFF<Bit>,
+    /// the release check, made in SweepDec4 for SweepWrite: the cap minus one (0 if the cap is
+    /// 0), Rc minus that, and the result
+    capm1_r: DFF<Bits<32>>,
+    rcc_r: DFF<Bits<32>>,
+    rc_ge_capm1: DFF<Bit>,
+    mr_ge_capm1: DFF<Bit>,
+    rel_r: DFF<Bit>,
+    /// bytes: the count holds at least one more whole unit (for BytesLoop)
+    ge_r: DFF<Bit>,
+    /// one-hot copies of the state for the `work` register's input mux (set from the next state)
+    f_load: DFF<Bit>,
+    f_inc: DFF<Bit>,
+    f_dec1: DFF<Bit>,
+    f_dec4: DFF<Bit>,
+    f_write: DFF<Bit>,
+    f_cnpmap: DFF<Bit>,
+    f_cnpload: DFF<Bit>,
+    f_bload: DFF<Bit>,
+    f_bloop: DFF<Bit>,
+    f_cfgmap: DFF<Bit>,
+    f_store: DFF<Bit>,
     /// limiters: `lim_f` read by the state machine, `lim_r` (a copy) by the rate port
     lim_f: RAM<RpLimiter, LIM_W>,
     lim_r: RAM<RpLimiter, LIM_W>,
@@ -326,6 +349,11 @@ pub struct ReactionPoint {
     go_cfg: Signal<Local, Bit>,
     go_cnp: Signal<Local, Bit>,
     go_bytes: Signal<Local, Bit>,
+    nxt: Signal<Local, RpState>,
+    acc_ld: Signal<Local, Bits<25>>,
+    rel_cut: Signal<Local, Bit>,
+    rel: Signal<Local, Bit>,
+    unit2: Signal<Local, Bits<25>>,
 }
 
 impl Default for ReactionPoint {
@@ -416,6 +444,24 @@ impl Default for ReactionPoint {
             rd_limited: Default::default(),
             map_q: Default::default(),
             en_q: Default::default(),
+            inc_due: Default::default(),
+            capm1_r: Default::default(),
+            rcc_r: Default::default(),
+            rc_ge_capm1: Default::default(),
+            mr_ge_capm1: Default::default(),
+            rel_r: Default::default(),
+            ge_r: Default::default(),
+            f_load: Default::default(),
+            f_inc: Default::default(),
+            f_dec1: Default::default(),
+            f_dec4: Default::default(),
+            f_write: Default::default(),
+            f_cnpmap: Default::default(),
+            f_cnpload: Default::default(),
+            f_bload: Default::default(),
+            f_bloop: Default::default(),
+            f_cfgmap: Default::default(),
+            f_store: Default::default(),
             lim_f: Default::default(),
             lim_r: Default::default(),
             map_f: Default::default(),
@@ -472,6 +518,11 @@ impl Default for ReactionPoint {
             go_cfg: Default::default(),
             go_cnp: Default::default(),
             go_bytes: Default::default(),
+            nxt: Default::default(),
+            acc_ld: Default::default(),
+            rel_cut: Default::default(),
+            rel: Default::default(),
+            unit2: Default::default(),
         }
     }
 }
@@ -521,7 +572,25 @@ impl Logic for ReactionPoint {
             n_cuts,
             rd_limited,
             map_q,
-            en_q
+            en_q,
+            inc_due,
+            capm1_r,
+            rcc_r,
+            rc_ge_capm1,
+            mr_ge_capm1,
+            rel_r,
+            ge_r,
+            f_load,
+            f_inc,
+            f_dec1,
+            f_dec4,
+            f_write,
+            f_cnpmap,
+            f_cnpload,
+            f_bload,
+            f_bloop,
+            f_cfgmap,
+            f_store
         );
         clock!(self, clock, free);
         self.lim_f.read_clock.next = self.clock.val();
@@ -542,6 +611,7 @@ impl Logic for ReactionPoint {
         self.go_cfg.next = false;
         self.go_cnp.next = false;
         self.go_bytes.next = false;
+        self.nxt.next = self.state.q.val();
         self.lim_f.read_address.next = self.idx.q.val();
         self.lim_f.write_address.next = self.idx.q.val();
         self.lim_f.write_data.next = self.work.q.val();
@@ -559,6 +629,7 @@ impl Logic for ReactionPoint {
         self.free.read.next = false;
 
         self.map_q.d.next = self.map_f.read_data.val();
+        self.inc_due.d.next = self.lim_f.read_data.val().inc_left == 0;
         self.en_q.d.next = self.qp_en.read_data.val();
 
         // ---- the tick: pending until a sweep takes it; one arriving while pending is an overrun
@@ -579,6 +650,9 @@ impl Logic for ReactionPoint {
             self.first_rate.next = self.p_first_cnp_rate.val();
         }
         self.unit.next = bit_cast::<BC_W, 15>(self.p_byte_reset.val()) << 6;
+        self.unit2.next = bit_cast::<25, BC_W>(self.unit.val()) << 1;
+        self.acc_ld.next =
+            self.acc.q.val() + bit_cast::<25, BC_W>(self.lim_f.read_data.val().byte_count);
         // periods minus one (a period of 0 counts as 1)
         self.inc_p1.next = 0.into();
         if self.p_time_reset.val() != 0 {
@@ -704,6 +778,33 @@ impl Logic for ReactionPoint {
             self.rc_new.next = self.ca_r.q.val();
         }
 
+        // ---- released at an increase expiry with no CNP pending, if Rt = cap and
+        // Rc + 1 >= cap, i.e. Rc >= capm1 (Rc after the cut: whichever of its three candidates
+        // stage 4 picks, compared beside it)
+        self.capm1_r.d.next = 0.into();
+        if self.cap_r.q.val() != 0 {
+            self.capm1_r.d.next = bit_cast::<32, RATE_W>(self.cap_r.q.val()) - 1;
+        }
+        self.rcc_r.d.next = self.rc32.val() - self.capm1_r.q.val();
+        self.rc_ge_capm1.d.next = self.rc32.val() >= self.capm1_r.q.val();
+        self.mr_ge_capm1.d.next = self.mr32.val() >= self.capm1_r.q.val();
+        // Rc - quotient >= capm1 <=> quotient <= Rc - capm1
+        self.rel_cut.next = self.rc_ge_capm1.q.val() & (self.quo_r.q.val() <= self.rcc_r.q.val());
+        if self.rc_lt_mr.q.val() | (self.quo_r.q.val() > self.rm_r.q.val()) {
+            self.rel_cut.next = self.mr_ge_capm1.q.val();
+        }
+        if self.cut_a.q.val() < self.quo_r.q.val() {
+            self.rel_cut.next = self.ca_r.q.val() >= self.capm1_r.q.val();
+        }
+        self.rel.next = !self.work.q.val().dec_cnp & self.rc_ge_capm1.q.val();
+        if self.cut_done.q.val() {
+            self.rel.next = self.rel_cut.val();
+        }
+        self.rel_r.d.next = self.release_on_recovery.val()
+            & self.inc_fired.q.val()
+            & (self.work.q.val().rt == self.cap_r.q.val())
+            & self.rel.val();
+
         // ---- alpha: g x alpha / 1024, plus 1024 - g if a CNP arrived, at most 1023
         self.a_dec.next = bit_cast::<12, 32>(self.ga_r.q.val() >> 10);
         self.a_cnp.next = self.a_dec.val() + 1024 - bit_cast::<12, 11>(self.p_alpha_g.val());
@@ -743,7 +844,7 @@ impl Logic for ReactionPoint {
                 }
                 self.init_i.d.next = self.init_i.q.val() + 1;
                 if self.init_i.q.val() == 255 {
-                    self.state.d.next = RpState::Idle;
+                    self.nxt.next = RpState::Idle;
                 }
             }
             RpState::Idle => {
@@ -751,7 +852,7 @@ impl Logic for ReactionPoint {
                     self.tick_pending.d.next = self.tick.val();
                     self.idx.d.next = 0.into();
                     self.lim_f.read_address.next = 0.into();
-                    self.state.d.next = RpState::SweepLoad;
+                    self.nxt.next = RpState::SweepLoad;
                 } else if self.qp_en_valid.val() {
                     self.go_cfg.next = true;
                 } else if self.cnp_valid.val() {
@@ -767,7 +868,7 @@ impl Logic for ReactionPoint {
                     self.map_f.read_address.next = self.qp_en_qpn.val();
                     self.ev_qpn.d.next = self.qp_en_qpn.val();
                     if !self.qp_en_value.val() {
-                        self.state.d.next = RpState::CfgWait;
+                        self.nxt.next = RpState::CfgWait;
                     }
                 }
                 if self.go_cnp.val() {
@@ -775,102 +876,59 @@ impl Logic for ReactionPoint {
                     self.map_f.read_address.next = self.cnp_qpn.val();
                     self.qp_en.read_address.next = self.cnp_qpn.val();
                     self.ev_qpn.d.next = self.cnp_qpn.val();
-                    self.state.d.next = RpState::CnpWait;
+                    self.nxt.next = RpState::CnpWait;
                 }
                 if self.go_bytes.val() {
                     self.bytes_ready.next = true;
                     self.map_f.read_address.next = self.bytes_qpn.val();
                     self.ev_qpn.d.next = self.bytes_qpn.val();
                     self.acc.d.next = bit_cast::<25, BYTES_W>(self.bytes_n.val());
-                    self.state.d.next = RpState::BytesWait;
+                    self.nxt.next = RpState::BytesWait;
                 }
             }
             RpState::SweepLoad => {
-                self.work.d.next = self.lim_f.read_data.val();
                 self.inc_fired.d.next = false;
                 self.cut_done.d.next = false;
                 if self.lim_f.read_data.val().active {
-                    self.state.d.next = RpState::SweepInc;
+                    self.nxt.next = RpState::SweepInc;
                 } else if self.idx.q.val() == 15 {
-                    self.state.d.next = RpState::Idle;
+                    self.nxt.next = RpState::Idle;
                 } else {
                     self.idx.d.next = self.idx.q.val() + 1;
                     self.lim_f.read_address.next = self.idx.q.val() + 1;
                 }
             }
             RpState::SweepInc => {
-                if self.work.q.val().inc_left == 0 {
+                if self.inc_due.q.val() {
                     self.inc_fired.d.next = true;
-                    self.work.d.next.rt = self.rt_inc.val();
-                    self.work.d.next.rc = self.rc_inc.val();
-                    if self.work.q.val().t_stage != 0xFFFF {
-                        self.work.d.next.t_stage = self.work.q.val().t_stage + 1;
-                    }
                 }
-                self.state.d.next = RpState::SweepDec1;
+                self.nxt.next = RpState::SweepDec1;
             }
             RpState::SweepDec1 => {
                 // the pipeline's stage 1 takes Rc and alpha now
                 if (self.work.q.val().dec_left == 0) & self.work.q.val().dec_cnp {
                     self.cut_done.d.next = true;
-                    if self.p_clamp_tgt_rate.val()
-                        | (self.work.q.val().bc_stage != 0)
-                        | (self.p_clamp_after_time_inc.val() & (self.work.q.val().t_stage != 0))
-                    {
-                        self.work.d.next.rt = self.work.q.val().rc;
-                    }
                 }
-                self.state.d.next = RpState::SweepDec2;
+                self.nxt.next = RpState::SweepDec2;
             }
             RpState::SweepDec2 => {
-                self.state.d.next = RpState::SweepDec3;
+                self.nxt.next = RpState::SweepDec3;
             }
             RpState::SweepDec3 => {
-                self.state.d.next = RpState::SweepDec4;
+                self.nxt.next = RpState::SweepDec4;
             }
             RpState::SweepDec4 => {
                 if self.cut_done.q.val() {
                     self.n_cuts.d.next = self.n_cuts.q.val() + 1;
-                    self.work.d.next.rc = bit_cast::<RATE_W, 32>(self.rc_new.val());
-                    self.work.d.next.dec_cnp = false;
-                    self.work.d.next.t_stage = 0.into();
-                    self.work.d.next.bc_stage = 0.into();
-                    self.work.d.next.byte_count = 0.into();
-                }
-                if self.work.q.val().alpha_left == 0 {
-                    self.work.d.next.alpha = bit_cast::<10, 12>(self.a_dec.val());
-                    if self.work.q.val().alpha_cnp {
-                        self.work.d.next.alpha = bit_cast::<10, 12>(self.a_cnp.val());
-                    }
-                    self.work.d.next.alpha_cnp = false;
-                    self.work.d.next.alpha_left = self.alpha_p1_r.q.val();
-                } else {
-                    self.work.d.next.alpha_left = self.work.q.val().alpha_left - 1;
-                }
-                if self.inc_fired.q.val() | self.cut_done.q.val() {
-                    self.work.d.next.inc_left = self.inc_p1_r.q.val();
-                } else {
-                    self.work.d.next.inc_left = self.work.q.val().inc_left - 1;
-                }
-                if self.work.q.val().dec_left == 0 {
-                    self.work.d.next.dec_left = self.dec_p1_r.q.val();
-                } else {
-                    self.work.d.next.dec_left = self.work.q.val().dec_left - 1;
                 }
                 // the next limiter, for SweepWrite
                 self.lim_f.read_address.next = self.idx.q.val() + 1;
-                self.state.d.next = RpState::SweepWrite;
+                self.nxt.next = RpState::SweepWrite;
             }
             RpState::SweepWrite => {
                 // recovered: released at an increase expiry with no CNP pending
                 self.lim_f.write_enable.next = true;
-                if self.release_on_recovery.val()
-                    & self.inc_fired.q.val()
-                    & !self.work.q.val().dec_cnp
-                    & (self.work.q.val().rt == self.cap_r.q.val())
-                    & ((bit_cast::<21, RATE_W>(self.work.q.val().rc) + 1)
-                        >= bit_cast::<21, RATE_W>(self.cap_r.q.val()))
-                {
+                if self.rel_r.q.val() {
                     self.lim_f.write_data.next.active = false;
                     self.map_f.write_address.next = self.work.q.val().qpn;
                     self.map_f.write_enable.next = true;
@@ -882,33 +940,32 @@ impl Logic for ReactionPoint {
                 self.inc_fired.d.next = false;
                 self.cut_done.d.next = false;
                 if self.idx.q.val() == 15 {
-                    self.state.d.next = RpState::Idle;
+                    self.nxt.next = RpState::Idle;
                 } else {
                     self.idx.d.next = self.idx.q.val() + 1;
                     if self.lim_f.read_data.val().active {
-                        self.work.d.next = self.lim_f.read_data.val();
-                        self.state.d.next = RpState::SweepInc;
+                        self.nxt.next = RpState::SweepInc;
                     } else {
                         self.lim_f.read_address.next = self.idx.q.val() + 1;
-                        self.state.d.next = RpState::SweepLoad;
+                        self.nxt.next = RpState::SweepLoad;
                     }
                 }
             }
             RpState::CnpWait => {
-                self.state.d.next = RpState::CnpMap;
+                self.nxt.next = RpState::CnpMap;
             }
             RpState::BytesWait => {
-                self.state.d.next = RpState::BytesMap;
+                self.nxt.next = RpState::BytesMap;
             }
             RpState::CfgWait => {
-                self.state.d.next = RpState::CfgMap;
+                self.nxt.next = RpState::CfgMap;
             }
             RpState::CnpMap => {
-                self.state.d.next = RpState::Idle;
+                self.nxt.next = RpState::Idle;
                 if self.map_q.q.val().limited {
                     self.idx.d.next = self.map_q.q.val().limiter;
                     self.lim_f.read_address.next = self.map_q.q.val().limiter;
-                    self.state.d.next = RpState::CnpLoad;
+                    self.nxt.next = RpState::CnpLoad;
                 } else if !(self.enable.val() & self.en_q.q.val()) {
                     self.n_disabled.d.next = self.n_disabled.q.val() + 1;
                 } else if self.free.empty.val() {
@@ -919,59 +976,134 @@ impl Logic for ReactionPoint {
                     self.map_f.write_data.next = self.map_new.val();
                     self.map_f.write_enable.next = true;
                     self.idx.d.next = self.free.data_out.val();
-                    self.work.d.next = self.fresh.val();
                     self.in_use.d.next = self.in_use.q.val() + 1;
-                    self.state.d.next = RpState::LimStore;
+                    self.nxt.next = RpState::LimStore;
                 }
             }
             RpState::CnpLoad => {
-                self.work.d.next = self.cnp_set.val();
-                self.state.d.next = RpState::LimStore;
+                self.nxt.next = RpState::LimStore;
             }
             RpState::BytesMap => {
-                self.state.d.next = RpState::Idle;
+                self.nxt.next = RpState::Idle;
                 if self.map_q.q.val().limited & (self.p_byte_reset.val() != 0) {
                     self.idx.d.next = self.map_q.q.val().limiter;
                     self.lim_f.read_address.next = self.map_q.q.val().limiter;
-                    self.state.d.next = RpState::BytesLoad;
+                    self.nxt.next = RpState::BytesLoad;
                 }
             }
             RpState::BytesLoad => {
-                self.work.d.next = self.lim_f.read_data.val();
-                self.acc.d.next =
-                    self.acc.q.val() + bit_cast::<25, BC_W>(self.lim_f.read_data.val().byte_count);
-                self.state.d.next = RpState::BytesLoop;
+                self.acc.d.next = self.acc_ld.val();
+                self.ge_r.d.next = self.acc_ld.val() >= bit_cast::<25, BC_W>(self.unit.val());
+                self.nxt.next = RpState::BytesLoop;
             }
             RpState::BytesLoop => {
-                if self.acc.q.val() >= bit_cast::<25, BC_W>(self.unit.val()) {
-                    self.work.d.next.rt = self.rt_inc.val();
-                    self.work.d.next.rc = self.rc_inc.val();
-                    if self.work.q.val().bc_stage != 0xFFFF {
-                        self.work.d.next.bc_stage = self.work.q.val().bc_stage + 1;
-                    }
+                if self.ge_r.q.val() {
                     self.acc.d.next = self.acc.q.val() - bit_cast::<25, BC_W>(self.unit.val());
+                    self.ge_r.d.next = self.acc.q.val() >= self.unit2.val();
                 } else {
-                    self.work.d.next.byte_count = bit_cast::<BC_W, 25>(self.acc.q.val());
-                    self.state.d.next = RpState::LimStore;
+                    self.nxt.next = RpState::LimStore;
                 }
             }
             RpState::CfgMap => {
-                self.state.d.next = RpState::Idle;
+                self.nxt.next = RpState::Idle;
                 if self.map_q.q.val().limited {
                     self.map_f.write_enable.next = true;
                     self.idx.d.next = self.map_q.q.val().limiter;
-                    self.work.d.next = self.c_lim_zero.val();
                     self.free.data_in.next = self.map_q.q.val().limiter;
                     self.free.write.next = true;
                     self.in_use.d.next = self.in_use.q.val() - 1;
-                    self.state.d.next = RpState::LimStore;
+                    self.nxt.next = RpState::LimStore;
                 }
             }
             RpState::LimStore => {
                 self.lim_f.write_enable.next = true;
-                self.state.d.next = RpState::Idle;
+                self.nxt.next = RpState::Idle;
             }
         }
+
+        // ---- the `work` register, by the (registered, one-hot) state
+        if self.f_load.q.val() | self.f_write.q.val() | self.f_bload.q.val() {
+            self.work.d.next = self.lim_f.read_data.val();
+        }
+        if self.f_cnpmap.q.val() {
+            self.work.d.next = self.fresh.val();
+        }
+        if self.f_cnpload.q.val() {
+            self.work.d.next = self.cnp_set.val();
+        }
+        if self.f_cfgmap.q.val() {
+            self.work.d.next = self.c_lim_zero.val();
+        }
+        if self.f_inc.q.val() & self.inc_due.q.val() {
+            self.work.d.next.rt = self.rt_inc.val();
+            self.work.d.next.rc = self.rc_inc.val();
+            if self.work.q.val().t_stage != 0xFFFF {
+                self.work.d.next.t_stage = self.work.q.val().t_stage + 1;
+            }
+        }
+        if self.f_bloop.q.val() {
+            if self.ge_r.q.val() {
+                self.work.d.next.rt = self.rt_inc.val();
+                self.work.d.next.rc = self.rc_inc.val();
+                if self.work.q.val().bc_stage != 0xFFFF {
+                    self.work.d.next.bc_stage = self.work.q.val().bc_stage + 1;
+                }
+            } else {
+                self.work.d.next.byte_count = bit_cast::<BC_W, 25>(self.acc.q.val());
+            }
+        }
+        // decrease 1: clamp Rt to Rc if a cut is due
+        if self.f_dec1.q.val()
+            & (self.work.q.val().dec_left == 0)
+            & self.work.q.val().dec_cnp
+            & (self.p_clamp_tgt_rate.val()
+                | (self.work.q.val().bc_stage != 0)
+                | (self.p_clamp_after_time_inc.val() & (self.work.q.val().t_stage != 0)))
+        {
+            self.work.d.next.rt = self.work.q.val().rc;
+        }
+        // decrease 4: the cut; the alpha timer; the countdowns
+        if self.f_dec4.q.val() {
+            if self.cut_done.q.val() {
+                self.work.d.next.rc = bit_cast::<RATE_W, 32>(self.rc_new.val());
+                self.work.d.next.dec_cnp = false;
+                self.work.d.next.t_stage = 0.into();
+                self.work.d.next.bc_stage = 0.into();
+                self.work.d.next.byte_count = 0.into();
+            }
+            if self.work.q.val().alpha_left == 0 {
+                self.work.d.next.alpha = bit_cast::<10, 12>(self.a_dec.val());
+                if self.work.q.val().alpha_cnp {
+                    self.work.d.next.alpha = bit_cast::<10, 12>(self.a_cnp.val());
+                }
+                self.work.d.next.alpha_cnp = false;
+                self.work.d.next.alpha_left = self.alpha_p1_r.q.val();
+            } else {
+                self.work.d.next.alpha_left = self.work.q.val().alpha_left - 1;
+            }
+            if self.inc_fired.q.val() | self.cut_done.q.val() {
+                self.work.d.next.inc_left = self.inc_p1_r.q.val();
+            } else {
+                self.work.d.next.inc_left = self.work.q.val().inc_left - 1;
+            }
+            if self.work.q.val().dec_left == 0 {
+                self.work.d.next.dec_left = self.dec_p1_r.q.val();
+            } else {
+                self.work.d.next.dec_left = self.work.q.val().dec_left - 1;
+            }
+        }
+        self.state.d.next = self.nxt.val();
+        self.f_load.d.next = self.nxt.val() == RpState::SweepLoad;
+        self.f_inc.d.next = self.nxt.val() == RpState::SweepInc;
+        self.f_dec1.d.next = self.nxt.val() == RpState::SweepDec1;
+        self.f_dec4.d.next = self.nxt.val() == RpState::SweepDec4;
+        self.f_write.d.next = self.nxt.val() == RpState::SweepWrite;
+        self.f_cnpmap.d.next = self.nxt.val() == RpState::CnpMap;
+        self.f_cnpload.d.next = self.nxt.val() == RpState::CnpLoad;
+        self.f_bload.d.next = self.nxt.val() == RpState::BytesLoad;
+        self.f_bloop.d.next = self.nxt.val() == RpState::BytesLoop;
+        self.f_cfgmap.d.next = self.nxt.val() == RpState::CfgMap;
+        self.f_store.d.next = self.nxt.val() == RpState::LimStore;
 
         // ---- the rate port's copies take every write of the state machine
         self.lim_r.write_address.next = self.lim_f.write_address.val();
