@@ -158,8 +158,10 @@ pub enum RpState {
     BytesMap,
     /// Bytes: the limiter is read; add the bytes to its count.
     BytesLoad,
-    /// Bytes: one increase per whole unit, one per cycle; then write back.
+    /// Bytes: one increase per whole unit (then BytesPrep); else to the write back.
     BytesLoop,
+    /// Bytes: the next increase's candidates are formed from `work`.
+    BytesPrep,
     /// QP enable cleared: the QP's map entry is read.
     CfgWait,
     /// QP enable cleared: release the QP's limiter if it has one.
@@ -268,6 +270,19 @@ pub struct ReactionPoint {
     en_q: DFF<Bit>,
     /// the limiter just read has its increase timer due (for SweepInc)
     inc_due: DFF<Bit>,
+    /// the increase's candidates, a cycle ahead (see the kernel)
+    hai_r: DFF<Bit>,
+    ai_r: DFF<Bit>,
+    o0_r: DFF<Bit>,
+    oai_r: DFF<Bit>,
+    ohai_r: DFF<Bit>,
+    sai_r: DFF<Bits<RATE_W>>,
+    shai_r: DFF<Bits<RATE_W>>,
+    rs0_r: DFF<Bits<22>>,
+    rsai_r: DFF<Bits<22>>,
+    rshai_r: DFF<Bits<22>>,
+    rcap_r: DFF<Bits<22>>,
+    f_bprep: DFF<Bit>,
     /// the release check, made in SweepDec4 for SweepWrite: the cap minus one (0 if the cap is
     /// 0), Rc minus that, and the result
     capm1_r: DFF<Bits<32>>,
@@ -306,16 +321,12 @@ pub struct ReactionPoint {
     cap: Signal<Local, Bits<RATE_W>>,
     first_rate: Signal<Local, Bits<RATE_W>>,
     unit: Signal<Local, Bits<BC_W>>,
-    hai_on: Signal<Local, Bit>,
-    ai_on: Signal<Local, Bit>,
+    xs: Signal<Local, RpLimiter>,
     rt21: Signal<Local, Bits<21>>,
     cap21: Signal<Local, Bits<21>>,
     s_ai: Signal<Local, Bits<21>>,
     s_hai: Signal<Local, Bits<21>>,
     rr: Signal<Local, Bits<22>>,
-    rs_ai: Signal<Local, Bits<22>>,
-    rs_hai: Signal<Local, Bits<22>>,
-    rcap: Signal<Local, Bits<22>>,
     rti_0: Signal<Local, Bits<RATE_W>>,
     rti_ai: Signal<Local, Bits<RATE_W>>,
     rti_hai: Signal<Local, Bits<RATE_W>>,
@@ -445,6 +456,18 @@ impl Default for ReactionPoint {
             map_q: Default::default(),
             en_q: Default::default(),
             inc_due: Default::default(),
+            hai_r: Default::default(),
+            ai_r: Default::default(),
+            o0_r: Default::default(),
+            oai_r: Default::default(),
+            ohai_r: Default::default(),
+            sai_r: Default::default(),
+            shai_r: Default::default(),
+            rs0_r: Default::default(),
+            rsai_r: Default::default(),
+            rshai_r: Default::default(),
+            rcap_r: Default::default(),
+            f_bprep: Default::default(),
             capm1_r: Default::default(),
             rcc_r: Default::default(),
             rc_ge_capm1: Default::default(),
@@ -475,16 +498,12 @@ impl Default for ReactionPoint {
             cap: Default::default(),
             first_rate: Default::default(),
             unit: Default::default(),
-            hai_on: Default::default(),
-            ai_on: Default::default(),
+            xs: Default::default(),
             rt21: Default::default(),
             cap21: Default::default(),
             s_ai: Default::default(),
             s_hai: Default::default(),
             rr: Default::default(),
-            rs_ai: Default::default(),
-            rs_hai: Default::default(),
-            rcap: Default::default(),
             rti_0: Default::default(),
             rti_ai: Default::default(),
             rti_hai: Default::default(),
@@ -574,6 +593,18 @@ impl Logic for ReactionPoint {
             map_q,
             en_q,
             inc_due,
+            hai_r,
+            ai_r,
+            o0_r,
+            oai_r,
+            ohai_r,
+            sai_r,
+            shai_r,
+            rs0_r,
+            rsai_r,
+            rshai_r,
+            rcap_r,
+            f_bprep,
             capm1_r,
             rcc_r,
             rc_ge_capm1,
@@ -687,45 +718,59 @@ impl Logic for ReactionPoint {
 
         // ---- the increase of the limiter in `work`: Rt + the step chosen by the stages
         // (min(stages) > threshold: hai; max(stages) >= threshold: ai; else 0), at most the
-        // cap; Rc = (Rc + Rt) / 2. The three candidates are formed side by side.
-        self.hai_on.next = (self.work.q.val().t_stage > self.p_threshold.val())
-            & (self.work.q.val().bc_stage > self.p_threshold.val());
-        self.ai_on.next = (self.work.q.val().t_stage >= self.p_threshold.val())
-            | (self.work.q.val().bc_stage >= self.p_threshold.val());
-        self.rt21.next = bit_cast::<21, RATE_W>(self.work.q.val().rt);
+        // cap; Rc = (Rc + Rt) / 2. In two halves: the three candidates (step 0, ai, hai), their
+        // sums and compares with the cap, are registered a cycle ahead, from the limiter being
+        // loaded (`lim_f.read_data`, in SweepLoad, SweepWrite and BytesLoad) or from `work`
+        // (BytesPrep); SweepInc and BytesLoop then only pick.
+        self.xs.next = self.lim_f.read_data.val();
+        if self.f_bprep.q.val() {
+            self.xs.next = self.work.q.val();
+        }
+        self.hai_r.d.next = (self.xs.val().t_stage > self.p_threshold.val())
+            & (self.xs.val().bc_stage > self.p_threshold.val());
+        self.ai_r.d.next = (self.xs.val().t_stage >= self.p_threshold.val())
+            | (self.xs.val().bc_stage >= self.p_threshold.val());
+        self.rt21.next = bit_cast::<21, RATE_W>(self.xs.val().rt);
         self.cap21.next = bit_cast::<21, RATE_W>(self.cap_r.q.val());
         self.s_ai.next = self.rt21.val() + bit_cast::<21, RATE_W>(self.p_ai_rate.val());
         self.s_hai.next = self.rt21.val() + bit_cast::<21, RATE_W>(self.p_hai_rate.val());
-        self.rr.next = bit_cast::<22, RATE_W>(self.work.q.val().rc)
-            + bit_cast::<22, RATE_W>(self.work.q.val().rt);
-        self.rs_ai.next = self.rr.val() + bit_cast::<22, RATE_W>(self.p_ai_rate.val());
-        self.rs_hai.next = self.rr.val() + bit_cast::<22, RATE_W>(self.p_hai_rate.val());
-        self.rcap.next = bit_cast::<22, RATE_W>(self.work.q.val().rc)
+        self.sai_r.d.next = bit_cast::<RATE_W, 21>(self.s_ai.val());
+        self.shai_r.d.next = bit_cast::<RATE_W, 21>(self.s_hai.val());
+        self.o0_r.d.next = self.rt21.val() > self.cap21.val();
+        self.oai_r.d.next = self.s_ai.val() > self.cap21.val();
+        self.ohai_r.d.next = self.s_hai.val() > self.cap21.val();
+        self.rr.next = bit_cast::<22, RATE_W>(self.xs.val().rc)
+            + bit_cast::<22, RATE_W>(self.xs.val().rt);
+        self.rs0_r.d.next = self.rr.val();
+        self.rsai_r.d.next = self.rr.val() + bit_cast::<22, RATE_W>(self.p_ai_rate.val());
+        self.rshai_r.d.next = self.rr.val() + bit_cast::<22, RATE_W>(self.p_hai_rate.val());
+        self.rcap_r.d.next = bit_cast::<22, RATE_W>(self.xs.val().rc)
             + bit_cast::<22, RATE_W>(self.cap_r.q.val());
+        // the pick (the candidates are of the limiter now in `work`)
         self.rti_0.next = self.work.q.val().rt;
-        self.rci_0.next = self.rr.val();
-        if self.rt21.val() > self.cap21.val() {
+        self.rci_0.next = self.rs0_r.q.val();
+        if self.o0_r.q.val() {
             self.rti_0.next = self.cap_r.q.val();
-            self.rci_0.next = self.rcap.val();
+            self.rci_0.next = self.rcap_r.q.val();
         }
-        self.rti_ai.next = bit_cast::<RATE_W, 21>(self.s_ai.val());
-        self.rci_ai.next = self.rs_ai.val();
-        if self.s_ai.val() > self.cap21.val() {
+        self.rti_ai.next = self.sai_r.q.val();
+        self.rci_ai.next = self.rsai_r.q.val();
+        if self.oai_r.q.val() {
             self.rti_ai.next = self.cap_r.q.val();
-            self.rci_ai.next = self.rcap.val();
+            self.rci_ai.next = self.rcap_r.q.val();
         }
-        self.rti_hai.next = bit_cast::<RATE_W, 21>(self.s_hai.val());
-        self.rci_hai.next = self.rs_hai.val();
-        if self.s_hai.val() > self.cap21.val() {
+        self.rti_hai.next = self.shai_r.q.val();
+        self.rci_hai.next = self.rshai_r.q.val();
+        if self.ohai_r.q.val() {
             self.rti_hai.next = self.cap_r.q.val();
-            self.rci_hai.next = self.rcap.val();
+            self.rci_hai.next = self.rcap_r.q.val();
         }
         self.rt_inc.next = self.rti_0.val();
         self.rc_inc.next = bit_cast::<RATE_W, 22>(self.rci_0.val() >> 1);
-        if self.hai_on.val() {
+        if self.hai_r.q.val() {
             self.rt_inc.next = self.rti_hai.val();
             self.rc_inc.next = bit_cast::<RATE_W, 22>(self.rci_hai.val() >> 1);
-        } else if self.ai_on.val() {
+        } else if self.ai_r.q.val() {
             self.rt_inc.next = self.rti_ai.val();
             self.rc_inc.next = bit_cast::<RATE_W, 22>(self.rci_ai.val() >> 1);
         }
@@ -1000,9 +1045,13 @@ impl Logic for ReactionPoint {
                 if self.ge_r.q.val() {
                     self.acc.d.next = self.acc.q.val() - bit_cast::<25, BC_W>(self.unit.val());
                     self.ge_r.d.next = self.acc.q.val() >= self.unit2.val();
+                    self.nxt.next = RpState::BytesPrep;
                 } else {
                     self.nxt.next = RpState::LimStore;
                 }
+            }
+            RpState::BytesPrep => {
+                self.nxt.next = RpState::BytesLoop;
             }
             RpState::CfgMap => {
                 self.nxt.next = RpState::Idle;
@@ -1104,6 +1153,7 @@ impl Logic for ReactionPoint {
         self.f_bloop.d.next = self.nxt.val() == RpState::BytesLoop;
         self.f_cfgmap.d.next = self.nxt.val() == RpState::CfgMap;
         self.f_store.d.next = self.nxt.val() == RpState::LimStore;
+        self.f_bprep.d.next = self.nxt.val() == RpState::BytesPrep;
 
         // ---- the rate port's copies take every write of the state machine
         self.lim_r.write_address.next = self.lim_f.write_address.val();
