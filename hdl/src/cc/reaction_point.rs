@@ -30,8 +30,8 @@
 //! back, one cycle more after a free one) and 1 for a free one, so 16 busy limiters take 98
 //! cycles from the tick to idle, of the 125 a microsecond has at 125 MHz, leaving the rest for
 //! CNP and bytes events (which wait while the sweep runs). A tick waits at most for the event
-//! in progress (a CNP 3 cycles, bytes 4 + one per whole byte unit), so no tick overruns while
-//! 98 + that <= 125 (docs/CONGESTION.md, "The limiter pool"). A CNP
+//! in progress (a CNP up to 5 cycles, bytes 6 + 2 per whole byte unit), so no tick overruns
+//! while 98 + that <= 125 (docs/CONGESTION.md, "The limiter pool"). A CNP
 //! that finds the pool empty leaves the QP unlimited and counts in `cnp_no_limiter`; one for a
 //! disabled QP counts in `cnp_disabled`; a tick that arrives while the previous one is still
 //! pending counts in `tick_overruns`. Nothing is dropped silently.
@@ -60,7 +60,8 @@
 //! * `tick`: the 1 us pulse; ends the current microsecond (the timers due in it fire).
 //! * `cnp_*`, `bytes_*`, `qp_en_*`: valid/ready requests (a CNP arrived for `cnp_qpn`; the QP
 //!   sent `bytes_n` bytes; set the QP's enable). A request waits while the sweep runs.
-//! * `rate_qpn` -> two cycles later `rate_limited` and the limiter's `rate_rc` (the shaper's rate),
+//! * `rate_qpn` -> two cycles later (a per-QP copy in block RAM, read and registered)
+//!   `rate_limited` and the limiter's `rate_rc` (the shaper's rate),
 //!   `rate_rt`, `rate_alpha`, `rate_t_stage`, `rate_bc_stage`; an unlimited QP reads Rc = Rt = cap,
 //!   alpha 1023, stages 0.
 //! * parameters: one input per mlx5 parameter (`p_*`), `enable` (global) and
@@ -112,6 +113,17 @@ pub struct RpLimiter {
     pub inc_left: Bits<TIMER_W>,
     pub dec_left: Bits<TIMER_W>,
     pub alpha_left: Bits<TIMER_W>,
+}
+
+/// A QP's word in the rate port's copy (what the rate port reads).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
+pub struct RpRateWord {
+    pub limited: Bit,
+    pub rc: Bits<RATE_W>,
+    pub rt: Bits<RATE_W>,
+    pub alpha: Bits<10>,
+    pub t_stage: Bits<STAGE_W>,
+    pub bc_stage: Bits<STAGE_W>,
 }
 
 /// A QP's entry in the QPN -> limiter map.
@@ -258,13 +270,20 @@ pub struct ReactionPoint {
     rm_r: DFF<Bits<32>>,
     rc_lt_mr: DFF<Bit>,
     quo_r: DFF<Bits<32>>,
+    /// stage 3's compares on the quotient: cut_a < quotient, Rc - quotient < rpg_min_rate,
+    /// Rc - quotient, Rc - quotient >= capm1
+    lt_r: DFF<Bit>,
+    qcl_r: DFF<Bit>,
+    dq_r: DFF<Bits<32>>,
+    qrel_r: DFF<Bit>,
     ca_r: DFF<Bits<32>>,
     in_use: DFF<Bits<{ LIM_W + 1 }>>,
     n_no_limiter: DFF<Bits<32>>,
     n_disabled: DFF<Bits<32>>,
     n_overruns: DFF<Bits<32>>,
     n_cuts: DFF<Bits<32>>,
-    rd_limited: DFF<Bit>,
+    /// the rate port's word, registered after the block RAM
+    rv: DFF<RpRateWord>,
     /// the map entry and enable the state machine read, registered (block RAM outputs)
     map_q: DFF<RpMapEntry>,
     en_q: DFF<Bit>,
@@ -304,12 +323,13 @@ pub struct ReactionPoint {
     f_bloop: DFF<Bit>,
     f_cfgmap: DFF<Bit>,
     f_store: DFF<Bit>,
-    /// limiters: `lim_f` read by the state machine, `lim_r` (a copy) by the rate port
+    /// limiters, read by the state machine
     lim_f: RAM<RpLimiter, LIM_W>,
-    lim_r: RAM<RpLimiter, LIM_W>,
-    /// QPN -> limiter: `map_f` for the state machine, `map_r` (a copy) for the rate port
+    /// QPN -> limiter
     map_f: RAM<RpMapEntry, QPN_W>,
-    map_r: RAM<RpMapEntry, QPN_W>,
+    /// per QP, what the rate port reads: written with every limiter write (at the limiter's
+    /// QPN), so the port is one block RAM read and a register
+    rate_q: RAM<RpRateWord, QPN_W>,
     /// per-QP enable
     qp_en: RAM<Bit, QPN_W>,
     free: SynchronousFIFO<Bits<LIM_W>, 5, 6, 1>,
@@ -344,7 +364,7 @@ pub struct ReactionPoint {
     rc32: Signal<Local, Bits<32>>,
     mr32: Signal<Local, Bits<32>>,
     da: Signal<Local, Bits<32>>,
-    dq: Signal<Local, Bits<32>>,
+    quo: Signal<Local, Bits<32>>,
     rc_new: Signal<Local, Bits<32>>,
     km2_rc: Signal<Local, Bits<32>>,
     g16: Signal<Local, Bits<16>>,
@@ -356,7 +376,7 @@ pub struct ReactionPoint {
     fresh: Signal<Local, RpLimiter>,
     cnp_set: Signal<Local, RpLimiter>,
     map_new: Signal<Local, RpMapEntry>,
-    lim_view: Signal<Local, RpLimiter>,
+    rw: Signal<Local, RpRateWord>,
     go_cfg: Signal<Local, Bit>,
     go_cnp: Signal<Local, Bit>,
     go_bytes: Signal<Local, Bit>,
@@ -446,13 +466,17 @@ impl Default for ReactionPoint {
             rm_r: Default::default(),
             rc_lt_mr: Default::default(),
             quo_r: Default::default(),
+            lt_r: Default::default(),
+            qcl_r: Default::default(),
+            dq_r: Default::default(),
+            qrel_r: Default::default(),
             ca_r: Default::default(),
             in_use: Default::default(),
             n_no_limiter: Default::default(),
             n_disabled: Default::default(),
             n_overruns: Default::default(),
             n_cuts: Default::default(),
-            rd_limited: Default::default(),
+            rv: Default::default(),
             map_q: Default::default(),
             en_q: Default::default(),
             inc_due: Default::default(),
@@ -486,9 +510,8 @@ impl Default for ReactionPoint {
             f_cfgmap: Default::default(),
             f_store: Default::default(),
             lim_f: Default::default(),
-            lim_r: Default::default(),
             map_f: Default::default(),
-            map_r: Default::default(),
+            rate_q: Default::default(),
             qp_en: Default::default(),
             free: Default::default(),
             c_m0: Constant::new((RECIP_100 & 0xFFFF).into()),
@@ -521,7 +544,7 @@ impl Default for ReactionPoint {
             rc32: Default::default(),
             mr32: Default::default(),
             da: Default::default(),
-            dq: Default::default(),
+            quo: Default::default(),
             rc_new: Default::default(),
             km2_rc: Default::default(),
             g16: Default::default(),
@@ -533,7 +556,7 @@ impl Default for ReactionPoint {
             fresh: Default::default(),
             cnp_set: Default::default(),
             map_new: Default::default(),
-            lim_view: Default::default(),
+            rw: Default::default(),
             go_cfg: Default::default(),
             go_cnp: Default::default(),
             go_bytes: Default::default(),
@@ -583,13 +606,17 @@ impl Logic for ReactionPoint {
             rm_r,
             rc_lt_mr,
             quo_r,
+            lt_r,
+            qcl_r,
+            dq_r,
+            qrel_r,
             ca_r,
             in_use,
             n_no_limiter,
             n_disabled,
             n_overruns,
             n_cuts,
-            rd_limited,
+            rv,
             map_q,
             en_q,
             inc_due,
@@ -626,12 +653,10 @@ impl Logic for ReactionPoint {
         clock!(self, clock, free);
         self.lim_f.read_clock.next = self.clock.val();
         self.lim_f.write_clock.next = self.clock.val();
-        self.lim_r.read_clock.next = self.clock.val();
-        self.lim_r.write_clock.next = self.clock.val();
+        self.rate_q.read_clock.next = self.clock.val();
+        self.rate_q.write_clock.next = self.clock.val();
         self.map_f.read_clock.next = self.clock.val();
         self.map_f.write_clock.next = self.clock.val();
-        self.map_r.read_clock.next = self.clock.val();
-        self.map_r.write_clock.next = self.clock.val();
         self.qp_en.read_clock.next = self.clock.val();
         self.qp_en.write_clock.next = self.clock.val();
 
@@ -807,19 +832,24 @@ impl Logic for ReactionPoint {
         self.rc_lt_mr.d.next = self.rc32.val() < self.mr32.val();
         // stage 3: the quotient (= floor(Rc x (100 - f) / 100), the module doc);
         // max(Rc - cut_a, rpg_min_rate) (used only when cut_a < quotient <= Rc)
-        self.quo_r.d.next = self.hi_r.q.val() + (self.lo_r.q.val() >> 16);
+        self.quo.next = self.hi_r.q.val() + (self.lo_r.q.val() >> 16);
+        self.quo_r.d.next = self.quo.val();
+        // stage 4's compares, made on the quotient here
+        self.lt_r.d.next = self.cut_a.q.val() < self.quo.val();
+        self.qcl_r.d.next = self.rc_lt_mr.q.val() | (self.quo.val() > self.rm_r.q.val());
+        self.dq_r.d.next = self.rc32.val() - self.quo.val();
+        self.qrel_r.d.next = self.rc_ge_capm1.q.val() & (self.quo.val() <= self.rcc_r.q.val());
         self.da.next = self.rc32.val() - self.cut_a.q.val();
         self.ca_r.d.next = self.da.val();
         if self.rc_lt_mr.q.val() | (self.cut_a.q.val() > self.rm_r.q.val()) {
             self.ca_r.d.next = self.mr32.val();
         }
         // stage 4 (SweepDec4 takes it): Rc - min(cut_a, quotient), at least rpg_min_rate
-        self.dq.next = self.rc32.val() - self.quo_r.q.val();
-        self.rc_new.next = self.dq.val();
-        if self.rc_lt_mr.q.val() | (self.quo_r.q.val() > self.rm_r.q.val()) {
+        self.rc_new.next = self.dq_r.q.val();
+        if self.qcl_r.q.val() {
             self.rc_new.next = self.mr32.val();
         }
-        if self.cut_a.q.val() < self.quo_r.q.val() {
+        if self.lt_r.q.val() {
             self.rc_new.next = self.ca_r.q.val();
         }
 
@@ -834,11 +864,11 @@ impl Logic for ReactionPoint {
         self.rc_ge_capm1.d.next = self.rc32.val() >= self.capm1_r.q.val();
         self.mr_ge_capm1.d.next = self.mr32.val() >= self.capm1_r.q.val();
         // Rc - quotient >= capm1 <=> quotient <= Rc - capm1
-        self.rel_cut.next = self.rc_ge_capm1.q.val() & (self.quo_r.q.val() <= self.rcc_r.q.val());
-        if self.rc_lt_mr.q.val() | (self.quo_r.q.val() > self.rm_r.q.val()) {
+        self.rel_cut.next = self.qrel_r.q.val();
+        if self.qcl_r.q.val() {
             self.rel_cut.next = self.mr_ge_capm1.q.val();
         }
-        if self.cut_a.q.val() < self.quo_r.q.val() {
+        if self.lt_r.q.val() {
             self.rel_cut.next = self.ca_r.q.val() >= self.capm1_r.q.val();
         }
         self.rel.next = !self.work.q.val().dec_cnp & self.rc_ge_capm1.q.val();
@@ -1081,7 +1111,9 @@ impl Logic for ReactionPoint {
             self.work.d.next = self.cnp_set.val();
         }
         if self.f_cfgmap.q.val() {
+            // a free record that names the QP, so that the rate port's copy clears it
             self.work.d.next = self.c_lim_zero.val();
+            self.work.d.next.qpn = self.ev_qpn.q.val();
         }
         if self.f_inc.q.val() & self.inc_due.q.val() {
             self.work.d.next.rt = self.rt_inc.val();
@@ -1155,25 +1187,31 @@ impl Logic for ReactionPoint {
         self.f_store.d.next = self.nxt.val() == RpState::LimStore;
         self.f_bprep.d.next = self.nxt.val() == RpState::BytesPrep;
 
-        // ---- the rate port's copies take every write of the state machine
-        self.lim_r.write_address.next = self.lim_f.write_address.val();
-        self.lim_r.write_data.next = self.lim_f.write_data.val();
-        self.lim_r.write_enable.next = self.lim_f.write_enable.val();
-        self.map_r.write_address.next = self.map_f.write_address.val();
-        self.map_r.write_data.next = self.map_f.write_data.val();
-        self.map_r.write_enable.next = self.map_f.write_enable.val();
-        // rate port: QPN -> map (1 cycle) -> limiter (1 cycle)
-        self.map_r.read_address.next = self.rate_qpn.val();
-        self.lim_r.read_address.next = self.map_r.read_data.val().limiter;
-        self.rd_limited.d.next = self.map_r.read_data.val().limited;
-        self.lim_view.next = self.lim_r.read_data.val();
-        self.rate_limited.next = self.rd_limited.q.val() & self.enable.val();
-        self.rate_rc.next = self.lim_view.val().rc;
-        self.rate_rt.next = self.lim_view.val().rt;
-        self.rate_alpha.next = self.lim_view.val().alpha;
-        self.rate_t_stage.next = self.lim_view.val().t_stage;
-        self.rate_bc_stage.next = self.lim_view.val().bc_stage;
-        if !self.rd_limited.q.val() {
+        // ---- the rate port's copy takes every limiter write, at the limiter's QPN (after
+        // reset: every QP unlimited)
+        self.rw.next.limited = self.lim_f.write_data.val().active;
+        self.rw.next.rc = self.lim_f.write_data.val().rc;
+        self.rw.next.rt = self.lim_f.write_data.val().rt;
+        self.rw.next.alpha = self.lim_f.write_data.val().alpha;
+        self.rw.next.t_stage = self.lim_f.write_data.val().t_stage;
+        self.rw.next.bc_stage = self.lim_f.write_data.val().bc_stage;
+        self.rate_q.write_data.next = self.rw.val();
+        self.rate_q.write_address.next = self.lim_f.write_data.val().qpn;
+        self.rate_q.write_enable.next = self.lim_f.write_enable.val();
+        if self.state.q.val() == RpState::Init {
+            self.rate_q.write_address.next = self.init_i.q.val();
+            self.rate_q.write_enable.next = true;
+        }
+        // rate port: QPN -> the word (1 cycle) -> registered (1 cycle)
+        self.rate_q.read_address.next = self.rate_qpn.val();
+        self.rv.d.next = self.rate_q.read_data.val();
+        self.rate_limited.next = self.rv.q.val().limited & self.enable.val();
+        self.rate_rc.next = self.rv.q.val().rc;
+        self.rate_rt.next = self.rv.q.val().rt;
+        self.rate_alpha.next = self.rv.q.val().alpha;
+        self.rate_t_stage.next = self.rv.q.val().t_stage;
+        self.rate_bc_stage.next = self.rv.q.val().bc_stage;
+        if !self.rv.q.val().limited {
             self.rate_rc.next = self.cap.val();
             self.rate_rt.next = self.cap.val();
             self.rate_alpha.next = 1023.into();
