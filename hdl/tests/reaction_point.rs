@@ -146,3 +146,51 @@ fn yosys_synth_ecp5_reaction_point() {
     };
     assert!(st.count("LUT4") > 0);
 }
+
+/// The sweep's length with the whole pool active: 98 cycles from the cycle that takes the tick
+/// to idle (that cycle, loading limiter 0, then 6 cycles a limiter), the figure
+/// docs/CONGESTION.md's no-overrun bound (98 + the longest event <= 125 at 125 MHz) rests on;
+/// a tick that comes while a CNP is in progress waits only for that CNP.
+#[test]
+fn sweep_of_a_full_pool_takes_98_cycles() {
+    use ferroce_hdl::testbench::Bench;
+    let bench = Bench::new(ReactionPoint::default(), |u: &mut ReactionPoint| {
+        &mut u.clock
+    });
+    let p = RpParams {
+        rpg_time_reset: 3,
+        rate_reduce_monitor_period: 2,
+        ..RpParams::default()
+    };
+    let mut d = RpDriver::new(HdlPins(bench), &p);
+    for q in 2..2 + LIMITERS as u32 {
+        d.set_qp_enable(q, true);
+        d.cnp(q);
+    }
+    d.wait_idle();
+    assert_eq!(d.pins.get(Pin::LimitersInUse), LIMITERS as u64);
+    // the driver counts the tick's own cycle too
+    let (mut idle_tick, mut busy_tick) = (0, 0);
+    for us in 0..40 {
+        // CNPs keep every limiter busy (and cutting) while the timers fire
+        if us % 2 == 0 {
+            for q in 2..2 + LIMITERS as u32 {
+                d.cnp(q);
+            }
+            // the tick comes in the cycle after the last CNP was taken
+            let before = d.cycles;
+            d.tick();
+            busy_tick = busy_tick.max(d.cycles - before);
+        } else {
+            d.wait_idle();
+            let before = d.cycles;
+            d.tick();
+            idle_tick = idle_tick.max(d.cycles - before);
+        }
+    }
+    assert_eq!(d.pins.get(Pin::LimitersInUse), LIMITERS as u64);
+    assert_eq!(idle_tick, 1 + 98, "tick to idle, 16 active limiters");
+    // the CNP's four cycles after the one that took it (wait, map, load, store), the first
+    // beside the tick's
+    assert_eq!(busy_tick, 1 + 3 + 98, "tick behind a CNP");
+}
