@@ -16,8 +16,9 @@ use ferroce_hdl::cosim::{run_cosim, CoSim};
 use ferroce_hdl::testbench::Rng;
 use ferroce_testkit::{require_cosim_tools, synth_ecp5_block};
 
-/// floor(x / 100) = (x * M) >> 32 for every product Rc x (100 - f) the block can form, and the
-/// four-piece 16 x 16 evaluation the kernel uses gives the same quotient.
+/// floor(x / 100) = (x * M) >> 32 for every product x = Rc x (100 - f) the block can form, and
+/// the kernel's evaluation, floor(Rc x K / 2^32) with K = (100 - f) x M in 16-bit pieces, gives
+/// the same quotient for every Rc and f, with every partial sum below 2^32.
 #[test]
 fn reciprocal_is_exact() {
     let (m0, m1) = (RECIP_100 & 0xFFFF, RECIP_100 >> 16);
@@ -25,10 +26,21 @@ fn reciprocal_is_exact() {
     for x in 0..=max {
         let q = (x * RECIP_100) >> 32;
         assert_eq!(q, x / 100, "x = {x}");
-        let (x0, x1) = (x & 0xFFFF, x >> 16);
-        let mid = x1 * m0 + x0 * m1 + ((x0 * m0) >> 16);
-        assert!(mid < 1 << 32);
-        assert_eq!(x1 * m1 + (mid >> 16), q, "pieces, x = {x}");
+    }
+    for k in 0..=100u64 {
+        // the kernel's K pieces: t0 = k m0, u0 = (t0 >> 16) + k m1
+        let t0 = k * m0;
+        let u0 = (t0 >> 16) + k * m1;
+        assert!(t0 < 1 << 32 && u0 < 1 << 32);
+        let (km0, km1, km2) = (t0 & 0xFFFF, u0 & 0xFFFF, (u0 >> 16) & 1);
+        assert_eq!(km2 << 32 | km1 << 16 | km0, k * RECIP_100, "k = {k}");
+        for rc in 0..1u64 << RATE_W {
+            let (r0, r1) = (rc & 0xFFFF, rc >> 16);
+            let lo = ((r0 * km1) & 0xFFFF) + r1 * km0 + ((r0 * km0) >> 16);
+            let hi = r1 * km1 + ((r0 * km1) >> 16) + km2 * rc;
+            assert!(lo < 1 << 32 && hi < 1 << 32);
+            assert_eq!(hi + (lo >> 16), rc * k / 100, "rc = {rc}, k = {k}");
+        }
     }
 }
 
@@ -133,4 +145,52 @@ fn yosys_synth_ecp5_reaction_point() {
         return;
     };
     assert!(st.count("LUT4") > 0);
+}
+
+/// The sweep's length with the whole pool active: 98 cycles from the cycle that takes the tick
+/// to idle (that cycle, loading limiter 0, then 6 cycles a limiter), the figure
+/// docs/CONGESTION.md's no-overrun bound (98 + the longest event <= 125 at 125 MHz) rests on;
+/// a tick that comes while a CNP is in progress waits only for that CNP.
+#[test]
+fn sweep_of_a_full_pool_takes_98_cycles() {
+    use ferroce_hdl::testbench::Bench;
+    let bench = Bench::new(ReactionPoint::default(), |u: &mut ReactionPoint| {
+        &mut u.clock
+    });
+    let p = RpParams {
+        rpg_time_reset: 3,
+        rate_reduce_monitor_period: 2,
+        ..RpParams::default()
+    };
+    let mut d = RpDriver::new(HdlPins(bench), &p);
+    for q in 2..2 + LIMITERS as u32 {
+        d.set_qp_enable(q, true);
+        d.cnp(q);
+    }
+    d.wait_idle();
+    assert_eq!(d.pins.get(Pin::LimitersInUse), LIMITERS as u64);
+    // the driver counts the tick's own cycle too
+    let (mut idle_tick, mut busy_tick) = (0, 0);
+    for us in 0..40 {
+        // CNPs keep every limiter busy (and cutting) while the timers fire
+        if us % 2 == 0 {
+            for q in 2..2 + LIMITERS as u32 {
+                d.cnp(q);
+            }
+            // the tick comes in the cycle after the last CNP was taken
+            let before = d.cycles;
+            d.tick();
+            busy_tick = busy_tick.max(d.cycles - before);
+        } else {
+            d.wait_idle();
+            let before = d.cycles;
+            d.tick();
+            idle_tick = idle_tick.max(d.cycles - before);
+        }
+    }
+    assert_eq!(d.pins.get(Pin::LimitersInUse), LIMITERS as u64);
+    assert_eq!(idle_tick, 1 + 98, "tick to idle, 16 active limiters");
+    // the CNP's four cycles after the one that took it (wait, map, load, store), the first
+    // beside the tick's
+    assert_eq!(busy_tick, 1 + 3 + 98, "tick behind a CNP");
 }

@@ -26,8 +26,12 @@
 //! (as ConnectX does) and released when the QP has recovered (at an increase-timer expiry with no
 //! CNP pending, Rt = cap and Rc >= cap - 1, if `release_on_recovery`), or when software clears the
 //! QP's enable. Why 16: every microsecond the sweep visits each limiter, 6 cycles for an active
-//! one and 1 for a free one, so 16 busy limiters take 97 cycles of the 125 a microsecond has at
-//! 125 MHz, leaving the rest for CNP and bytes events (which wait while the sweep runs). A CNP
+//! one (increase, four decrease stages, write back; the next limiter loads during the write
+//! back, one cycle more after a free one) and 1 for a free one, so 16 busy limiters take 98
+//! cycles from the tick to idle, of the 125 a microsecond has at 125 MHz, leaving the rest for
+//! CNP and bytes events (which wait while the sweep runs). A tick waits at most for the event
+//! in progress (a CNP up to 5 cycles, bytes 6 + 2 per whole byte unit), so no tick overruns
+//! while 98 + that <= 125 (docs/CONGESTION.md, "The limiter pool"). A CNP
 //! that finds the pool empty leaves the QP unlimited and counts in `cnp_no_limiter`; one for a
 //! disabled QP counts in `cnp_disabled`; a tick that arrives while the previous one is still
 //! pending counts in `tick_overruns`. Nothing is dropped silently.
@@ -35,15 +39,29 @@
 //! # Division
 //! Rc x (100 - f) / 100 is exact without a divider: for x < 2^30, x / 100 = (x x M) >> 32 with
 //! M = ceil(2^32 / 100) = 42949673 (100 M - 2^32 = 4, so the error x x 4 / 2^32 stays below 1/100
-//! and never crosses an integer; `reciprocal_is_exact` in `hdl/tests/reaction_point.rs` checks every x the block can make,
-//! x <= 100 x (2^20 - 1)). The kernel has 16 x 16 multipliers only, so the 27 x 26-bit product is
-//! taken in four 16-bit pieces, keeping only the bits above 2^16 of the low sum.
+//! and never crosses an integer; `reciprocal_is_exact` in `hdl/tests/reaction_point.rs` checks
+//! every x the block can make, x <= 100 x (2^20 - 1)). Since x x M = Rc x K with
+//! K = (100 - f) x M (at most 2^32 + 4), K is formed from the parameter once (registered, in
+//! 16-bit pieces km2 x 2^32 + km1 x 2^16 + km0), and the quotient is one product,
+//! floor(Rc x K / 2^32). The kernel has 16 x 16 multipliers only, so it is taken in pieces
+//! (Rc = r1 x 2^16 + r0): hi + (lo >> 16) with lo = (r0 km1 mod 2^16) + r1 km0 + (r0 km0 >> 16)
+//! and hi = r1 km1 + (r0 km1 >> 16) + km2 Rc, each below 2^32 (the test checks every Rc and f).
+//!
+//! # Timing
+//! The decrease is a pipeline that runs every cycle on the limiter in `work` (Rc and alpha hold
+//! still from `SweepDec1` to `SweepDec4`): (1) the six products and g x alpha into registers,
+//! (2) Rc x alpha >> gd and the quotient's two partial sums, (3) the quotient and
+//! max(Rc - (Rc x alpha >> gd), `rpg_min_rate`), (4) the smaller cut, floored, into `work`. Every
+//! product goes into its own register every cycle, so Yosys cannot share a multiplier behind a
+//! mux. The increase forms its three candidates (step 0, ai, hai; each capped) side by side and
+//! picks one by the stages. The parameters the sweep uses are registered.
 //!
 //! # Ports
 //! * `tick`: the 1 us pulse; ends the current microsecond (the timers due in it fire).
 //! * `cnp_*`, `bytes_*`, `qp_en_*`: valid/ready requests (a CNP arrived for `cnp_qpn`; the QP
 //!   sent `bytes_n` bytes; set the QP's enable). A request waits while the sweep runs.
-//! * `rate_qpn` -> two cycles later `rate_limited` and the limiter's `rate_rc` (the shaper's rate),
+//! * `rate_qpn` -> two cycles later (a per-QP copy in block RAM, read and registered)
+//!   `rate_limited` and the limiter's `rate_rc` (the shaper's rate),
 //!   `rate_rt`, `rate_alpha`, `rate_t_stage`, `rate_bc_stage`; an unlimited QP reads Rc = Rt = cap,
 //!   alpha 1023, stages 0.
 //! * parameters: one input per mlx5 parameter (`p_*`), `enable` (global) and
@@ -97,6 +115,17 @@ pub struct RpLimiter {
     pub alpha_left: Bits<TIMER_W>,
 }
 
+/// A QP's word in the rate port's copy (what the rate port reads).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
+pub struct RpRateWord {
+    pub limited: Bit,
+    pub rc: Bits<RATE_W>,
+    pub rt: Bits<RATE_W>,
+    pub alpha: Bits<10>,
+    pub t_stage: Bits<STAGE_W>,
+    pub bc_stage: Bits<STAGE_W>,
+}
+
 /// A QP's entry in the QPN -> limiter map.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
 pub struct RpMapEntry {
@@ -114,26 +143,44 @@ pub enum RpState {
     SweepLoad,
     /// Sweep: the increase timer (if due).
     SweepInc,
-    /// Sweep: decrease timer, first half: clamp Rt, the two products of the cut.
-    SweepDecMul,
-    /// Sweep: decrease timer, second half: the cut (reciprocal division), floor, restart.
-    SweepDecCut,
-    /// Sweep: the alpha timer, the timers' countdown, the release check.
-    SweepAlpha,
-    /// Sweep: write the limiter back (and release it); next limiter or done.
+    /// Sweep, decrease 1: clamp Rt; the products Rc x alpha and Rc x K (K = (100 - f) x M)
+    /// are registered.
+    SweepDec1,
+    /// Sweep, decrease 2: Rc x alpha >> gd and the two partial sums of the quotient are
+    /// registered.
+    SweepDec2,
+    /// Sweep, decrease 3: the quotient Rc x (100 - f) / 100, and Rc - (Rc x alpha >> gd)
+    /// floored at `rpg_min_rate`, are registered.
+    SweepDec3,
+    /// Sweep, decrease 4: the cut (the smaller decrease, floored); the alpha timer and the
+    /// timers' countdown; the next limiter is read.
+    SweepDec4,
+    /// Sweep: write the limiter back (releasing it if it recovered); load the next limiter or
+    /// done.
     SweepWrite,
-    /// CNP: the QP's map entry and enable are read; update, allocate or count.
+    /// CNP: the QP's map entry and enable are read (block RAM; registered in `map_q`, `en_q`).
+    CnpWait,
+    /// CNP: the QP's map entry and enable, registered; update, allocate or count.
     CnpMap,
     /// CNP for a limited QP: set both "CNP arrived" flags.
     CnpLoad,
     /// Bytes: the QP's map entry is read.
+    BytesWait,
+    /// Bytes: the QP's map entry, registered.
     BytesMap,
     /// Bytes: the limiter is read; add the bytes to its count.
     BytesLoad,
-    /// Bytes: one increase per whole unit, one per cycle; then write back.
+    /// Bytes: one increase per whole unit (then BytesPrep); else to the write back.
     BytesLoop,
+    /// Bytes: the next increase's candidates are formed from `work`.
+    BytesPrep,
+    /// QP enable cleared: the QP's map entry is read.
+    CfgWait,
     /// QP enable cleared: release the QP's limiter if it has one.
     CfgMap,
+    /// An event's limiter record, prepared in `work`, is written back (the limiter RAM's write
+    /// data is always `work`, so its input mux stays small).
+    LimStore,
 }
 
 #[derive(LogicBlock)]
@@ -198,20 +245,91 @@ pub struct ReactionPoint {
     work: DFF<RpLimiter>,
     inc_fired: DFF<Bit>,
     cut_done: DFF<Bit>,
-    prod_k: DFF<Bits<32>>,
+    /// parameters, registered: the ceiling, the floor, the periods minus one, and
+    /// K = (100 - f) x M in three pieces (`km2` x 2^32 + `km1` x 2^16 + `km0`)
+    cap_r: DFF<Bits<RATE_W>>,
+    mr_r: DFF<Bits<RATE_W>>,
+    inc_p1_r: DFF<Bits<TIMER_W>>,
+    dec_p1_r: DFF<Bits<TIMER_W>>,
+    alpha_p1_r: DFF<Bits<TIMER_W>>,
+    k_r: DFF<Bits<16>>,
+    km0: DFF<Bits<16>>,
+    km1: DFF<Bits<16>>,
+    km2: DFF<Bit>,
+    /// the decrease pipeline (runs every cycle on `work`; the Dec states take its stages)
+    pa_lo_r: DFF<Bits<32>>,
+    pa_hi_r: DFF<Bits<32>>,
+    pq00_r: DFF<Bits<32>>,
+    pq01_r: DFF<Bits<32>>,
+    pq10_r: DFF<Bits<32>>,
+    pq11_r: DFF<Bits<32>>,
+    ga_r: DFF<Bits<32>>,
     cut_a: DFF<Bits<32>>,
+    lo_r: DFF<Bits<32>>,
+    hi_r: DFF<Bits<32>>,
+    rm_r: DFF<Bits<32>>,
+    rc_lt_mr: DFF<Bit>,
+    quo_r: DFF<Bits<32>>,
+    /// stage 3's compares on the quotient: cut_a < quotient, Rc - quotient < rpg_min_rate,
+    /// Rc - quotient, Rc - quotient >= capm1
+    lt_r: DFF<Bit>,
+    qcl_r: DFF<Bit>,
+    dq_r: DFF<Bits<32>>,
+    qrel_r: DFF<Bit>,
+    ca_r: DFF<Bits<32>>,
     in_use: DFF<Bits<{ LIM_W + 1 }>>,
     n_no_limiter: DFF<Bits<32>>,
     n_disabled: DFF<Bits<32>>,
     n_overruns: DFF<Bits<32>>,
     n_cuts: DFF<Bits<32>>,
-    rd_limited: DFF<Bit>,
-    /// limiters: `lim_f` read by the state machine, `lim_r` (a copy) by the rate port
+    /// the rate port's word, registered after the block RAM
+    rv: DFF<RpRateWord>,
+    /// the map entry and enable the state machine read, registered (block RAM outputs)
+    map_q: DFF<RpMapEntry>,
+    en_q: DFF<Bit>,
+    /// the limiter just read has its increase timer due (for SweepInc)
+    inc_due: DFF<Bit>,
+    /// the increase's candidates, a cycle ahead (see the kernel)
+    hai_r: DFF<Bit>,
+    ai_r: DFF<Bit>,
+    o0_r: DFF<Bit>,
+    oai_r: DFF<Bit>,
+    ohai_r: DFF<Bit>,
+    sai_r: DFF<Bits<RATE_W>>,
+    shai_r: DFF<Bits<RATE_W>>,
+    rs0_r: DFF<Bits<22>>,
+    rsai_r: DFF<Bits<22>>,
+    rshai_r: DFF<Bits<22>>,
+    rcap_r: DFF<Bits<22>>,
+    f_bprep: DFF<Bit>,
+    /// the release check, made in SweepDec4 for SweepWrite: the cap minus one (0 if the cap is
+    /// 0), Rc minus that, and the result
+    capm1_r: DFF<Bits<32>>,
+    rcc_r: DFF<Bits<32>>,
+    rc_ge_capm1: DFF<Bit>,
+    mr_ge_capm1: DFF<Bit>,
+    rel_r: DFF<Bit>,
+    /// bytes: the count holds at least one more whole unit (for BytesLoop)
+    ge_r: DFF<Bit>,
+    /// one-hot copies of the state for the `work` register's input mux (set from the next state)
+    f_load: DFF<Bit>,
+    f_inc: DFF<Bit>,
+    f_dec1: DFF<Bit>,
+    f_dec4: DFF<Bit>,
+    f_write: DFF<Bit>,
+    f_cnpmap: DFF<Bit>,
+    f_cnpload: DFF<Bit>,
+    f_bload: DFF<Bit>,
+    f_bloop: DFF<Bit>,
+    f_cfgmap: DFF<Bit>,
+    f_store: DFF<Bit>,
+    /// limiters, read by the state machine
     lim_f: RAM<RpLimiter, LIM_W>,
-    lim_r: RAM<RpLimiter, LIM_W>,
-    /// QPN -> limiter: `map_f` for the state machine, `map_r` (a copy) for the rate port
+    /// QPN -> limiter
     map_f: RAM<RpMapEntry, QPN_W>,
-    map_r: RAM<RpMapEntry, QPN_W>,
+    /// per QP, what the rate port reads: written with every limiter write (at the limiter's
+    /// QPN), so the port is one block RAM read and a register
+    rate_q: RAM<RpRateWord, QPN_W>,
     /// per-QP enable
     qp_en: RAM<Bit, QPN_W>,
     free: SynchronousFIFO<Bits<LIM_W>, 5, 6, 1>,
@@ -223,33 +341,33 @@ pub struct ReactionPoint {
     cap: Signal<Local, Bits<RATE_W>>,
     first_rate: Signal<Local, Bits<RATE_W>>,
     unit: Signal<Local, Bits<BC_W>>,
-    st_lo: Signal<Local, Bits<STAGE_W>>,
-    st_hi: Signal<Local, Bits<STAGE_W>>,
-    inc_amt: Signal<Local, Bits<RATE_W>>,
-    rt_sum: Signal<Local, Bits<21>>,
+    xs: Signal<Local, RpLimiter>,
+    rt21: Signal<Local, Bits<21>>,
+    cap21: Signal<Local, Bits<21>>,
+    s_ai: Signal<Local, Bits<21>>,
+    s_hai: Signal<Local, Bits<21>>,
+    rr: Signal<Local, Bits<22>>,
+    rti_0: Signal<Local, Bits<RATE_W>>,
+    rti_ai: Signal<Local, Bits<RATE_W>>,
+    rti_hai: Signal<Local, Bits<RATE_W>>,
+    rci_0: Signal<Local, Bits<22>>,
+    rci_ai: Signal<Local, Bits<22>>,
+    rci_hai: Signal<Local, Bits<22>>,
     rt_inc: Signal<Local, Bits<RATE_W>>,
     rc_inc: Signal<Local, Bits<RATE_W>>,
-    rc_sum: Signal<Local, Bits<21>>,
-    rc_lo: Signal<Local, Bits<16>>,
-    rc_hi: Signal<Local, Bits<16>>,
+    r0: Signal<Local, Bits<16>>,
+    r1: Signal<Local, Bits<16>>,
     alpha16: Signal<Local, Bits<16>>,
     k16: Signal<Local, Bits<16>>,
-    pa_lo: Signal<Local, Bits<32>>,
-    pa_hi: Signal<Local, Bits<32>>,
-    pk_lo: Signal<Local, Bits<32>>,
-    pk_hi: Signal<Local, Bits<32>>,
-    x0: Signal<Local, Bits<16>>,
-    x1: Signal<Local, Bits<16>>,
-    q0: Signal<Local, Bits<32>>,
-    q1: Signal<Local, Bits<32>>,
-    q2: Signal<Local, Bits<32>>,
-    q3: Signal<Local, Bits<32>>,
-    q_mid: Signal<Local, Bits<32>>,
+    t0: Signal<Local, Bits<32>>,
+    u0: Signal<Local, Bits<32>>,
+    rc32: Signal<Local, Bits<32>>,
+    mr32: Signal<Local, Bits<32>>,
+    da: Signal<Local, Bits<32>>,
     quo: Signal<Local, Bits<32>>,
-    cut: Signal<Local, Bits<32>>,
-    rc_cut: Signal<Local, Bits<32>>,
+    rc_new: Signal<Local, Bits<32>>,
+    km2_rc: Signal<Local, Bits<32>>,
     g16: Signal<Local, Bits<16>>,
-    ga: Signal<Local, Bits<32>>,
     a_dec: Signal<Local, Bits<12>>,
     a_cnp: Signal<Local, Bits<12>>,
     inc_p1: Signal<Local, Bits<TIMER_W>>,
@@ -258,10 +376,15 @@ pub struct ReactionPoint {
     fresh: Signal<Local, RpLimiter>,
     cnp_set: Signal<Local, RpLimiter>,
     map_new: Signal<Local, RpMapEntry>,
-    lim_view: Signal<Local, RpLimiter>,
+    rw: Signal<Local, RpRateWord>,
     go_cfg: Signal<Local, Bit>,
     go_cnp: Signal<Local, Bit>,
     go_bytes: Signal<Local, Bit>,
+    nxt: Signal<Local, RpState>,
+    acc_ld: Signal<Local, Bits<25>>,
+    rel_cut: Signal<Local, Bit>,
+    rel: Signal<Local, Bit>,
+    unit2: Signal<Local, Bits<25>>,
 }
 
 impl Default for ReactionPoint {
@@ -321,18 +444,74 @@ impl Default for ReactionPoint {
             work: Default::default(),
             inc_fired: Default::default(),
             cut_done: Default::default(),
-            prod_k: Default::default(),
+            cap_r: Default::default(),
+            mr_r: Default::default(),
+            inc_p1_r: Default::default(),
+            dec_p1_r: Default::default(),
+            alpha_p1_r: Default::default(),
+            k_r: Default::default(),
+            km0: Default::default(),
+            km1: Default::default(),
+            km2: Default::default(),
+            pa_lo_r: Default::default(),
+            pa_hi_r: Default::default(),
+            pq00_r: Default::default(),
+            pq01_r: Default::default(),
+            pq10_r: Default::default(),
+            pq11_r: Default::default(),
+            ga_r: Default::default(),
             cut_a: Default::default(),
+            lo_r: Default::default(),
+            hi_r: Default::default(),
+            rm_r: Default::default(),
+            rc_lt_mr: Default::default(),
+            quo_r: Default::default(),
+            lt_r: Default::default(),
+            qcl_r: Default::default(),
+            dq_r: Default::default(),
+            qrel_r: Default::default(),
+            ca_r: Default::default(),
             in_use: Default::default(),
             n_no_limiter: Default::default(),
             n_disabled: Default::default(),
             n_overruns: Default::default(),
             n_cuts: Default::default(),
-            rd_limited: Default::default(),
+            rv: Default::default(),
+            map_q: Default::default(),
+            en_q: Default::default(),
+            inc_due: Default::default(),
+            hai_r: Default::default(),
+            ai_r: Default::default(),
+            o0_r: Default::default(),
+            oai_r: Default::default(),
+            ohai_r: Default::default(),
+            sai_r: Default::default(),
+            shai_r: Default::default(),
+            rs0_r: Default::default(),
+            rsai_r: Default::default(),
+            rshai_r: Default::default(),
+            rcap_r: Default::default(),
+            f_bprep: Default::default(),
+            capm1_r: Default::default(),
+            rcc_r: Default::default(),
+            rc_ge_capm1: Default::default(),
+            mr_ge_capm1: Default::default(),
+            rel_r: Default::default(),
+            ge_r: Default::default(),
+            f_load: Default::default(),
+            f_inc: Default::default(),
+            f_dec1: Default::default(),
+            f_dec4: Default::default(),
+            f_write: Default::default(),
+            f_cnpmap: Default::default(),
+            f_cnpload: Default::default(),
+            f_bload: Default::default(),
+            f_bloop: Default::default(),
+            f_cfgmap: Default::default(),
+            f_store: Default::default(),
             lim_f: Default::default(),
-            lim_r: Default::default(),
             map_f: Default::default(),
-            map_r: Default::default(),
+            rate_q: Default::default(),
             qp_en: Default::default(),
             free: Default::default(),
             c_m0: Constant::new((RECIP_100 & 0xFFFF).into()),
@@ -342,33 +521,33 @@ impl Default for ReactionPoint {
             cap: Default::default(),
             first_rate: Default::default(),
             unit: Default::default(),
-            st_lo: Default::default(),
-            st_hi: Default::default(),
-            inc_amt: Default::default(),
-            rt_sum: Default::default(),
+            xs: Default::default(),
+            rt21: Default::default(),
+            cap21: Default::default(),
+            s_ai: Default::default(),
+            s_hai: Default::default(),
+            rr: Default::default(),
+            rti_0: Default::default(),
+            rti_ai: Default::default(),
+            rti_hai: Default::default(),
+            rci_0: Default::default(),
+            rci_ai: Default::default(),
+            rci_hai: Default::default(),
             rt_inc: Default::default(),
             rc_inc: Default::default(),
-            rc_sum: Default::default(),
-            rc_lo: Default::default(),
-            rc_hi: Default::default(),
+            r0: Default::default(),
+            r1: Default::default(),
             alpha16: Default::default(),
             k16: Default::default(),
-            pa_lo: Default::default(),
-            pa_hi: Default::default(),
-            pk_lo: Default::default(),
-            pk_hi: Default::default(),
-            x0: Default::default(),
-            x1: Default::default(),
-            q0: Default::default(),
-            q1: Default::default(),
-            q2: Default::default(),
-            q3: Default::default(),
-            q_mid: Default::default(),
+            t0: Default::default(),
+            u0: Default::default(),
+            rc32: Default::default(),
+            mr32: Default::default(),
+            da: Default::default(),
             quo: Default::default(),
-            cut: Default::default(),
-            rc_cut: Default::default(),
+            rc_new: Default::default(),
+            km2_rc: Default::default(),
             g16: Default::default(),
-            ga: Default::default(),
             a_dec: Default::default(),
             a_cnp: Default::default(),
             inc_p1: Default::default(),
@@ -377,10 +556,15 @@ impl Default for ReactionPoint {
             fresh: Default::default(),
             cnp_set: Default::default(),
             map_new: Default::default(),
-            lim_view: Default::default(),
+            rw: Default::default(),
             go_cfg: Default::default(),
             go_cnp: Default::default(),
             go_bytes: Default::default(),
+            nxt: Default::default(),
+            acc_ld: Default::default(),
+            rel_cut: Default::default(),
+            rel: Default::default(),
+            unit2: Default::default(),
         }
     }
 }
@@ -400,24 +584,79 @@ impl Logic for ReactionPoint {
             work,
             inc_fired,
             cut_done,
-            prod_k,
+            cap_r,
+            mr_r,
+            inc_p1_r,
+            dec_p1_r,
+            alpha_p1_r,
+            k_r,
+            km0,
+            km1,
+            km2,
+            pa_lo_r,
+            pa_hi_r,
+            pq00_r,
+            pq01_r,
+            pq10_r,
+            pq11_r,
+            ga_r,
             cut_a,
+            lo_r,
+            hi_r,
+            rm_r,
+            rc_lt_mr,
+            quo_r,
+            lt_r,
+            qcl_r,
+            dq_r,
+            qrel_r,
+            ca_r,
             in_use,
             n_no_limiter,
             n_disabled,
             n_overruns,
             n_cuts,
-            rd_limited
+            rv,
+            map_q,
+            en_q,
+            inc_due,
+            hai_r,
+            ai_r,
+            o0_r,
+            oai_r,
+            ohai_r,
+            sai_r,
+            shai_r,
+            rs0_r,
+            rsai_r,
+            rshai_r,
+            rcap_r,
+            f_bprep,
+            capm1_r,
+            rcc_r,
+            rc_ge_capm1,
+            mr_ge_capm1,
+            rel_r,
+            ge_r,
+            f_load,
+            f_inc,
+            f_dec1,
+            f_dec4,
+            f_write,
+            f_cnpmap,
+            f_cnpload,
+            f_bload,
+            f_bloop,
+            f_cfgmap,
+            f_store
         );
         clock!(self, clock, free);
         self.lim_f.read_clock.next = self.clock.val();
         self.lim_f.write_clock.next = self.clock.val();
-        self.lim_r.read_clock.next = self.clock.val();
-        self.lim_r.write_clock.next = self.clock.val();
+        self.rate_q.read_clock.next = self.clock.val();
+        self.rate_q.write_clock.next = self.clock.val();
         self.map_f.read_clock.next = self.clock.val();
         self.map_f.write_clock.next = self.clock.val();
-        self.map_r.read_clock.next = self.clock.val();
-        self.map_r.write_clock.next = self.clock.val();
         self.qp_en.read_clock.next = self.clock.val();
         self.qp_en.write_clock.next = self.clock.val();
 
@@ -428,6 +667,7 @@ impl Logic for ReactionPoint {
         self.go_cfg.next = false;
         self.go_cnp.next = false;
         self.go_bytes.next = false;
+        self.nxt.next = self.state.q.val();
         self.lim_f.read_address.next = self.idx.q.val();
         self.lim_f.write_address.next = self.idx.q.val();
         self.lim_f.write_data.next = self.work.q.val();
@@ -443,6 +683,10 @@ impl Logic for ReactionPoint {
         self.free.data_in.next = self.idx.q.val();
         self.free.write.next = false;
         self.free.read.next = false;
+
+        self.map_q.d.next = self.map_f.read_data.val();
+        self.inc_due.d.next = self.lim_f.read_data.val().inc_left == 0;
+        self.en_q.d.next = self.qp_en.read_data.val();
 
         // ---- the tick: pending until a sweep takes it; one arriving while pending is an overrun
         if self.tick.val() {
@@ -462,6 +706,9 @@ impl Logic for ReactionPoint {
             self.first_rate.next = self.p_first_cnp_rate.val();
         }
         self.unit.next = bit_cast::<BC_W, 15>(self.p_byte_reset.val()) << 6;
+        self.unit2.next = bit_cast::<25, BC_W>(self.unit.val()) << 1;
+        self.acc_ld.next =
+            self.acc.q.val() + bit_cast::<25, BC_W>(self.lim_f.read_data.val().byte_count);
         // periods minus one (a period of 0 counts as 1)
         self.inc_p1.next = 0.into();
         if self.p_time_reset.val() != 0 {
@@ -476,64 +723,165 @@ impl Logic for ReactionPoint {
             self.alpha_p1.next = self.p_alpha_period.val() - 1;
         }
 
-        // ---- the increase of the limiter in `work`
-        self.st_lo.next = self.work.q.val().t_stage;
-        self.st_hi.next = self.work.q.val().bc_stage;
-        if self.work.q.val().bc_stage < self.work.q.val().t_stage {
-            self.st_lo.next = self.work.q.val().bc_stage;
-            self.st_hi.next = self.work.q.val().t_stage;
-        }
-        self.inc_amt.next = 0.into();
-        if self.st_lo.val() > self.p_threshold.val() {
-            self.inc_amt.next = self.p_hai_rate.val();
-        } else if self.st_hi.val() >= self.p_threshold.val() {
-            self.inc_amt.next = self.p_ai_rate.val();
-        }
-        self.rt_sum.next = bit_cast::<21, RATE_W>(self.work.q.val().rt)
-            + bit_cast::<21, RATE_W>(self.inc_amt.val());
-        self.rt_inc.next = bit_cast::<RATE_W, 21>(self.rt_sum.val());
-        if self.rt_sum.val() > bit_cast::<21, RATE_W>(self.cap.val()) {
-            self.rt_inc.next = self.cap.val();
-        }
-        self.rc_sum.next = (bit_cast::<21, RATE_W>(self.work.q.val().rc)
-            + bit_cast::<21, RATE_W>(self.rt_inc.val()))
-            >> 1;
-        self.rc_inc.next = bit_cast::<RATE_W, 21>(self.rc_sum.val());
-
-        // ---- the decrease: Rc x alpha >> gd and Rc x (100 - f), in 16 x 16 pieces
-        self.rc_lo.next = bit_cast::<16, RATE_W>(self.work.q.val().rc & 0xFFFF);
-        self.rc_hi.next = bit_cast::<16, RATE_W>(self.work.q.val().rc >> 16);
-        self.alpha16.next = bit_cast::<16, 10>(self.work.q.val().alpha);
+        // parameters into registers (they change only by host writes): K = (100 - f) x M as
+        // k x m0 + 2^16 x k x m1, kept in 16-bit pieces (K <= 2^32 + 4)
+        self.cap_r.d.next = self.cap.val();
+        self.mr_r.d.next = self.p_min_rate.val();
+        self.inc_p1_r.d.next = self.inc_p1.val();
+        self.dec_p1_r.d.next = self.dec_p1.val();
+        self.alpha_p1_r.d.next = self.alpha_p1.val();
         self.k16.next = 0.into();
         if self.p_min_dec_fac.val() < 100 {
             self.k16.next = 100 - bit_cast::<16, 7>(self.p_min_dec_fac.val());
         }
-        self.pa_lo.next = self.rc_lo.val() * self.alpha16.val();
-        self.pa_hi.next = self.rc_hi.val() * self.alpha16.val();
-        self.pk_lo.next = self.rc_lo.val() * self.k16.val();
-        self.pk_hi.next = self.rc_hi.val() * self.k16.val();
-        // floor(x / 100) = floor(x x M / 2^32), x = prod_k = x1 x 2^16 + x0, M = m1 x 2^16 + m0
-        self.x0.next = bit_cast::<16, 32>(self.prod_k.q.val() & 0xFFFF);
-        self.x1.next = bit_cast::<16, 32>(self.prod_k.q.val() >> 16);
-        self.q0.next = self.x0.val() * self.c_m0.val();
-        self.q1.next = self.x1.val() * self.c_m0.val();
-        self.q2.next = self.x0.val() * self.c_m1.val();
-        self.q3.next = self.x1.val() * self.c_m1.val();
-        self.q_mid.next = self.q1.val() + self.q2.val() + (self.q0.val() >> 16);
-        self.quo.next = self.q3.val() + (self.q_mid.val() >> 16);
-        self.cut.next = self.quo.val();
-        if self.cut_a.q.val() < self.quo.val() {
-            self.cut.next = self.cut_a.q.val();
+        self.k_r.d.next = self.k16.val();
+        self.t0.next = self.k_r.q.val() * self.c_m0.val();
+        self.u0.next = (self.t0.val() >> 16) + (self.k_r.q.val() * self.c_m1.val());
+        self.km0.d.next = bit_cast::<16, 32>(self.t0.val() & 0xFFFF);
+        self.km1.d.next = bit_cast::<16, 32>(self.u0.val() & 0xFFFF);
+        self.km2.d.next = self.u0.val().get_bit(16);
+
+        // ---- the increase of the limiter in `work`: Rt + the step chosen by the stages
+        // (min(stages) > threshold: hai; max(stages) >= threshold: ai; else 0), at most the
+        // cap; Rc = (Rc + Rt) / 2. In two halves: the three candidates (step 0, ai, hai), their
+        // sums and compares with the cap, are registered a cycle ahead, from the limiter being
+        // loaded (`lim_f.read_data`, in SweepLoad, SweepWrite and BytesLoad) or from `work`
+        // (BytesPrep); SweepInc and BytesLoop then only pick.
+        self.xs.next = self.lim_f.read_data.val();
+        if self.f_bprep.q.val() {
+            self.xs.next = self.work.q.val();
         }
-        self.rc_cut.next = bit_cast::<32, RATE_W>(self.work.q.val().rc) - self.cut.val();
-        if self.rc_cut.val() < bit_cast::<32, RATE_W>(self.p_min_rate.val()) {
-            self.rc_cut.next = bit_cast::<32, RATE_W>(self.p_min_rate.val());
+        self.hai_r.d.next = (self.xs.val().t_stage > self.p_threshold.val())
+            & (self.xs.val().bc_stage > self.p_threshold.val());
+        self.ai_r.d.next = (self.xs.val().t_stage >= self.p_threshold.val())
+            | (self.xs.val().bc_stage >= self.p_threshold.val());
+        self.rt21.next = bit_cast::<21, RATE_W>(self.xs.val().rt);
+        self.cap21.next = bit_cast::<21, RATE_W>(self.cap_r.q.val());
+        self.s_ai.next = self.rt21.val() + bit_cast::<21, RATE_W>(self.p_ai_rate.val());
+        self.s_hai.next = self.rt21.val() + bit_cast::<21, RATE_W>(self.p_hai_rate.val());
+        self.sai_r.d.next = bit_cast::<RATE_W, 21>(self.s_ai.val());
+        self.shai_r.d.next = bit_cast::<RATE_W, 21>(self.s_hai.val());
+        self.o0_r.d.next = self.rt21.val() > self.cap21.val();
+        self.oai_r.d.next = self.s_ai.val() > self.cap21.val();
+        self.ohai_r.d.next = self.s_hai.val() > self.cap21.val();
+        self.rr.next = bit_cast::<22, RATE_W>(self.xs.val().rc)
+            + bit_cast::<22, RATE_W>(self.xs.val().rt);
+        self.rs0_r.d.next = self.rr.val();
+        self.rsai_r.d.next = self.rr.val() + bit_cast::<22, RATE_W>(self.p_ai_rate.val());
+        self.rshai_r.d.next = self.rr.val() + bit_cast::<22, RATE_W>(self.p_hai_rate.val());
+        self.rcap_r.d.next = bit_cast::<22, RATE_W>(self.xs.val().rc)
+            + bit_cast::<22, RATE_W>(self.cap_r.q.val());
+        // the pick (the candidates are of the limiter now in `work`)
+        self.rti_0.next = self.work.q.val().rt;
+        self.rci_0.next = self.rs0_r.q.val();
+        if self.o0_r.q.val() {
+            self.rti_0.next = self.cap_r.q.val();
+            self.rci_0.next = self.rcap_r.q.val();
+        }
+        self.rti_ai.next = self.sai_r.q.val();
+        self.rci_ai.next = self.rsai_r.q.val();
+        if self.oai_r.q.val() {
+            self.rti_ai.next = self.cap_r.q.val();
+            self.rci_ai.next = self.rcap_r.q.val();
+        }
+        self.rti_hai.next = self.shai_r.q.val();
+        self.rci_hai.next = self.rshai_r.q.val();
+        if self.ohai_r.q.val() {
+            self.rti_hai.next = self.cap_r.q.val();
+            self.rci_hai.next = self.rcap_r.q.val();
+        }
+        self.rt_inc.next = self.rti_0.val();
+        self.rc_inc.next = bit_cast::<RATE_W, 22>(self.rci_0.val() >> 1);
+        if self.hai_r.q.val() {
+            self.rt_inc.next = self.rti_hai.val();
+            self.rc_inc.next = bit_cast::<RATE_W, 22>(self.rci_hai.val() >> 1);
+        } else if self.ai_r.q.val() {
+            self.rt_inc.next = self.rti_ai.val();
+            self.rc_inc.next = bit_cast::<RATE_W, 22>(self.rci_ai.val() >> 1);
         }
 
-        // ---- alpha: g x alpha / 1024, plus 1024 - g if a CNP arrived, at most 1023
+        // ---- the decrease pipeline, one stage a cycle on the limiter in `work` (Rc and alpha
+        // hold still from SweepDec1 to SweepDec4):
+        // stage 1: Rc x alpha and Rc x K in 16 x 16 pieces (Rc = r1 x 2^16 + r0), g x alpha
+        self.r0.next = bit_cast::<16, RATE_W>(self.work.q.val().rc & 0xFFFF);
+        self.r1.next = bit_cast::<16, RATE_W>(self.work.q.val().rc >> 16);
+        self.alpha16.next = bit_cast::<16, 10>(self.work.q.val().alpha);
         self.g16.next = bit_cast::<16, 11>(self.p_alpha_g.val());
-        self.ga.next = self.g16.val() * self.alpha16.val();
-        self.a_dec.next = bit_cast::<12, 32>(self.ga.val() >> 10);
+        self.pa_lo_r.d.next = self.r0.val() * self.alpha16.val();
+        self.pa_hi_r.d.next = self.r1.val() * self.alpha16.val();
+        self.pq00_r.d.next = self.r0.val() * self.km0.q.val();
+        self.pq01_r.d.next = self.r0.val() * self.km1.q.val();
+        self.pq10_r.d.next = self.r1.val() * self.km0.q.val();
+        self.pq11_r.d.next = self.r1.val() * self.km1.q.val();
+        self.ga_r.d.next = self.g16.val() * self.alpha16.val();
+        // stage 2: cut_a = Rc x alpha >> gd; the quotient floor(Rc x K / 2^32) =
+        // hi + (lo >> 16) with lo = (r0 km1 mod 2^16) + r1 km0 + (r0 km0 >> 16) and
+        // hi = r1 km1 + (r0 km1 >> 16) + km2 x Rc (each below 2^32); Rc - rpg_min_rate
+        self.rc32.next = bit_cast::<32, RATE_W>(self.work.q.val().rc);
+        self.mr32.next = bit_cast::<32, RATE_W>(self.mr_r.q.val());
+        self.cut_a.d.next = (self.pa_lo_r.q.val() + (self.pa_hi_r.q.val() << 16)) >> self.p_gd.val();
+        self.lo_r.d.next = (self.pq01_r.q.val() & 0xFFFF)
+            + self.pq10_r.q.val()
+            + (self.pq00_r.q.val() >> 16);
+        self.km2_rc.next = 0.into();
+        if self.km2.q.val() {
+            self.km2_rc.next = self.rc32.val();
+        }
+        self.hi_r.d.next = self.pq11_r.q.val() + (self.pq01_r.q.val() >> 16) + self.km2_rc.val();
+        self.rm_r.d.next = self.rc32.val() - self.mr32.val();
+        self.rc_lt_mr.d.next = self.rc32.val() < self.mr32.val();
+        // stage 3: the quotient (= floor(Rc x (100 - f) / 100), the module doc);
+        // max(Rc - cut_a, rpg_min_rate) (used only when cut_a < quotient <= Rc)
+        self.quo.next = self.hi_r.q.val() + (self.lo_r.q.val() >> 16);
+        self.quo_r.d.next = self.quo.val();
+        // stage 4's compares, made on the quotient here
+        self.lt_r.d.next = self.cut_a.q.val() < self.quo.val();
+        self.qcl_r.d.next = self.rc_lt_mr.q.val() | (self.quo.val() > self.rm_r.q.val());
+        self.dq_r.d.next = self.rc32.val() - self.quo.val();
+        self.qrel_r.d.next = self.rc_ge_capm1.q.val() & (self.quo.val() <= self.rcc_r.q.val());
+        self.da.next = self.rc32.val() - self.cut_a.q.val();
+        self.ca_r.d.next = self.da.val();
+        if self.rc_lt_mr.q.val() | (self.cut_a.q.val() > self.rm_r.q.val()) {
+            self.ca_r.d.next = self.mr32.val();
+        }
+        // stage 4 (SweepDec4 takes it): Rc - min(cut_a, quotient), at least rpg_min_rate
+        self.rc_new.next = self.dq_r.q.val();
+        if self.qcl_r.q.val() {
+            self.rc_new.next = self.mr32.val();
+        }
+        if self.lt_r.q.val() {
+            self.rc_new.next = self.ca_r.q.val();
+        }
+
+        // ---- released at an increase expiry with no CNP pending, if Rt = cap and
+        // Rc + 1 >= cap, i.e. Rc >= capm1 (Rc after the cut: whichever of its three candidates
+        // stage 4 picks, compared beside it)
+        self.capm1_r.d.next = 0.into();
+        if self.cap_r.q.val() != 0 {
+            self.capm1_r.d.next = bit_cast::<32, RATE_W>(self.cap_r.q.val()) - 1;
+        }
+        self.rcc_r.d.next = self.rc32.val() - self.capm1_r.q.val();
+        self.rc_ge_capm1.d.next = self.rc32.val() >= self.capm1_r.q.val();
+        self.mr_ge_capm1.d.next = self.mr32.val() >= self.capm1_r.q.val();
+        // Rc - quotient >= capm1 <=> quotient <= Rc - capm1
+        self.rel_cut.next = self.qrel_r.q.val();
+        if self.qcl_r.q.val() {
+            self.rel_cut.next = self.mr_ge_capm1.q.val();
+        }
+        if self.lt_r.q.val() {
+            self.rel_cut.next = self.ca_r.q.val() >= self.capm1_r.q.val();
+        }
+        self.rel.next = !self.work.q.val().dec_cnp & self.rc_ge_capm1.q.val();
+        if self.cut_done.q.val() {
+            self.rel.next = self.rel_cut.val();
+        }
+        self.rel_r.d.next = self.release_on_recovery.val()
+            & self.inc_fired.q.val()
+            & (self.work.q.val().rt == self.cap_r.q.val())
+            & self.rel.val();
+
+        // ---- alpha: g x alpha / 1024, plus 1024 - g if a CNP arrived, at most 1023
+        self.a_dec.next = bit_cast::<12, 32>(self.ga_r.q.val() >> 10);
         self.a_cnp.next = self.a_dec.val() + 1024 - bit_cast::<12, 11>(self.p_alpha_g.val());
         if self.a_cnp.val() > 1023 {
             self.a_cnp.next = 1023.into();
@@ -571,7 +919,7 @@ impl Logic for ReactionPoint {
                 }
                 self.init_i.d.next = self.init_i.q.val() + 1;
                 if self.init_i.q.val() == 255 {
-                    self.state.d.next = RpState::Idle;
+                    self.nxt.next = RpState::Idle;
                 }
             }
             RpState::Idle => {
@@ -579,7 +927,7 @@ impl Logic for ReactionPoint {
                     self.tick_pending.d.next = self.tick.val();
                     self.idx.d.next = 0.into();
                     self.lim_f.read_address.next = 0.into();
-                    self.state.d.next = RpState::SweepLoad;
+                    self.nxt.next = RpState::SweepLoad;
                 } else if self.qp_en_valid.val() {
                     self.go_cfg.next = true;
                 } else if self.cnp_valid.val() {
@@ -595,7 +943,7 @@ impl Logic for ReactionPoint {
                     self.map_f.read_address.next = self.qp_en_qpn.val();
                     self.ev_qpn.d.next = self.qp_en_qpn.val();
                     if !self.qp_en_value.val() {
-                        self.state.d.next = RpState::CfgMap;
+                        self.nxt.next = RpState::CfgWait;
                     }
                 }
                 if self.go_cnp.val() {
@@ -603,122 +951,97 @@ impl Logic for ReactionPoint {
                     self.map_f.read_address.next = self.cnp_qpn.val();
                     self.qp_en.read_address.next = self.cnp_qpn.val();
                     self.ev_qpn.d.next = self.cnp_qpn.val();
-                    self.state.d.next = RpState::CnpMap;
+                    self.nxt.next = RpState::CnpWait;
                 }
                 if self.go_bytes.val() {
                     self.bytes_ready.next = true;
                     self.map_f.read_address.next = self.bytes_qpn.val();
                     self.ev_qpn.d.next = self.bytes_qpn.val();
                     self.acc.d.next = bit_cast::<25, BYTES_W>(self.bytes_n.val());
-                    self.state.d.next = RpState::BytesMap;
+                    self.nxt.next = RpState::BytesWait;
                 }
             }
             RpState::SweepLoad => {
-                self.work.d.next = self.lim_f.read_data.val();
                 self.inc_fired.d.next = false;
                 self.cut_done.d.next = false;
                 if self.lim_f.read_data.val().active {
-                    self.state.d.next = RpState::SweepInc;
+                    self.nxt.next = RpState::SweepInc;
                 } else if self.idx.q.val() == 15 {
-                    self.state.d.next = RpState::Idle;
+                    self.nxt.next = RpState::Idle;
                 } else {
                     self.idx.d.next = self.idx.q.val() + 1;
                     self.lim_f.read_address.next = self.idx.q.val() + 1;
                 }
             }
             RpState::SweepInc => {
-                if self.work.q.val().inc_left == 0 {
+                if self.inc_due.q.val() {
                     self.inc_fired.d.next = true;
-                    self.work.d.next.rt = self.rt_inc.val();
-                    self.work.d.next.rc = self.rc_inc.val();
-                    if self.work.q.val().t_stage != 0xFFFF {
-                        self.work.d.next.t_stage = self.work.q.val().t_stage + 1;
-                    }
                 }
-                self.state.d.next = RpState::SweepDecMul;
+                self.nxt.next = RpState::SweepDec1;
             }
-            RpState::SweepDecMul => {
-                self.cut_a.d.next =
-                    (self.pa_lo.val() + (self.pa_hi.val() << 16)) >> self.p_gd.val();
-                self.prod_k.d.next = self.pk_lo.val() + (self.pk_hi.val() << 16);
-                if (self.work.q.val().dec_left == 0)
-                    & self.work.q.val().dec_cnp
-                    & (self.p_clamp_tgt_rate.val()
-                        | (self.work.q.val().bc_stage != 0)
-                        | (self.p_clamp_after_time_inc.val() & (self.work.q.val().t_stage != 0)))
-                {
-                    self.work.d.next.rt = self.work.q.val().rc;
-                }
-                self.state.d.next = RpState::SweepDecCut;
-            }
-            RpState::SweepDecCut => {
+            RpState::SweepDec1 => {
+                // the pipeline's stage 1 takes Rc and alpha now
                 if (self.work.q.val().dec_left == 0) & self.work.q.val().dec_cnp {
                     self.cut_done.d.next = true;
-                    self.n_cuts.d.next = self.n_cuts.q.val() + 1;
-                    self.work.d.next.rc = bit_cast::<RATE_W, 32>(self.rc_cut.val());
-                    self.work.d.next.dec_cnp = false;
-                    self.work.d.next.t_stage = 0.into();
-                    self.work.d.next.bc_stage = 0.into();
-                    self.work.d.next.byte_count = 0.into();
                 }
-                self.state.d.next = RpState::SweepAlpha;
+                self.nxt.next = RpState::SweepDec2;
             }
-            RpState::SweepAlpha => {
-                if self.work.q.val().alpha_left == 0 {
-                    self.work.d.next.alpha = bit_cast::<10, 12>(self.a_dec.val());
-                    if self.work.q.val().alpha_cnp {
-                        self.work.d.next.alpha = bit_cast::<10, 12>(self.a_cnp.val());
-                    }
-                    self.work.d.next.alpha_cnp = false;
-                    self.work.d.next.alpha_left = self.alpha_p1.val();
-                } else {
-                    self.work.d.next.alpha_left = self.work.q.val().alpha_left - 1;
+            RpState::SweepDec2 => {
+                self.nxt.next = RpState::SweepDec3;
+            }
+            RpState::SweepDec3 => {
+                self.nxt.next = RpState::SweepDec4;
+            }
+            RpState::SweepDec4 => {
+                if self.cut_done.q.val() {
+                    self.n_cuts.d.next = self.n_cuts.q.val() + 1;
                 }
-                if self.inc_fired.q.val() | self.cut_done.q.val() {
-                    self.work.d.next.inc_left = self.inc_p1.val();
-                } else {
-                    self.work.d.next.inc_left = self.work.q.val().inc_left - 1;
-                }
-                if self.work.q.val().dec_left == 0 {
-                    self.work.d.next.dec_left = self.dec_p1.val();
-                } else {
-                    self.work.d.next.dec_left = self.work.q.val().dec_left - 1;
-                }
-                // recovered: released at an increase expiry with no CNP pending
-                if self.release_on_recovery.val()
-                    & self.inc_fired.q.val()
-                    & !self.work.q.val().dec_cnp
-                    & (self.work.q.val().rt == self.cap.val())
-                    & ((bit_cast::<21, RATE_W>(self.work.q.val().rc) + 1)
-                        >= bit_cast::<21, RATE_W>(self.cap.val()))
-                {
-                    self.work.d.next.active = false;
-                }
-                self.state.d.next = RpState::SweepWrite;
+                // the next limiter, for SweepWrite
+                self.lim_f.read_address.next = self.idx.q.val() + 1;
+                self.nxt.next = RpState::SweepWrite;
             }
             RpState::SweepWrite => {
+                // recovered: released at an increase expiry with no CNP pending
                 self.lim_f.write_enable.next = true;
-                if !self.work.q.val().active {
+                if self.rel_r.q.val() {
+                    self.lim_f.write_data.next.active = false;
                     self.map_f.write_address.next = self.work.q.val().qpn;
                     self.map_f.write_enable.next = true;
                     self.free.write.next = true;
                     self.in_use.d.next = self.in_use.q.val() - 1;
                 }
+                // the next limiter was read in SweepDec4: load it if active (else SweepLoad
+                // reads it again and skips it)
+                self.inc_fired.d.next = false;
+                self.cut_done.d.next = false;
                 if self.idx.q.val() == 15 {
-                    self.state.d.next = RpState::Idle;
+                    self.nxt.next = RpState::Idle;
                 } else {
                     self.idx.d.next = self.idx.q.val() + 1;
-                    self.lim_f.read_address.next = self.idx.q.val() + 1;
-                    self.state.d.next = RpState::SweepLoad;
+                    if self.lim_f.read_data.val().active {
+                        self.nxt.next = RpState::SweepInc;
+                    } else {
+                        self.lim_f.read_address.next = self.idx.q.val() + 1;
+                        self.nxt.next = RpState::SweepLoad;
+                    }
                 }
             }
+            RpState::CnpWait => {
+                self.nxt.next = RpState::CnpMap;
+            }
+            RpState::BytesWait => {
+                self.nxt.next = RpState::BytesMap;
+            }
+            RpState::CfgWait => {
+                self.nxt.next = RpState::CfgMap;
+            }
             RpState::CnpMap => {
-                self.state.d.next = RpState::Idle;
-                if self.map_f.read_data.val().limited {
-                    self.idx.d.next = self.map_f.read_data.val().limiter;
-                    self.lim_f.read_address.next = self.map_f.read_data.val().limiter;
-                    self.state.d.next = RpState::CnpLoad;
-                } else if !(self.enable.val() & self.qp_en.read_data.val()) {
+                self.nxt.next = RpState::Idle;
+                if self.map_q.q.val().limited {
+                    self.idx.d.next = self.map_q.q.val().limiter;
+                    self.lim_f.read_address.next = self.map_q.q.val().limiter;
+                    self.nxt.next = RpState::CnpLoad;
+                } else if !(self.enable.val() & self.en_q.q.val()) {
                     self.n_disabled.d.next = self.n_disabled.q.val() + 1;
                 } else if self.free.empty.val() {
                     self.n_no_limiter.d.next = self.n_no_limiter.q.val() + 1;
@@ -727,79 +1050,168 @@ impl Logic for ReactionPoint {
                     self.free.read.next = true;
                     self.map_f.write_data.next = self.map_new.val();
                     self.map_f.write_enable.next = true;
-                    self.lim_f.write_address.next = self.free.data_out.val();
-                    self.lim_f.write_data.next = self.fresh.val();
-                    self.lim_f.write_enable.next = true;
+                    self.idx.d.next = self.free.data_out.val();
                     self.in_use.d.next = self.in_use.q.val() + 1;
+                    self.nxt.next = RpState::LimStore;
                 }
             }
             RpState::CnpLoad => {
-                self.lim_f.write_data.next = self.cnp_set.val();
-                self.lim_f.write_enable.next = true;
-                self.state.d.next = RpState::Idle;
+                self.nxt.next = RpState::LimStore;
             }
             RpState::BytesMap => {
-                self.state.d.next = RpState::Idle;
-                if self.map_f.read_data.val().limited & (self.p_byte_reset.val() != 0) {
-                    self.idx.d.next = self.map_f.read_data.val().limiter;
-                    self.lim_f.read_address.next = self.map_f.read_data.val().limiter;
-                    self.state.d.next = RpState::BytesLoad;
+                self.nxt.next = RpState::Idle;
+                if self.map_q.q.val().limited & (self.p_byte_reset.val() != 0) {
+                    self.idx.d.next = self.map_q.q.val().limiter;
+                    self.lim_f.read_address.next = self.map_q.q.val().limiter;
+                    self.nxt.next = RpState::BytesLoad;
                 }
             }
             RpState::BytesLoad => {
-                self.work.d.next = self.lim_f.read_data.val();
-                self.acc.d.next =
-                    self.acc.q.val() + bit_cast::<25, BC_W>(self.lim_f.read_data.val().byte_count);
-                self.state.d.next = RpState::BytesLoop;
+                self.acc.d.next = self.acc_ld.val();
+                self.ge_r.d.next = self.acc_ld.val() >= bit_cast::<25, BC_W>(self.unit.val());
+                self.nxt.next = RpState::BytesLoop;
             }
             RpState::BytesLoop => {
-                if self.acc.q.val() >= bit_cast::<25, BC_W>(self.unit.val()) {
-                    self.work.d.next.rt = self.rt_inc.val();
-                    self.work.d.next.rc = self.rc_inc.val();
-                    if self.work.q.val().bc_stage != 0xFFFF {
-                        self.work.d.next.bc_stage = self.work.q.val().bc_stage + 1;
-                    }
+                if self.ge_r.q.val() {
                     self.acc.d.next = self.acc.q.val() - bit_cast::<25, BC_W>(self.unit.val());
+                    self.ge_r.d.next = self.acc.q.val() >= self.unit2.val();
+                    self.nxt.next = RpState::BytesPrep;
                 } else {
-                    self.lim_f.write_data.next = self.work.q.val();
-                    self.lim_f.write_data.next.byte_count = bit_cast::<BC_W, 25>(self.acc.q.val());
-                    self.lim_f.write_enable.next = true;
-                    self.state.d.next = RpState::Idle;
+                    self.nxt.next = RpState::LimStore;
                 }
             }
+            RpState::BytesPrep => {
+                self.nxt.next = RpState::BytesLoop;
+            }
             RpState::CfgMap => {
-                self.state.d.next = RpState::Idle;
-                if self.map_f.read_data.val().limited {
+                self.nxt.next = RpState::Idle;
+                if self.map_q.q.val().limited {
                     self.map_f.write_enable.next = true;
-                    self.lim_f.write_address.next = self.map_f.read_data.val().limiter;
-                    self.lim_f.write_data.next = self.c_lim_zero.val();
-                    self.lim_f.write_enable.next = true;
-                    self.free.data_in.next = self.map_f.read_data.val().limiter;
+                    self.idx.d.next = self.map_q.q.val().limiter;
+                    self.free.data_in.next = self.map_q.q.val().limiter;
                     self.free.write.next = true;
                     self.in_use.d.next = self.in_use.q.val() - 1;
+                    self.nxt.next = RpState::LimStore;
                 }
+            }
+            RpState::LimStore => {
+                self.lim_f.write_enable.next = true;
+                self.nxt.next = RpState::Idle;
             }
         }
 
-        // ---- the rate port's copies take every write of the state machine
-        self.lim_r.write_address.next = self.lim_f.write_address.val();
-        self.lim_r.write_data.next = self.lim_f.write_data.val();
-        self.lim_r.write_enable.next = self.lim_f.write_enable.val();
-        self.map_r.write_address.next = self.map_f.write_address.val();
-        self.map_r.write_data.next = self.map_f.write_data.val();
-        self.map_r.write_enable.next = self.map_f.write_enable.val();
-        // rate port: QPN -> map (1 cycle) -> limiter (1 cycle)
-        self.map_r.read_address.next = self.rate_qpn.val();
-        self.lim_r.read_address.next = self.map_r.read_data.val().limiter;
-        self.rd_limited.d.next = self.map_r.read_data.val().limited;
-        self.lim_view.next = self.lim_r.read_data.val();
-        self.rate_limited.next = self.rd_limited.q.val() & self.enable.val();
-        self.rate_rc.next = self.lim_view.val().rc;
-        self.rate_rt.next = self.lim_view.val().rt;
-        self.rate_alpha.next = self.lim_view.val().alpha;
-        self.rate_t_stage.next = self.lim_view.val().t_stage;
-        self.rate_bc_stage.next = self.lim_view.val().bc_stage;
-        if !self.rd_limited.q.val() {
+        // ---- the `work` register, by the (registered, one-hot) state
+        if self.f_load.q.val() | self.f_write.q.val() | self.f_bload.q.val() {
+            self.work.d.next = self.lim_f.read_data.val();
+        }
+        if self.f_cnpmap.q.val() {
+            self.work.d.next = self.fresh.val();
+        }
+        if self.f_cnpload.q.val() {
+            self.work.d.next = self.cnp_set.val();
+        }
+        if self.f_cfgmap.q.val() {
+            // a free record that names the QP, so that the rate port's copy clears it
+            self.work.d.next = self.c_lim_zero.val();
+            self.work.d.next.qpn = self.ev_qpn.q.val();
+        }
+        if self.f_inc.q.val() & self.inc_due.q.val() {
+            self.work.d.next.rt = self.rt_inc.val();
+            self.work.d.next.rc = self.rc_inc.val();
+            if self.work.q.val().t_stage != 0xFFFF {
+                self.work.d.next.t_stage = self.work.q.val().t_stage + 1;
+            }
+        }
+        if self.f_bloop.q.val() {
+            if self.ge_r.q.val() {
+                self.work.d.next.rt = self.rt_inc.val();
+                self.work.d.next.rc = self.rc_inc.val();
+                if self.work.q.val().bc_stage != 0xFFFF {
+                    self.work.d.next.bc_stage = self.work.q.val().bc_stage + 1;
+                }
+            } else {
+                self.work.d.next.byte_count = bit_cast::<BC_W, 25>(self.acc.q.val());
+            }
+        }
+        // decrease 1: clamp Rt to Rc if a cut is due
+        if self.f_dec1.q.val()
+            & (self.work.q.val().dec_left == 0)
+            & self.work.q.val().dec_cnp
+            & (self.p_clamp_tgt_rate.val()
+                | (self.work.q.val().bc_stage != 0)
+                | (self.p_clamp_after_time_inc.val() & (self.work.q.val().t_stage != 0)))
+        {
+            self.work.d.next.rt = self.work.q.val().rc;
+        }
+        // decrease 4: the cut; the alpha timer; the countdowns
+        if self.f_dec4.q.val() {
+            if self.cut_done.q.val() {
+                self.work.d.next.rc = bit_cast::<RATE_W, 32>(self.rc_new.val());
+                self.work.d.next.dec_cnp = false;
+                self.work.d.next.t_stage = 0.into();
+                self.work.d.next.bc_stage = 0.into();
+                self.work.d.next.byte_count = 0.into();
+            }
+            if self.work.q.val().alpha_left == 0 {
+                self.work.d.next.alpha = bit_cast::<10, 12>(self.a_dec.val());
+                if self.work.q.val().alpha_cnp {
+                    self.work.d.next.alpha = bit_cast::<10, 12>(self.a_cnp.val());
+                }
+                self.work.d.next.alpha_cnp = false;
+                self.work.d.next.alpha_left = self.alpha_p1_r.q.val();
+            } else {
+                self.work.d.next.alpha_left = self.work.q.val().alpha_left - 1;
+            }
+            if self.inc_fired.q.val() | self.cut_done.q.val() {
+                self.work.d.next.inc_left = self.inc_p1_r.q.val();
+            } else {
+                self.work.d.next.inc_left = self.work.q.val().inc_left - 1;
+            }
+            if self.work.q.val().dec_left == 0 {
+                self.work.d.next.dec_left = self.dec_p1_r.q.val();
+            } else {
+                self.work.d.next.dec_left = self.work.q.val().dec_left - 1;
+            }
+        }
+        self.state.d.next = self.nxt.val();
+        self.f_load.d.next = self.nxt.val() == RpState::SweepLoad;
+        self.f_inc.d.next = self.nxt.val() == RpState::SweepInc;
+        self.f_dec1.d.next = self.nxt.val() == RpState::SweepDec1;
+        self.f_dec4.d.next = self.nxt.val() == RpState::SweepDec4;
+        self.f_write.d.next = self.nxt.val() == RpState::SweepWrite;
+        self.f_cnpmap.d.next = self.nxt.val() == RpState::CnpMap;
+        self.f_cnpload.d.next = self.nxt.val() == RpState::CnpLoad;
+        self.f_bload.d.next = self.nxt.val() == RpState::BytesLoad;
+        self.f_bloop.d.next = self.nxt.val() == RpState::BytesLoop;
+        self.f_cfgmap.d.next = self.nxt.val() == RpState::CfgMap;
+        self.f_store.d.next = self.nxt.val() == RpState::LimStore;
+        self.f_bprep.d.next = self.nxt.val() == RpState::BytesPrep;
+
+        // ---- the rate port's copy takes every limiter write, at the limiter's QPN (after
+        // reset: every QP unlimited)
+        self.rw.next.limited = self.lim_f.write_data.val().active;
+        self.rw.next.rc = self.lim_f.write_data.val().rc;
+        self.rw.next.rt = self.lim_f.write_data.val().rt;
+        self.rw.next.alpha = self.lim_f.write_data.val().alpha;
+        self.rw.next.t_stage = self.lim_f.write_data.val().t_stage;
+        self.rw.next.bc_stage = self.lim_f.write_data.val().bc_stage;
+        self.rate_q.write_data.next = self.rw.val();
+        self.rate_q.write_address.next = self.lim_f.write_data.val().qpn;
+        self.rate_q.write_enable.next = self.lim_f.write_enable.val();
+        if self.state.q.val() == RpState::Init {
+            self.rate_q.write_address.next = self.init_i.q.val();
+            self.rate_q.write_enable.next = true;
+        }
+        // rate port: QPN -> the word (1 cycle) -> registered (1 cycle)
+        self.rate_q.read_address.next = self.rate_qpn.val();
+        self.rv.d.next = self.rate_q.read_data.val();
+        self.rate_limited.next = self.rv.q.val().limited & self.enable.val();
+        self.rate_rc.next = self.rv.q.val().rc;
+        self.rate_rt.next = self.rv.q.val().rt;
+        self.rate_alpha.next = self.rv.q.val().alpha;
+        self.rate_t_stage.next = self.rv.q.val().t_stage;
+        self.rate_bc_stage.next = self.rv.q.val().bc_stage;
+        if !self.rv.q.val().limited {
             self.rate_rc.next = self.cap.val();
             self.rate_rt.next = self.cap.val();
             self.rate_alpha.next = 1023.into();
