@@ -764,13 +764,13 @@ impl Logic for ReactionPoint {
         self.o0_r.d.next = self.rt21.val() > self.cap21.val();
         self.oai_r.d.next = self.s_ai.val() > self.cap21.val();
         self.ohai_r.d.next = self.s_hai.val() > self.cap21.val();
-        self.rr.next = bit_cast::<22, RATE_W>(self.xs.val().rc)
-            + bit_cast::<22, RATE_W>(self.xs.val().rt);
+        self.rr.next =
+            bit_cast::<22, RATE_W>(self.xs.val().rc) + bit_cast::<22, RATE_W>(self.xs.val().rt);
         self.rs0_r.d.next = self.rr.val();
         self.rsai_r.d.next = self.rr.val() + bit_cast::<22, RATE_W>(self.p_ai_rate.val());
         self.rshai_r.d.next = self.rr.val() + bit_cast::<22, RATE_W>(self.p_hai_rate.val());
-        self.rcap_r.d.next = bit_cast::<22, RATE_W>(self.xs.val().rc)
-            + bit_cast::<22, RATE_W>(self.cap_r.q.val());
+        self.rcap_r.d.next =
+            bit_cast::<22, RATE_W>(self.xs.val().rc) + bit_cast::<22, RATE_W>(self.cap_r.q.val());
         // the pick (the candidates are of the limiter now in `work`)
         self.rti_0.next = self.work.q.val().rt;
         self.rci_0.next = self.rs0_r.q.val();
@@ -819,10 +819,10 @@ impl Logic for ReactionPoint {
         // hi = r1 km1 + (r0 km1 >> 16) + km2 x Rc (each below 2^32); Rc - rpg_min_rate
         self.rc32.next = bit_cast::<32, RATE_W>(self.work.q.val().rc);
         self.mr32.next = bit_cast::<32, RATE_W>(self.mr_r.q.val());
-        self.cut_a.d.next = (self.pa_lo_r.q.val() + (self.pa_hi_r.q.val() << 16)) >> self.p_gd.val();
-        self.lo_r.d.next = (self.pq01_r.q.val() & 0xFFFF)
-            + self.pq10_r.q.val()
-            + (self.pq00_r.q.val() >> 16);
+        self.cut_a.d.next =
+            (self.pa_lo_r.q.val() + (self.pa_hi_r.q.val() << 16)) >> self.p_gd.val();
+        self.lo_r.d.next =
+            (self.pq01_r.q.val() & 0xFFFF) + self.pq10_r.q.val() + (self.pq00_r.q.val() >> 16);
         self.km2_rc.next = 0.into();
         if self.km2.q.val() {
             self.km2_rc.next = self.rc32.val();
