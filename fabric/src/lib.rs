@@ -33,7 +33,8 @@
 //! Choudhury and Hahne); ECN marking of ECT packets at dequeue ([`red::Red`]); PFC per
 //! ingress port and priority (IEEE 802.1Qbb: XOFF above `xoff` bytes held from that port,
 //! XON below `xon`, `headroom` bytes still admitted after XOFF for what is on the wire, pauses
-//! received honoured until they expire or are lifted); a strict-priority class for CNPs; L3
+//! received honoured until they expire or are lifted); the priority of a frame from its 802.1Q
+//! PCP when tagged, else from its DSCP; a strict-priority class for CNPs; L3
 //! forwarding of IP (RoCEv2) with ECMP over equal-cost next hops by a seeded hash of the
 //! 5-tuple, UDP source port included; L2 forwarding by destination MAC for everything else,
 //! RoCEv1 included (EtherType 0x8915 carries no IP header and is never routed).
@@ -118,7 +119,8 @@ pub struct SwitchConfig {
     pub pfc: Option<PfcConfig>,
     /// Seed of the ECMP hash.
     pub ecmp_seed: u64,
-    /// Priority of each DSCP (IP frames; RoCEv1 uses the GRH traffic class the same way).
+    /// Priority of each DSCP for untagged frames (IP frames; RoCEv1 uses the GRH traffic class
+    /// the same way). An 802.1Q-tagged frame takes its PCP as its priority.
     pub dscp_priority: [u8; 64],
     /// The strict-priority class CNPs are put in (served before every other class).
     pub cnp_priority: u8,
@@ -1072,8 +1074,12 @@ impl Fabric {
                     s.stats.no_route += 1;
                     return;
                 }
+                // a tagged frame travels in its PCP's class (802.1p trust), an untagged one in
+                // its DSCP's
                 let prio = if h.cnp {
                     s.cfg.cnp_priority
+                } else if let Some(pcp) = h.pcp {
+                    pcp
                 } else {
                     s.cfg.dscp_priority[h.dscp as usize & 63]
                 } as usize;

@@ -34,6 +34,8 @@ pub struct Header {
     /// DSCP (6 bits) and ECN (2 bits) of the IP header; 0 for non-IP frames.
     pub dscp: u8,
     pub ecn: u8,
+    /// The 802.1Q tag's PCP of a tagged frame (IEEE 802.1Q 6.9.3), `None` when untagged.
+    pub pcp: Option<u8>,
     /// A RoCEv2 frame (UDP destination port 4791).
     pub rocev2: bool,
     /// A RoCEv2 CNP (BTH opcode 0x81).
@@ -57,6 +59,7 @@ impl Header {
             dport: 0,
             dscp: 0,
             ecn: 0,
+            pcp: None,
             rocev2: false,
             cnp: false,
             l3: ethernet::HEADER_LEN,
@@ -101,6 +104,7 @@ pub fn parse(f: &[u8]) -> Option<Header> {
         }
         et = u16_at(f, 16);
         h.l3 = ethernet::VLAN_HEADER_LEN;
+        h.pcp = Some(f[14] >> 5);
     }
     let l3 = h.l3;
     let l4 = match et {

@@ -396,3 +396,48 @@ fn a_faulty_link_loses_frames_and_a_down_link_all_of_them() {
     assert_eq!(t.fabric.port_stats(t.hosts[0], 0).lost, 200);
     assert_eq!(got, 800);
 }
+
+/// `frame` with an 802.1Q tag (TPID 0x8100, PCP `pcp`, VID 100) after the MAC addresses.
+fn tagged(mut f: Vec<u8>, pcp: u8) -> Vec<u8> {
+    let tci: u16 = ((pcp as u16) << 13) | 100;
+    let mut tag = 0x8100u16.to_be_bytes().to_vec();
+    tag.extend_from_slice(&tci.to_be_bytes());
+    f.splice(12..12, tag);
+    f
+}
+
+/// A tagged frame is queued in its PCP's class whatever its DSCP; an untagged one in its DSCP's
+/// (26 -> 3). Two senders at once build a queue at the switch's port to the receiver, whose
+/// per-priority peak shows which class held the frames.
+#[test]
+fn tagged_frames_travel_in_their_pcp_class() {
+    let c = host("C", 3, HostKind::External);
+    let a = host("A", 1, HostKind::External);
+    let b = host("B", 2, HostKind::External);
+    for pcp in [None, Some(5u8), Some(0)] {
+        let mut t = single_switch(
+            vec![a.clone(), b.clone(), c.clone()],
+            SwitchConfig::default(),
+            LinkSpec::gbps(10, 1_000_000),
+        );
+        let (ha, hb, hc) = (t.hosts[0], t.hosts[1], t.hosts[2]);
+        for k in 0..20 {
+            for (h, from, sport) in [(ha, &a, 1000), (hb, &b, 2000)] {
+                let f = frame(from, &c, sport + k, 1000);
+                let f = match pcp {
+                    Some(p) => tagged(f, p),
+                    None => f,
+                };
+                assert_eq!(packet::parse(&f).unwrap().pcp, pcp);
+                t.fabric.send(h, 0, f);
+            }
+        }
+        t.fabric.advance(PS_PER_S / 1000);
+        assert_eq!(t.fabric.take_received(hc).len(), 40, "{pcp:?}");
+        let out = t.fabric.port_stats(t.leaves[0], 2);
+        let class = pcp.unwrap_or(3) as usize;
+        for (prio, peak) in out.peak.iter().enumerate() {
+            assert_eq!(*peak > 0, prio == class, "{pcp:?}: {out:?}");
+        }
+    }
+}

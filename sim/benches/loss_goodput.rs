@@ -29,6 +29,7 @@ fn main() {
                 json: false,
                 dma_jitter: false,
                 ipv6: false,
+                vlan: None,
             };
             let link = VerbsLinkArgs {
                 loss,

@@ -216,6 +216,10 @@ enum Command {
         /// Both NICs on IPv6 (GIDs 2001:db8::1 and ::2, IPv6 address vectors): RoCEv2 over IPv6.
         #[arg(long)]
         ipv6: bool,
+        /// Both NICs send every RoCE frame with an IEEE 802.1Q tag of this VLAN ID (0..=4094),
+        /// PCP 3 for data and ACKs and 6 for CNPs (CFG_TRAFFIC.VLAN_TAG, CFG_PFC).
+        #[arg(long, value_name = "VID", value_parser = verbs::vlan_id)]
+        vlan: Option<u16>,
         /// Hardware model: verilator (the emitted Verilog, fast) or rust-hdl (slow).
         #[arg(long, default_value = "verilator")]
         engine: String,
@@ -414,6 +418,7 @@ fn main() -> ExitCode {
             json,
             dma_jitter,
             ipv6,
+            vlan,
             engine,
             vcd,
             loss,
@@ -439,6 +444,7 @@ fn main() -> ExitCode {
                 json,
                 dma_jitter,
                 ipv6,
+                vlan,
             },
             &verbs::VerbsLinkArgs {
                 loss,

@@ -41,6 +41,7 @@ fn args(sizes: &[&str], qps: usize, messages: usize, pmtu: usize, seed: u64) -> 
         json: false,
         dma_jitter: false,
         ipv6: false,
+        vlan: None,
     }
 }
 
@@ -993,4 +994,44 @@ fn dcqcn_on_a_marking_link_cuts_and_recovers_rates() {
     eprintln!("{}", serde_json::to_string(&v["qp_rates"]).unwrap());
     assert!(cut, "no QP was cut: {qps:?}");
     assert!(recovered, "no QP recovered from its lowest rate: {qps:?}");
+}
+
+/// `--vlan VID`: both NICs tag their frames (the capture shows the tag on every RoCE frame) and
+/// still verify every message; a VID out of 0..=4094 or not a number exits 2 naming it.
+#[test]
+fn vlan_tags_every_frame_and_bad_ids_exit_2() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let pcap = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_verbs_vlan.pcap");
+    let j = verbs_json(&[
+        "--vlan",
+        "4094",
+        "--ops",
+        "write,read",
+        "--sizes",
+        "1,2000",
+        "--messages",
+        "4",
+        "--pcap",
+        pcap.to_str().unwrap(),
+    ]);
+    assert_eq!(j["vlan"], 4094, "{j}");
+    assert_eq!(j["verified"], j["messages"], "{j}");
+    let cap = ferroce_proto::pcap::read_file(&pcap).unwrap();
+    assert!(!cap.records.is_empty());
+    for r in &cap.records {
+        let eth = ferroce_proto::wire::EthernetFrame::new_checked(&r.data[..]).unwrap();
+        let tag = eth.vlan().expect("an untagged frame");
+        assert_eq!((tag.vid, tag.pcp), (4094, 3));
+    }
+    for bad in ["4095", "65536", "x"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_ferroce"))
+            .args(["verbs", "--messages", "1", "--vlan", bad])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(err.contains("--vlan") && err.contains("VLAN ID"), "{err}");
+    }
 }

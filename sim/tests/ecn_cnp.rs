@@ -16,7 +16,7 @@
 //! published vectors beside the repository (`ferroce_testkit::shared_dir`).
 use ferroce_hdl::tx::vectors::{hex, ROCE_MD_VECTORS};
 use ferroce_proto::pcap::{read_file, PcapWriter};
-use ferroce_proto::wire::FrameRepr;
+use ferroce_proto::wire::{ethertype, EthernetFrame, FrameRepr};
 use ferroce_sim::cmd::verbs::{run_scenario_with, Engine, VerbsArgs, VerbsLinkArgs, VerbsReport};
 use ferroce_sim::nic_pair::PAIR_CLOCK_HZ;
 use ferroce_testkit::{require_tool, shared_dir};
@@ -54,12 +54,12 @@ struct Run {
     pcap: PathBuf,
 }
 
-fn run(ipv6: bool) -> Run {
+fn run(ipv6: bool, vlan: Option<u16>) -> Run {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let pcap = dir.join(if ipv6 {
-        "ecn_cnp_v6.pcap"
-    } else {
-        "ecn_cnp_v4.pcap"
+    let pcap = dir.join(match (ipv6, vlan) {
+        (_, Some(_)) => "ecn_cnp_vlan.pcap",
+        (true, None) => "ecn_cnp_v6.pcap",
+        (false, None) => "ecn_cnp_v4.pcap",
     });
     let args = VerbsArgs {
         ops: ["write", "read", "send"].map(String::from).to_vec(),
@@ -72,6 +72,7 @@ fn run(ipv6: bool) -> Run {
         json: false,
         dma_jitter: false,
         ipv6,
+        vlan,
     };
     let link = VerbsLinkArgs {
         ecn_mark: 0.3,
@@ -103,7 +104,9 @@ fn is_cnp(f: &[u8]) -> bool {
         .is_some_and(|o| o.0 == 0x81)
 }
 
-fn check_run(r: &Run) {
+/// The run's checks; the outside ICRC oracle reads `oracle_pcap` (the run's capture, or a copy
+/// the oracle can read).
+fn check_run(r: &Run, oracle_pcap: &Path) {
     let rep = &r.report;
     assert_eq!(rep.failed, 0, "{:?}", rep.errors);
     assert_eq!(rep.verified, rep.messages, "{:?}", rep.errors);
@@ -155,7 +158,58 @@ fn check_run(r: &Run) {
     for (_, _, f) in &cnps {
         assert_eq!(FrameRepr::parse(f).unwrap().icrc_ok(), Some(true));
     }
-    icrc_oracle(&r.pcap, cnps.len());
+    icrc_oracle(oracle_pcap, cnps.len());
+}
+
+/// With `--vlan 100` (`CFG_TRAFFIC.VLAN_TAG`) and `CFG_PFC` at reset, every RoCE frame of both
+/// NICs carries an 802.1Q tag with VID 100 and DEI 0, PCP 6 (`cnp_802p_prio`) on CNPs and 3 on
+/// everything else; the NICs take each other's tagged frames (every message verified, the CNP
+/// counts as untagged). The ICRC does not cover the Ethernet header (IBTA Vol 1 Annex A17.3.3):
+/// proto's check runs on the tagged frames, the outside oracle on a copy with the tags taken out.
+#[test]
+fn tagged_frames_carry_the_vid_and_the_priority_of_their_kind() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let r = run(false, Some(100));
+    let mut untagged = Vec::new();
+    let (mut cnps, mut others) = (0, 0);
+    for (_, from, f) in &r.frames {
+        let eth = EthernetFrame::new_checked(&f[..]).unwrap();
+        if eth.ethertype() == ethertype::MAC_CONTROL {
+            continue;
+        }
+        let tag = eth
+            .vlan()
+            .unwrap_or_else(|| panic!("untagged frame from {from}: {}", hex_of(f)));
+        let cnp = is_cnp(f);
+        assert_eq!((tag.vid, tag.dei), (100, false));
+        assert_eq!(tag.pcp, if cnp { 6 } else { 3 }, "{}", hex_of(f));
+        if cnp {
+            cnps += 1;
+        } else {
+            others += 1;
+        }
+        assert_eq!(FrameRepr::parse(f).unwrap().icrc_ok(), Some(true));
+        let mut u = f.clone();
+        u.drain(12..16);
+        untagged.push(u);
+    }
+    eprintln!("{cnps} tagged CNPs, {others} other tagged frames");
+    assert!(cnps > 0 && others > 0);
+    assert_eq!(
+        r.report.cnp_sent[0] + r.report.cnp_sent[1],
+        cnps as u64,
+        "{:?}",
+        r.report
+    );
+    let pcap = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ecn_cnp_vlan_untagged.pcap");
+    let mut w = PcapWriter::create(&pcap).unwrap();
+    for f in &untagged {
+        w.write_packet(0, f).unwrap();
+    }
+    drop(w);
+    check_run(&r, &pcap);
 }
 
 /// The outside ICRC oracle accepts every RoCE frame of the capture, the CNPs among them.
@@ -258,8 +312,8 @@ fn ipv4_cnps_match_the_connectx_cnp_and_keep_their_interval() {
     if !(require_tool("verilator") && require_tool("tshark")) {
         return;
     }
-    let r = run(false);
-    check_run(&r);
+    let r = run(false, None);
+    check_run(&r, &r.pcap);
     // byte for byte against the ConnectX-4 Lx CNP, addresses aside
     let cx = cx4lx_cnp();
     let ours: Vec<&[u8]> = r
@@ -312,8 +366,8 @@ fn ipv6_cnps_follow_the_address_vector() {
     if !require_tool("verilator") {
         return;
     }
-    let r = run(true);
-    check_run(&r);
+    let r = run(true, None);
+    check_run(&r, &r.pcap);
     for (_, _, f) in r.frames.iter().filter(|f| is_cnp(&f.2)) {
         // IPv6, traffic class = DSCP 48 + ECT(0), next header UDP, 16 reserved bytes
         assert_eq!(&f[12..14], &[0x86, 0xDD]);

@@ -32,6 +32,7 @@ fn args(ops: &[&str]) -> VerbsArgs {
         json: false,
         dma_jitter: false,
         ipv6: false,
+        vlan: None,
     }
 }
 

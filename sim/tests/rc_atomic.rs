@@ -106,6 +106,7 @@ fn atomics_from_many_qps_are_serial_and_exact() {
         json: false,
         dma_jitter: true,
         ipv6: false,
+        vlan: None,
     };
     let r = run_scenario(&args, Engine::Verilator).unwrap();
     assert!(

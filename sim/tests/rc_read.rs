@@ -31,6 +31,7 @@ fn args(ops: &[&str], sizes: &[&str], qps: usize, messages: usize, pmtu: usize) 
         json: false,
         dma_jitter: true,
         ipv6: false,
+        vlan: None,
     }
 }
 

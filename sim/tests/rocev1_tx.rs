@@ -33,6 +33,7 @@ fn write_read_send_over_rocev1() {
         json: false,
         dma_jitter: false,
         ipv6: false,
+        vlan: None,
     };
     let hooks = RunHooks {
         setup: Some(speak_rocev1),

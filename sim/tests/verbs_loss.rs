@@ -60,6 +60,7 @@ fn survives(k: usize) {
         json: false,
         dma_jitter: false,
         ipv6: false,
+        vlan: None,
     };
     let link = VerbsLinkArgs {
         loss,

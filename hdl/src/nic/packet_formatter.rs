@@ -19,7 +19,9 @@
 //! ATOMIC ACKNOWLEDGE, `CNP_ECN` for CNPs, `DATA_ECN` for every other packet (requests and READ
 //! responses); hop limit and flow label from the AV; UDP source port `QP_AV_SPORT`, or
 //! `CFG_UDP_SPORT`'s base when it is 0 (the hashed policy belongs to the requester's sender and
-//! arrives with it); IPv4 DF set, ID 0 (as rxe).
+//! arrives with it); IPv4 DF set, ID 0 (as rxe). With `CFG_TRAFFIC.VLAN_TAG` an IEEE 802.1Q tag:
+//! VID `CFG_TRAFFIC.VLAN_VID` (one for the port, as a RoCE device on a VLAN interface), DEI 0,
+//! PCP `CFG_PFC.DATA_PRIO`, or `CFG_PFC.CNP_PRIO` for a CNP (mlx5's `cnp_802p_prio`).
 //!
 //! CNPs (opcode 0x81, IBTA Vol 1 Annex A17.9.2; requested by the notification point with only
 //! the QPN): DestQP is the QP's `dest_qpn` from its context, BECN set, PSN 0, DSCP
@@ -37,7 +39,7 @@ use crate::csr::qp_config::{FLOW_W, SGID_W, SPORT_W, ST_W};
 use crate::header::{RoceHeader, L3_IPV4, L3_IPV6, L3_ROCEV1, OPCODE_CNP};
 use ferroce_proto::host::config::GidType;
 use ferroce_proto::host::qp::QpState;
-use ferroce_proto::host::regs::{cfg_traffic, cfg_udp_sport};
+use ferroce_proto::host::regs::{cfg_pfc, cfg_traffic, cfg_udp_sport};
 use ferroce_proto::wire::bth::DEFAULT_PKEY;
 use ferroce_proto::wire::udp::ROCE_V2_PORT;
 use ferroce_proto::wire::Opcode;
@@ -50,6 +52,10 @@ const _: () = assert!(cfg_traffic::DATA_ECN.lsb == 6 && cfg_traffic::DATA_ECN.wi
 const _: () = assert!(cfg_traffic::CNP_DSCP.lsb == 8 && cfg_traffic::CNP_DSCP.width == 6);
 const _: () = assert!(cfg_traffic::ACK_ECN.lsb == 14 && cfg_traffic::ACK_ECN.width == 2);
 const _: () = assert!(cfg_traffic::CNP_ECN.lsb == 16 && cfg_traffic::CNP_ECN.width == 2);
+const _: () = assert!(cfg_traffic::VLAN_TAG.lsb == 18 && cfg_traffic::VLAN_TAG.width == 1);
+const _: () = assert!(cfg_traffic::VLAN_VID.lsb == 20 && cfg_traffic::VLAN_VID.width == 12);
+const _: () = assert!(cfg_pfc::DATA_PRIO.lsb == 0 && cfg_pfc::DATA_PRIO.width == 3);
+const _: () = assert!(cfg_pfc::CNP_PRIO.lsb == 4 && cfg_pfc::CNP_PRIO.width == 3);
 const _: () = assert!(cfg_udp_sport::BASE.lsb == 0 && cfg_udp_sport::BASE.width == 16);
 
 /// RC ACKNOWLEDGE (`ferroce_proto::wire::Opcode::RC_ACKNOWLEDGE`).
@@ -117,6 +123,8 @@ pub struct PacketFormatter<const QA: usize> {
     pub cfg_mac: Signal<In, Bits<48>>,
     pub cfg_traffic: Signal<In, Bits<32>>,
     pub cfg_udp_sport: Signal<In, Bits<32>>,
+    /// `CFG_PFC`: the priorities (802.1p PCP of tagged frames) of RoCE data and ACKs, and of CNPs
+    pub cfg_pfc: Signal<In, Bits<32>>,
     pub gid0: Signal<In, Bits<128>>,
     pub gid1: Signal<In, Bits<128>>,
     pub gid2: Signal<In, Bits<128>>,
@@ -166,6 +174,8 @@ pub struct PacketFormatter<const QA: usize> {
     dscp: Signal<Local, Bits<6>>,
     ecn: Signal<Local, Bits<2>>,
     is_cnp: Signal<Local, Bit>,
+    /// the 802.1Q PCP of the packet (`CFG_PFC`: CNP_PRIO for a CNP, else DATA_PRIO)
+    pcp: Signal<Local, Bits<3>>,
     rx_state_ok: Signal<Local, Bit>,
     c_ack: Constant<Bits<8>>,
     c_atack: Constant<Bits<8>>,
@@ -222,6 +232,7 @@ impl<const QA: usize> Default for PacketFormatter<QA> {
             cfg_mac: Default::default(),
             cfg_traffic: Default::default(),
             cfg_udp_sport: Default::default(),
+            cfg_pfc: Default::default(),
             gid0: Default::default(),
             gid1: Default::default(),
             gid2: Default::default(),
@@ -268,6 +279,7 @@ impl<const QA: usize> Default for PacketFormatter<QA> {
             dscp: Default::default(),
             ecn: Default::default(),
             is_cnp: Default::default(),
+            pcp: Default::default(),
             rx_state_ok: Default::default(),
             c_ack: Constant::new(OPCODE_RC_ACK.into()),
             c_atack: Constant::new(OPCODE_RC_ATOMIC_ACK.into()),
@@ -361,6 +373,10 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
         if self.is_cnp.val() {
             self.dscp.next = self.cfg_traffic.val().get_bits::<6>(8);
         }
+        self.pcp.next = self.cfg_pfc.val().get_bits::<3>(0);
+        if self.is_cnp.val() {
+            self.pcp.next = self.cfg_pfc.val().get_bits::<3>(4);
+        }
         self.ecn.next = self.cfg_traffic.val().get_bits::<2>(6);
         if (self.a_opcode.q.val() == self.c_ack.val())
             | (self.a_opcode.q.val() == self.c_atack.val())
@@ -405,10 +421,15 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
             }
             PktFmtState::Wait => {
                 if self.qpc_valid.val() {
-                    // the fields not written here (VLAN, IP ID, DETH, RETH, ...) are never
+                    // the fields not written here (DEI, IP ID, DETH, RETH, ...) are never
                     // written at all and stay 0
                     self.h.d.next.eth_dst = self.qpc_dmac.val();
                     self.h.d.next.eth_src = self.cfg_mac.val();
+                    // IEEE 802.1Q tag when CFG_TRAFFIC.VLAN_TAG asks for it: one port-wide VID,
+                    // the priority of the packet's kind as PCP
+                    self.h.d.next.vlan = self.cfg_traffic.val().get_bit(18);
+                    self.h.d.next.vlan_vid = self.cfg_traffic.val().get_bits::<12>(20);
+                    self.h.d.next.vlan_pcp = self.pcp.val();
                     self.h.d.next.l3 = self.c_l3_v4.val();
                     if self.sel_type.val() == self.c_ipv6.val() {
                         self.h.d.next.l3 = self.c_l3_v6.val();

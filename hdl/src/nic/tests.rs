@@ -28,6 +28,7 @@ struct Req {
     opcode: u64,
     plen: u64,
     cfg_traffic: u64,
+    cfg_pfc: u64,
 }
 
 /// An ACK with the NIC's reset `CFG_TRAFFIC`.
@@ -38,6 +39,7 @@ fn ack_req() -> Req {
         cfg_traffic: ferroce_proto::host::regs::find("CFG_TRAFFIC")
             .unwrap()
             .reset as u64,
+        cfg_pfc: ferroce_proto::host::regs::find("CFG_PFC").unwrap().reset as u64,
     }
 }
 
@@ -88,6 +90,7 @@ fn format_req(
         let u = fmt.uut();
         u.cfg_mac.next = 0x0200_0000_0002u64.into();
         u.cfg_traffic.next = req.cfg_traffic.into();
+        u.cfg_pfc.next = req.cfg_pfc.into();
         u.cfg_udp_sport.next = (0xC000u64 | (14 << 16)).into();
         for (n, g) in gid.iter().enumerate() {
             let b = b128(*g);
@@ -313,6 +316,7 @@ fn ecn_and_dscp_follow_the_packet_kind() {
             opcode,
             plen,
             cfg_traffic: traffic,
+            ..ack_req()
         };
         format_req(req, base_av(), &gids, 0, 0).unwrap().0
     };
@@ -375,4 +379,60 @@ fn cnp_needs_a_receiving_qp() {
         );
         assert_eq!(sent, receiving, "{st:?}");
     }
+}
+
+/// `CFG_TRAFFIC.VLAN_TAG`: every kind of packet gets an 802.1Q tag with `VLAN_VID`, DEI 0, and
+/// as PCP `CFG_PFC.DATA_PRIO`, or `CNP_PRIO` for a CNP; without it no frame is tagged.
+#[test]
+fn vlan_tag_carries_the_vid_and_the_kinds_priority() {
+    use ferroce_proto::host::config::{PfcConfig, TrafficConfig};
+    use ferroce_proto::wire::Opcode;
+    let v4 = gid_u128(Gid::from_ipv4("10.0.0.2".parse().unwrap()));
+    let gids = [(3, v4, GidType::RoceV2Ipv4)];
+    let pfc = PfcConfig {
+        data_prio: 5,
+        cnp_prio: 2,
+        ..PfcConfig::default()
+    };
+    for vlan in [None, Some(0u16), Some(100), Some(0xFFE)] {
+        let traffic = TrafficConfig {
+            vlan,
+            ..TrafficConfig::default()
+        };
+        let req = |opcode: u64, plen: u64| Req {
+            opcode,
+            plen,
+            cfg_traffic: traffic.encode().unwrap() as u64,
+            cfg_pfc: pfc.encode().unwrap() as u64,
+        };
+        for (op, plen, pcp) in [
+            (Opcode::RC_SEND_ONLY.0 as u64, 64, 5),
+            (Opcode::RC_RDMA_READ_RESPONSE_ONLY.0 as u64, 64, 5),
+            (Opcode::RC_ACKNOWLEDGE.0 as u64, 0, 5),
+            (super::packet_formatter::OPCODE_RC_CNP, 0, 2),
+            (Opcode::RC_RDMA_WRITE_MIDDLE.0 as u64, 1024, 5),
+        ] {
+            let h = format_req(req(op, plen), base_av(), &gids, 0, 0).unwrap().0;
+            assert_eq!(h.vlan, vlan.is_some(), "opcode {op:#x}, {vlan:?}");
+            if let Some(vid) = vlan {
+                assert_eq!(h.vlan_vid.to_u64(), vid as u64, "opcode {op:#x}");
+                assert_eq!(h.vlan_pcp.to_u64(), pcp, "opcode {op:#x}");
+                assert!(!h.vlan_dei);
+            }
+            // the frame the TX builder makes of it: the tag on the wire, then the IPv4 header
+            let frame = h.to_frame_bytes(&vec![0u8; plen as usize]);
+            let eth = ferroce_proto::wire::EthernetFrame::new_checked(&frame[..]).unwrap();
+            assert_eq!(
+                eth.vlan().map(|t| (t.vid, t.pcp)),
+                vlan.map(|v| (v, pcp as u8))
+            );
+        }
+    }
+    // VID 4095 is reserved: the driver's encoder refuses it
+    assert!(TrafficConfig {
+        vlan: Some(0xFFF),
+        ..TrafficConfig::default()
+    }
+    .encode()
+    .is_err());
 }

@@ -1396,6 +1396,7 @@ impl Logic for NicTop {
         self.fmt.qpc_state.next = self.csr.qpc_state.val();
         self.fmt.cfg_mac.next = self.csr.cfg_mac.val();
         self.fmt.cfg_traffic.next = self.csr.cfg_traffic.val();
+        self.fmt.cfg_pfc.next = self.csr.cfg_pfc.val();
         self.fmt.cfg_udp_sport.next = self.csr.cfg_udp_sport.val();
         self.fmt.gid0.next = self.csr.gid0.val();
         self.fmt.gid1.next = self.csr.gid1.val();

@@ -229,6 +229,10 @@ pub struct TrafficConfig {
     pub ack_ecn: u8,
     /// ECN codepoint of CNPs (ECT(0) after reset, as a ConnectX-4 Lx sends them).
     pub cnp_ecn: u8,
+    /// `Some(vid)`: every RoCE frame goes out with an IEEE 802.1Q tag of this VLAN ID
+    /// (0 ..= 4094; 0 is a priority tag), its PCP the priority [`PfcConfig`] gives its kind
+    /// (RoCE data and ACKs, or CNPs). `None` (reset): untagged.
+    pub vlan: Option<u16>,
 }
 
 impl Default for TrafficConfig {
@@ -259,7 +263,17 @@ impl TrafficConfig {
             cfg_traffic::CNP_ECN,
             "cnp_ecn",
             self.cnp_ecn as u32,
-        )?))
+        )?) | match self.vlan {
+            None => 0,
+            // VID 0xFFF is reserved (IEEE 802.1Q 9.6)
+            Some(vid) if vid >= 0xFFF => {
+                return Err(Error::InvalidField {
+                    field: "vlan",
+                    value: vid as u64,
+                })
+            }
+            Some(vid) => cfg_traffic::VLAN_TAG.place(1) | cfg_traffic::VLAN_VID.place(vid as u32),
+        })
     }
 
     pub const fn decode(reg: u32) -> TrafficConfig {
@@ -269,13 +283,19 @@ impl TrafficConfig {
             cnp_dscp: cfg_traffic::CNP_DSCP.get(reg) as u8,
             ack_ecn: cfg_traffic::ACK_ECN.get(reg) as u8,
             cnp_ecn: cfg_traffic::CNP_ECN.get(reg) as u8,
+            vlan: if cfg_traffic::VLAN_TAG.bit(reg) {
+                Some(cfg_traffic::VLAN_VID.get(reg) as u16)
+            } else {
+                None
+            },
         }
     }
 }
 
 /// [`regs::CFG_PFC`]: which 802.1Qbb priority class the NIC's traffic travels in, so that a
-/// pause for that class stops it (Frames carry no VLAN tag in v1; the switch maps DSCP to the
-/// class, and these must agree with that mapping), and the link's bit times per core clock
+/// pause for that class stops it (untagged frames: the switch maps DSCP to the class, and
+/// these must agree with that mapping; with [`TrafficConfig::vlan`] they are also the frames'
+/// 802.1Q PCP), and the link's bit times per core clock
 /// cycle that pace PFC pause quanta (IEEE 802.1Qbb: a quantum is 512 bit times).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PfcConfig {

@@ -230,7 +230,7 @@ register_map! {
     CFG_MAC_LO = 0x110, RW, "Local MAC bytes 0..3 (byte 0, first on the wire, in 7:0).";
     CFG_MAC_HI = 0x114, RW, "Local MAC bytes 4..5 in 15:0; writing it applies the whole MAC.";
     CFG_UDP_SPORT = 0x118, RW = 0x000E_C000, "UDP source port policy: 15:0 base (0xC000); 19:16 entropy bits (14); 24 FIXED (1 = always base).";
-    CFG_TRAFFIC = 0x11C, RW = 0x0002_B09A, "5:0 default DSCP (26); 7:6 ECN codepoint of data packets and READ responses (2 = ECT(0)); 13:8 CNP DSCP (48); 15:14 ECN codepoint of ACKs, NAKs and atomic ACKs (2); 17:16 ECN codepoint of CNPs (2, as ConnectX-4 Lx sends them).";
+    CFG_TRAFFIC = 0x11C, RW = 0x0002_B09A, "5:0 default DSCP (26); 7:6 ECN codepoint of data packets and READ responses (2 = ECT(0)); 13:8 CNP DSCP (48); 15:14 ECN codepoint of ACKs, NAKs and atomic ACKs (2); 17:16 ECN codepoint of CNPs (2, as ConnectX-4 Lx sends them); 18 VLAN_TAG: every RoCE frame the NIC sends (requests, READ responses, ACKs, CNPs) carries an IEEE 802.1Q tag with VID 31:20, DEI 0 and PCP CFG_PFC.DATA_PRIO (CNPs: CFG_PFC.CNP_PRIO); 0 (reset): untagged. PFC frames stay untagged (IEEE 802.1Qbb). Received frames are taken tagged or untagged, whatever their VID.";
     CFG_PFC = 0x120, RW = 0x0064_0063, "2:0 priority of RoCE data and ACKs (3); 6:4 priority of CNPs (6); 31:16 link bit times per core clock cycle, floor(line rate / clock) (100: 25 Gb/s at 250 MHz), the pace of PFC pause quanta (512 bit times). With CFG_CONTROL.PFC_ENABLE a received PFC pause of a class (or the MAC's pause input) stops the NIC starting frames of it.";
     CFG_ACK_COALESCE = 0x124, RW = 0x0000_0040, "7:0 N: the responder acknowledges at least every N executed request packets of a QP, besides every AckReq packet, message end, NAK and duplicate (64); 1 = every packet; 0 = only those.";
     CFG_PFC_XOFF = 0x128, RW = 0x0200_0400, "15:0 XOFF threshold, 31:16 XON threshold, in 8-byte words held by the receive FIFO in front of the parser (4096 words): with CFG_CONTROL.PFC_ENABLE the NIC sends a PFC XOFF on its RoCE priority (CFG_PFC 2:0) when the FIFO holds at least XOFF words, refreshes it at half its pause time while the FIFO stays at or above XON, and sends an XON (pause time 0) once it holds fewer than XON words (defaults 1024 and 512; docs/CONGESTION.md gives the headroom).";
@@ -636,6 +636,10 @@ pub mod cfg_traffic {
     pub const CNP_DSCP: Field = Field::new(8, 6);
     pub const ACK_ECN: Field = Field::new(14, 2);
     pub const CNP_ECN: Field = Field::new(16, 2);
+    /// Send every RoCE frame with an 802.1Q tag (VID [`VLAN_VID`], PCP from `CFG_PFC`).
+    pub const VLAN_TAG: Field = Field::new(18, 1);
+    /// The tag's VLAN identifier (0 ..= 4094; 0 is a priority tag, IEEE 802.1Q 9.6).
+    pub const VLAN_VID: Field = Field::new(20, 12);
 }
 
 pub mod cfg_pfc {

@@ -251,6 +251,7 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, CliError> {
         json: args.json,
         dma_jitter: false,
         ipv6: false,
+        vlan: None,
     };
     // queueing in the fabric delays ACKs by up to a few hundred microseconds: a local ACK
     // timeout of 4.096 us x 2^9 = 2.1 ms keeps every delayed ACK from timing out

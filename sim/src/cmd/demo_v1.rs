@@ -138,6 +138,7 @@ pub fn run(args: &DemoArgs, engine: Engine, size: usize) -> Result<ExitCode, Cli
         json: true,
         dma_jitter: false,
         ipv6: false,
+        vlan: None,
     };
     let plan = Plan {
         messages: vec![PlannedMessage {
@@ -209,6 +210,7 @@ pub fn run(args: &DemoArgs, engine: Engine, size: usize) -> Result<ExitCode, Cli
         json: args.json,
         dma_jitter: false,
         ipv6: false,
+        vlan: None,
     };
     let r = verbs::run_scenario_full(
         &vargs,

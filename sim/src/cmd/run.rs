@@ -335,6 +335,7 @@ fn run_nics(
         json: quiet,
         dma_jitter: false,
         ipv6: false,
+        vlan: None,
     };
     let link = VerbsLinkArgs {
         timeout: Some(sc.timeout),

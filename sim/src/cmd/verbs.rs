@@ -49,7 +49,7 @@ use ferroce_driver::{
 use ferroce_driver::{DcqcnParams, QpRate};
 use ferroce_driver::{RecvWr, Remote, SendWr, WcOpcode, WcStatus};
 use ferroce_hdl::testbench::Rng;
-use ferroce_proto::host::config::{Gid, GidEntry, PfcConfig};
+use ferroce_proto::host::config::{Gid, GidEntry, PfcConfig, TrafficConfig};
 use ferroce_proto::host::qp::{AccessFlags, AddressVector, Pmtu};
 use ferroce_proto::host::regs;
 use ferroce_proto::host::wqe::Sge;
@@ -158,6 +158,9 @@ pub struct VerbsArgs {
     pub dma_jitter: bool,
     /// Both NICs on IPv6 ([`IPS6`]: GID 0 and every address vector), RoCEv2 over IPv6.
     pub ipv6: bool,
+    /// Both NICs tag every RoCE frame with this 802.1Q VLAN ID (`TrafficConfig::vlan`; PCP
+    /// from `CFG_PFC`: 3 for data and ACKs, 6 for CNPs after reset); `None`: untagged.
+    pub vlan: Option<u16>,
 }
 
 impl Default for VerbsArgs {
@@ -176,6 +179,7 @@ impl Default for VerbsArgs {
             json: false,
             dma_jitter: false,
             ipv6: false,
+            vlan: None,
         }
     }
 }
@@ -289,6 +293,14 @@ impl VerbsLinkArgs {
         check_at_most("--retry-cnt", self.retry_cnt, 7)?;
         check_at_most("--rnr-retry", self.rnr_retry, 7)?;
         Ok(())
+    }
+}
+
+/// `--vlan`'s value parser: an 802.1Q VLAN ID, 0 ..= 4094 (4095 is reserved, IEEE 802.1Q 9.6).
+pub fn vlan_id(s: &str) -> Result<u16, String> {
+    match s.parse::<u16>() {
+        Ok(v) if v < 0xFFF => Ok(v),
+        _ => Err(format!("'{s}' is not a VLAN ID (0 ..= 4094)")),
     }
 }
 
@@ -1219,6 +1231,17 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
         ..RtsAttr::default()
     };
     connect_qps(&hosts, pmtu, &mut rng, &rts, hooks.flow_sports)?;
+    if let Some(vid) = args.vlan {
+        for h in &hosts {
+            let traffic = TrafficConfig {
+                vlan: Some(vid),
+                ..TrafficConfig::decode(h.device.registers().read(regs::CFG_TRAFFIC))
+            };
+            h.device
+                .set_traffic(&traffic)
+                .map_err(|e| CliError(format!("--vlan {vid}: {e}")))?;
+        }
+    }
     if let Some(mbps) = hooks.link_mbps {
         for h in &hosts {
             tell_link_rate(&h.device, mbps)?;
@@ -2071,6 +2094,7 @@ pub fn run(
                 "qps": args.qps,
                 "pmtu": args.pmtu,
                 "ipv6": args.ipv6,
+                "vlan": args.vlan,
                 "ops": args.ops,
                 "sizes": args.sizes,
                 "frames": {"a_to_b": r.frames[0], "b_to_a": r.frames[1]},
