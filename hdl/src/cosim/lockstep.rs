@@ -14,6 +14,13 @@ pub struct CoSim<B: Block> {
     pub compares: u64,
 }
 
+// SAFETY: the Verilated model (a loaded library and the model it allocated) is owned by this
+// value alone and only ever used through `&mut self`, so it is used from one thread at a time;
+// moving it to another thread between steps is safe (the same holds for the simulator's
+// `VerilatedNic`). This lets a lock-step NIC run where the simulator's NIC models run, behind
+// a mutex shared with the host threads.
+unsafe impl<B: Block + Send> Send for CoSim<B> {}
+
 impl<B: Block> CoSim<B> {
     /// Build the Verilator model of `uut` (cached) and pair it with a rust-hdl [`Bench`].
     /// Panics if Verilator or the C++ compiler fail.
