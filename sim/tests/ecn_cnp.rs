@@ -164,7 +164,7 @@ fn check_run(r: &Run, oracle_pcap: &Path) {
 /// With `--vlan 100` (`CFG_TRAFFIC.VLAN_TAG`) and `CFG_PFC` at reset, every RoCE frame of both
 /// NICs carries an 802.1Q tag with VID 100 and DEI 0, PCP 6 (`cnp_802p_prio`) on CNPs and 3 on
 /// everything else; the NICs take each other's tagged frames (every message verified, the CNP
-/// counts as untagged). The ICRC does not cover the Ethernet header (IBTA Vol 1 Annex A17.3.3):
+/// counts as untagged). The ICRC does not cover the Ethernet header (IBTA Annex A17, docs/PROTOCOL.md §1):
 /// proto's check runs on the tagged frames, the outside oracle on a copy with the tags taken out.
 #[test]
 fn tagged_frames_carry_the_vid_and_the_priority_of_their_kind() {
