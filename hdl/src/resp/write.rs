@@ -21,7 +21,8 @@
 //!   see the module documentation), and so are those posted while it stays in ERR.
 //! * RQ doorbells: `rqdb_valid`/`rqdb_ready`/`rqdb_qpn`/`rqdb_pi` (the new producer index).
 //! * Runtime query: `rtq_qpn` in, `rtq_rq_index` out one cycle later (QUERY's QP_RQ_INDEX).
-//! * DMA read master `dma_rd`: receive WQEs (32 bytes) and SGEs (16 bytes), one read at a time.
+//! * DMA read master `dma_rd`: receive WQEs (32 bytes) and SGEs (16 bytes), issued by the
+//!   [`RqWqeFetch`], and an atomic's 8 bytes (`AtRd`, `AtRx`); one read at a time.
 //! * Receive completions: `cqe_valid`/`cqe_ready` and the CQE fields (`cqe_cqn`, `cqe_wr_id`,
 //!   `cqe_byte_len`, `cqe_imm`, `cqe_qpn`, `cqe_src_qp`, `cqe_wqe_index`, `cqe_vendor`,
 //!   `cqe_flags`, `cqe_status`, `cqe_opcode`), as the CQE writer takes them.
@@ -43,7 +44,8 @@
 //! # Sub-blocks
 //!
 //! [`RespSequenceCheck`] (the PSN, opcode-sequence, QP, length and access checks and the opcode
-//! class), [`RespAckQueue`], [`RcReadResponder`], [`StreamCutter`], [`AtomicReplayCache`],
+//! class), [`RqWqeFetch`] (the receive queue's WQE and SGE reads, decoded and checked),
+//! [`RespAckQueue`], [`RcReadResponder`], [`StreamCutter`], [`AtomicReplayCache`],
 //! [`RespCounters`], and a FIFO of receive completions.
 //!
 //! # Per-QP state (block RAM, `2^QA` rows, zero at power-up)
@@ -66,13 +68,13 @@
 //! executed packet plus one cycle per payload beat: 128 + 12 cycles for PMTU 1024 at 64 bits
 //! (~91% of the stream rate). Pipelining the next header's look-ups under the current payload
 //! would hide the overhead; not done yet. A SEND adds, per packet that opens a receive WQE,
-//! the WQE read (`WqeReq` -> `WqeRx` -> `WqeChk`), then per piece `PlaceNext` -> (`SgeReq` ->
-//! `SgeRx` -> `SgeLoad` when the SGE is used up) -> `MrReq` -> `MrWait` -> `Xfer`; a receive
+//! the WQE read (`WqeReq` -> `WqeRx` -> `WqeChk`, the read by the [`RqWqeFetch`]), then per
+//! piece `PlaceNext` -> (`SgeReq` -> `SgeRx` -> `SgeLoad` when the SGE is used up) -> `MrReq` -> `MrWait` -> `Xfer`; a receive
 //! error goes through `RecvErr` (its NAK and error completion) and `DrainCut`.
 use super::atomic_cache::{AT_OP_CLEAR, AT_OP_INSERT, AT_OP_LOOKUP};
 use super::{
     AtomicReplayCache, RcReadResponder, RecvCqe, RespAckQueue, RespCounters, RespQpFlags,
-    RespSequenceCheck, StreamCutter, ACKQ_BITS, QERR_STATUS_ACCESS, QERR_STATUS_DMA,
+    RespSequenceCheck, RqWqeFetch, StreamCutter, ACKQ_BITS, QERR_STATUS_ACCESS, QERR_STATUS_DMA,
     QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_INVALID, SYN_NAK_OPERATIONAL,
     SYN_NAK_PSN, SYN_RNR,
 };
@@ -284,6 +286,9 @@ pub struct RcWriteResponder<const QA: usize> {
     pub ev_duplicate: Signal<Out, Bit>,
 
     ackq: RespAckQueue<QA>,
+    /// the receive queue's reads: a receive WQE (header and SGE 0) or one later SGE, decoded
+    /// and checked
+    wqf: RqWqeFetch,
     /// the PSN, opcode-sequence, QP, length and access checks of the packet in the header
     /// registers, and its opcode class (combinational)
     seqchk: RespSequenceCheck<QA>,
@@ -395,12 +400,8 @@ pub struct RcWriteResponder<const QA: usize> {
     r_n: DFF<Bits<16>>,
     r_place: DFF<Bit>,
     r_cutd: DFF<Bit>,
-    d2: DFF<Bits<64>>,
-    d3: DFF<Bits<64>>,
-    d0: DFF<Bits<64>>,
-    d1: DFF<Bits<64>>,
-    d_cnt: DFF<Bits<2>>,
-    d_err: DFF<Bit>,
+    /// the atomic's read carried a DMA error
+    at_err: DFF<Bit>,
     // a receive error being reported: NAK syndrome, completion status and vendor detail
     e_syn: DFF<Bits<8>>,
     e_st: DFF<Bits<8>>,
@@ -425,7 +426,6 @@ pub struct RcWriteResponder<const QA: usize> {
     c_st_acc: Constant<Bits<8>>,
     c_syn_rnr: Constant<Bits<8>>,
     c_syn_op: Constant<Bits<8>>,
-    c_one16: Constant<Bits<16>>,
     // receive completion status, vendor detail and opcode (from ferroce_proto)
     c_st_len: Constant<Bits<8>>,
     c_st_qpop: Constant<Bits<8>>,
@@ -454,25 +454,12 @@ pub struct RcWriteResponder<const QA: usize> {
     wr_qpn: Signal<Local, Bits<QA>>,
     // receive queue decode
     rq_empty: Signal<Local, Bit>,
-    ring_mask: Signal<Local, Bits<16>>,
-    ci_pass: Signal<Local, Bits<16>>,
-    exp_owner: Signal<Local, Bit>,
-    slot_addr: Signal<Local, Bits<64>>,
-    sge_cap: Signal<Local, Bits<16>>,
-    x_own: Signal<Local, Bit>,
-    x_nsge: Signal<Local, Bits<8>>,
-    x_len: Signal<Local, Bits<32>>,
-    x_wrid: Signal<Local, Bits<64>>,
-    x_saddr: Signal<Local, Bits<64>>,
-    x_slen: Signal<Local, Bits<32>>,
-    x_lkey: Signal<Local, Bits<32>>,
     mlen_base: Signal<Local, Bits<32>>,
     n_mlen: Signal<Local, Bits<32>>,
     cap_need: Signal<Local, Bits<33>>,
     p_rem32: Signal<Local, Bits<32>>,
     piece: Signal<Local, Bits<32>>,
     c_va_lo: Signal<Local, Bits<32>>,
-    rsp_fire: Signal<Local, Bit>,
     cut_fire: Signal<Local, Bit>,
     /// a receive error: NAK `rerr_syn`, QP to ERR with `rerr_st`, and an error receive CQE
     rerr: Signal<Local, Bit>,
@@ -570,6 +557,7 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             cnt_qp_drop: Default::default(),
             cnt_dma_error: Default::default(),
             ackq: Default::default(),
+            wqf: Default::default(),
             seqchk: Default::default(),
             counters: Default::default(),
             ram_epsn: zram(),
@@ -693,32 +681,14 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             r_n: Default::default(),
             r_place: Default::default(),
             r_cutd: Default::default(),
-            d0: Default::default(),
-            d1: Default::default(),
-            d2: Default::default(),
-            d3: Default::default(),
-            d_cnt: Default::default(),
-            d_err: Default::default(),
+            at_err: Default::default(),
             rq_empty: Default::default(),
-            ring_mask: Default::default(),
-            ci_pass: Default::default(),
-            exp_owner: Default::default(),
-            slot_addr: Default::default(),
-            sge_cap: Default::default(),
-            x_own: Default::default(),
-            x_nsge: Default::default(),
-            x_len: Default::default(),
-            x_wrid: Default::default(),
-            x_saddr: Default::default(),
-            x_slen: Default::default(),
-            x_lkey: Default::default(),
             mlen_base: Default::default(),
             n_mlen: Default::default(),
             cap_need: Default::default(),
             p_rem32: Default::default(),
             piece: Default::default(),
             c_va_lo: Default::default(),
-            rsp_fire: Default::default(),
             cut_fire: Default::default(),
             rerr: Default::default(),
             rerr_syn: Default::default(),
@@ -757,7 +727,6 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             new_v: Default::default(),
             c_syn_rnr: Constant::new(SYN_RNR.into()),
             c_syn_op: Constant::new(SYN_NAK_OPERATIONAL.into()),
-            c_one16: Constant::new(1u64.into()),
             c_st_len: Constant::new((WcStatus::LocLenErr as u64).into()),
             c_st_qpop: Constant::new((WcStatus::LocQpOpErr as u64).into()),
             c_st_prot: Constant::new((WcStatus::LocProtErr as u64).into()),
@@ -775,15 +744,14 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
 impl<const QA: usize> Logic for RcWriteResponder<QA> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, ackq, counters, cutter, cqf, rdr, atc, seqchk);
+        clock!(self, clock, ackq, counters, cutter, cqf, rdr, atc, seqchk, wqf);
         dff_setup!(
             self, clock, state, r_op, r_qpn, r_psn, r_ackreq, r_va_hi, r_va_lo, r_rkey, r_dlen,
             r_plen, r_imm, r_se, r_qst, r_qacc, r_qpd, r_qdest, r_pmtu, r_rqbase, r_rqle, r_rqls,
             r_rcqn, r_rnrt, s_epsn, s_msn, s_flags, s_va_hi, s_va_lo, s_rkey, s_resid, s_rqpi,
             s_rqci, s_wrid, s_nsge, s_sidx, s_cap, s_mlen, r_lqpn, r_lkind, p_rem, r_n, r_place,
-            r_cutd, d0, d1, d2, d3, d_cnt, d_err, r_mkey, r_mva, r_mlen, r_addr, r_reqd, r_datad,
-            dma_out, in_cut, pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup, r_fl,
-            r_atq
+            r_cutd, at_err, r_mkey, r_mva, r_mlen, r_addr, r_reqd, r_datad, dma_out, in_cut,
+            pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup, r_fl, r_atq
         );
         self.ram_rqerr.read_clock.next = self.clock.val();
         self.ram_rqerr.write_clock.next = self.clock.val();
@@ -888,49 +856,16 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
 
         // ================= receive queue decode ==============================================
         self.rq_empty.next = self.s_rqci.q.val() == self.s_rqpi.q.val();
-        // RQ slot of the consumer index: base + (ci mod 2^log2e) << log2s; owner bit 1 on
-        // even passes of the ring (ring::owner_for)
-        self.ring_mask.next = (self.c_one16.val() << self.r_rqle.q.val()) - 1;
-        self.slot_addr.next = self.r_rqbase.q.val()
-            + (bit_cast::<64, 16>(self.s_rqci.q.val() & self.ring_mask.val())
-                << self.r_rqls.q.val());
-        self.ci_pass.next = self.s_rqci.q.val() >> self.r_rqle.q.val();
-        self.exp_owner.next = !self.ci_pass.val().get_bit(0);
-        // SGEs a receive slot holds: (2^log2s - 16) / 16
-        self.sge_cap.next = (self.c_one16.val() << (self.r_rqls.q.val() - 4)) - 1;
-        // receive WQE (32 bytes read: header, then SGE 0): beat 0 = owner, -, -, num_sge,
-        // length (LE); beat 1 = wr_id (LE); beat 2 = SGE address (LE); beat 3 = SGE length,
-        // lkey (LE). A later SGE is read into beats 2 and 3 as well.
-        self.x_own.next = self.d0.q.val().get_bit(56);
-        self.x_nsge.next = self.d0.q.val().get_bits::<8>(32);
-        self.x_len.next = (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(24));
-        self.x_wrid.next = (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(0)) << 56)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(16)) << 40)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(24)) << 32)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(56));
-        self.x_saddr.next = (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(0)) << 56)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(16)) << 40)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(24)) << 32)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(56));
-        self.x_slen.next = (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(56));
-        self.x_lkey.next = (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(24));
+        // the receive queue's reads (`RqWqeFetch`): the WQE at the consumer index, or its SGE
+        // at the cursor's index, in the QP's ring
+        self.wqf.cmd_valid.next = false;
+        self.wqf.cmd_sge.next = false;
+        self.wqf.cmd_tag.next = self.r_qpn.q.val().get_bits::<8>(0);
+        self.wqf.rq_base.next = self.r_rqbase.q.val();
+        self.wqf.rq_log2_entries.next = self.r_rqle.q.val();
+        self.wqf.rq_log2_stride.next = self.r_rqls.q.val();
+        self.wqf.rq_ci.next = self.s_rqci.q.val();
+        self.wqf.sge_index.next = self.s_sidx.q.val();
         // the next piece of a SEND packet: what is left of it, at most the SGE's rest
         self.p_rem32.next = bit_cast::<32, 16>(self.p_rem.q.val());
         self.piece.next = self.p_rem32.val();
@@ -1079,13 +1014,20 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.cutter.cut_len.next = self.r_n.q.val();
         self.cutter.out.ready.next = false;
         self.cut_fire.next = false;
-        // DMA read: receive WQE (32 bytes at the RQ slot) or one SGE (16 bytes)
-        self.dma_rd.req_valid.next = false;
-        self.dma_rd.req_addr.next = self.slot_addr.val();
-        self.dma_rd.req_len.next = 32.into();
-        self.dma_rd.req_tag.next = self.r_qpn.q.val().get_bits::<8>(0);
-        self.dma_rd.rsp.ready.next = false;
-        self.rsp_fire.next = false;
+        // DMA read: the receive queue's reads (the fetch block's requests and beats); the
+        // atomic's read (`AtRd`, `AtRx`) takes the port over
+        self.dma_rd.req_valid.next = self.wqf.dma_rd.req_valid.val();
+        self.dma_rd.req_addr.next = self.wqf.dma_rd.req_addr.val();
+        self.dma_rd.req_len.next = self.wqf.dma_rd.req_len.val();
+        self.dma_rd.req_tag.next = self.wqf.dma_rd.req_tag.val();
+        self.dma_rd.rsp.ready.next = self.wqf.dma_rd.rsp.ready.val();
+        self.wqf.dma_rd.req_ready.next = self.dma_rd.req_ready.val();
+        self.wqf.dma_rd.rsp.valid.next = self.dma_rd.rsp.valid.val();
+        self.wqf.dma_rd.rsp.data.next = self.dma_rd.rsp.data.val();
+        self.wqf.dma_rd.rsp.keep.next = self.dma_rd.rsp.keep.val();
+        self.wqf.dma_rd.rsp.last.next = self.dma_rd.rsp.last.val();
+        self.wqf.dma_rd.rsp_tag.next = self.dma_rd.rsp_tag.val();
+        self.wqf.dma_rd.rsp_error.next = self.dma_rd.rsp_error.val();
         // response entry: an ACK of this packet unless a branch says otherwise
         self.ackq.push.next = false;
         self.ackq.entry.next.need_done = false;
@@ -1505,56 +1447,34 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             }
             WrState::WqeReq => {
                 // the receive WQE at the RQ consumer index: header and its first SGE
-                self.dma_rd.req_valid.next = true;
-                self.d_cnt.d.next = 0.into();
-                self.d_err.d.next = false;
-                if self.dma_rd.req_ready.val() {
+                self.wqf.cmd_valid.next = true;
+                if self.wqf.cmd_ready.val() {
                     self.state.d.next = WrState::WqeRx;
                 }
             }
             WrState::WqeRx => {
-                self.dma_rd.rsp.ready.next = true;
-                self.rsp_fire.next = self.dma_rd.rsp.valid.val();
-                if self.rsp_fire.val() {
-                    if self.d_cnt.q.val() == 0 {
-                        self.d0.d.next = self.dma_rd.rsp.data.val();
-                    }
-                    if self.d_cnt.q.val() == 1 {
-                        self.d1.d.next = self.dma_rd.rsp.data.val();
-                    }
-                    if self.d_cnt.q.val() == 2 {
-                        self.d2.d.next = self.dma_rd.rsp.data.val();
-                    }
-                    if self.d_cnt.q.val() == 3 {
-                        self.d3.d.next = self.dma_rd.rsp.data.val();
-                    }
-                    self.d_cnt.d.next = self.d_cnt.q.val() + 1;
-                    if self.dma_rd.rsp_error.val() {
-                        self.d_err.d.next = true;
-                    }
-                    if self.dma_rd.rsp.last.val() {
-                        self.state.d.next = WrState::WqeChk;
-                        if self.r_fl.q.val() {
-                            self.state.d.next = WrState::FlCqe;
-                        }
+                if self.wqf.done.val() {
+                    self.state.d.next = WrState::WqeChk;
+                    if self.r_fl.q.val() {
+                        self.state.d.next = WrState::FlCqe;
                     }
                 }
             }
             WrState::WqeChk => {
                 // a malformed WQE (owner bit, SGE count, unreadable) is class A: NAK 0x63,
                 // QP to ERR, an error completion for it
-                self.s_wrid.d.next = self.x_wrid.val();
-                if self.d_err.q.val() {
+                self.s_wrid.d.next = self.wqf.wr_id.val();
+                if self.wqf.rd_error.val() {
                     self.rerr.next = true;
                     self.rerr_st.next = self.c_st_qpop.val();
                     self.rerr_vendor.next = self.c_v_dma.val();
                     self.state.d.next = WrState::DrainCut;
-                } else if self.x_own.val() != self.exp_owner.val() {
+                } else if !self.wqf.owner_ok.val() {
                     self.rerr.next = true;
                     self.rerr_st.next = self.c_st_qpop.val();
                     self.rerr_vendor.next = self.c_v_owner.val();
                     self.state.d.next = WrState::DrainCut;
-                } else if bit_cast::<16, 8>(self.x_nsge.val()) > self.sge_cap.val() {
+                } else if !self.wqf.nsge_ok.val() {
                     self.rerr.next = true;
                     self.rerr_st.next = self.c_st_qpop.val();
                     self.rerr_vendor.next = self.c_v_sge.val();
@@ -1563,14 +1483,14 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     if self.seqchk.is_send.val() {
                         // the WQE is open: SGE 0 is the cursor (none if it has no SGE); a
                         // WRITE_WITH_IMMEDIATE keeps its WRITE cursor and uses only the wr_id
-                        self.s_nsge.d.next = self.x_nsge.val();
-                        self.s_cap.d.next = self.x_len.val();
-                        self.s_va_hi.d.next = self.x_saddr.val().get_bits::<32>(32);
-                        self.s_va_lo.d.next = self.x_saddr.val().get_bits::<32>(0);
-                        self.s_rkey.d.next = self.x_lkey.val();
-                        self.s_resid.d.next = self.x_slen.val();
+                        self.s_nsge.d.next = self.wqf.wqe_nsge.val();
+                        self.s_cap.d.next = self.wqf.wqe_len.val();
+                        self.s_va_hi.d.next = self.wqf.sge_addr.val().get_bits::<32>(32);
+                        self.s_va_lo.d.next = self.wqf.sge_addr.val().get_bits::<32>(0);
+                        self.s_rkey.d.next = self.wqf.sge_lkey.val();
+                        self.s_resid.d.next = self.wqf.sge_len.val();
                         self.s_sidx.d.next = 1.into();
-                        if self.x_nsge.val() == 0 {
+                        if self.wqf.wqe_nsge.val() == 0 {
                             self.s_resid.d.next = 0.into();
                             self.s_sidx.d.next = 0.into();
                         }
@@ -1624,43 +1544,26 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 }
             }
             WrState::SgeReq => {
-                self.dma_rd.req_valid.next = true;
-                self.dma_rd.req_addr.next =
-                    self.slot_addr.val() + 16 + (bit_cast::<64, 8>(self.s_sidx.q.val()) << 4);
-                self.dma_rd.req_len.next = 16.into();
-                self.d_cnt.d.next = 0.into();
-                self.d_err.d.next = false;
-                if self.dma_rd.req_ready.val() {
+                // the cursor's next SGE of the open receive WQE
+                self.wqf.cmd_valid.next = true;
+                self.wqf.cmd_sge.next = true;
+                if self.wqf.cmd_ready.val() {
                     self.state.d.next = WrState::SgeRx;
                 }
             }
             WrState::SgeRx => {
-                self.dma_rd.rsp.ready.next = true;
-                self.rsp_fire.next = self.dma_rd.rsp.valid.val();
-                if self.rsp_fire.val() {
-                    if self.d_cnt.q.val() == 0 {
-                        self.d2.d.next = self.dma_rd.rsp.data.val();
-                    }
-                    if self.d_cnt.q.val() == 1 {
-                        self.d3.d.next = self.dma_rd.rsp.data.val();
-                    }
-                    self.d_cnt.d.next = self.d_cnt.q.val() + 1;
-                    if self.dma_rd.rsp_error.val() {
-                        self.d_err.d.next = true;
-                    }
-                    if self.dma_rd.rsp.last.val() {
-                        self.state.d.next = WrState::SgeLoad;
-                    }
+                if self.wqf.done.val() {
+                    self.state.d.next = WrState::SgeLoad;
                 }
             }
             WrState::SgeLoad => {
-                self.s_va_hi.d.next = self.x_saddr.val().get_bits::<32>(32);
-                self.s_va_lo.d.next = self.x_saddr.val().get_bits::<32>(0);
-                self.s_rkey.d.next = self.x_lkey.val();
-                self.s_resid.d.next = self.x_slen.val();
+                self.s_va_hi.d.next = self.wqf.sge_addr.val().get_bits::<32>(32);
+                self.s_va_lo.d.next = self.wqf.sge_addr.val().get_bits::<32>(0);
+                self.s_rkey.d.next = self.wqf.sge_lkey.val();
+                self.s_resid.d.next = self.wqf.sge_len.val();
                 self.s_sidx.d.next = self.s_sidx.q.val() + 1;
                 self.state.d.next = WrState::PlaceNext;
-                if self.d_err.q.val() {
+                if self.wqf.rd_error.val() {
                     self.rerr.next = true;
                     self.rerr_st.next = self.c_st_qpop.val();
                     self.rerr_vendor.next = self.c_v_dma.val();
@@ -1785,7 +1688,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 self.dma_rd.req_valid.next = true;
                 self.dma_rd.req_addr.next = self.r_addr.q.val();
                 self.dma_rd.req_len.next = 8.into();
-                self.d_err.d.next = false;
+                self.dma_rd.req_tag.next = self.r_qpn.q.val().get_bits::<8>(0);
+                self.at_err.d.next = false;
                 if self.dma_rd.req_ready.val() {
                     self.state.d.next = WrState::AtRx;
                 }
@@ -1795,7 +1699,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 if self.dma_rd.rsp.valid.val() {
                     self.r_old.d.next = self.dma_rd.rsp.data.val();
                     if self.dma_rd.rsp_error.val() {
-                        self.d_err.d.next = true;
+                        self.at_err.d.next = true;
                     }
                     if self.dma_rd.rsp.last.val() {
                         self.state.d.next = WrState::AtWr;
@@ -1805,7 +1709,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 }
             }
             WrState::AtWr => {
-                if self.d_err.q.val() {
+                if self.at_err.q.val() {
                     // the read failed: NAK remote operational error, QP to ERR, nothing
                     // written
                     self.ackq.push.next = true;
@@ -1993,8 +1897,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         }
         if self.state.q.val() == WrState::FlCqe {
             // a flushed receive: its wr_id from the slot just read (0 if the read failed)
-            self.cqf.data_in.next.wr_id = self.x_wrid.val();
-            if self.d_err.q.val() {
+            self.cqf.data_in.next.wr_id = self.wqf.wr_id.val();
+            if self.wqf.rd_error.val() {
                 self.cqf.data_in.next.wr_id = 0.into();
             }
             self.cqf.data_in.next.byte_len = 0.into();
