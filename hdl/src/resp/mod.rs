@@ -8,9 +8,19 @@
 //!
 //! # Blocks (one per file)
 //!
-//! * [`write::RcWriteResponder`]: header in, QP context and responder state look-up, PSN and
-//!   opcode-sequence checks, MR check, payload into the DMA write channel, ACK/NAK entries into
-//!   the ordered ACK queue.
+//! * [`write::RcWriteResponder`]: header in, QP context and responder state look-up, the
+//!   checks' verdict acted on, MR check, payload into the DMA write channel, ACK/NAK entries
+//!   into the ordered ACK queue.
+//! * [`sequence_check::RespSequenceCheck`]: the decision on a packet before anything of it is
+//!   executed (combinational, from the responder's header and state registers): opcode class,
+//!   QP state, PSN against ePSN (new / duplicate / ahead), opcode sequence, PMTU and RETH
+//!   lengths, QP access rights, a WRITE's bytes against its message's rest; one verdict
+//!   (execute, duplicate, NAK sequence error, NAK invalid request, NAK remote access, drop).
+//! * [`wqe_fetch::RqWqeFetch`]: the receive queue's DMA reads: a receive WQE (header and SGE 0,
+//!   32 bytes at the RQ slot of the consumer index) or a later SGE (16 bytes), decoded (wr_id,
+//!   SGE count, length, SGE address, length, lkey) and checked (owner bit of the index's ring
+//!   pass, SGE count within the slot, read error). The responder's `WqeReq`/`WqeRx`, `SgeReq`/
+//!   `SgeRx` states wait on it; `WqeChk`, `SgeLoad` and the flush's `FlCqe` act on its result.
 //! * [`ack_queue::RespAckQueue`]: the ordered ACK/NAK queue. It holds every response in packet
 //!   order and lets one out only after the DMA completion of every earlier write (ACK means
 //!   data placed, docs/DMA.md N2); it also raises the QP-to-ERR request (`qerr_*`).
@@ -184,6 +194,8 @@ pub mod cutter;
 mod cutter_tests;
 pub mod flat;
 pub mod read;
+pub mod sequence_check;
+pub mod wqe_fetch;
 pub mod write;
 
 pub use ack_queue::RespAckQueue;
@@ -192,6 +204,8 @@ pub use counters::RespCounters;
 pub use cutter::StreamCutter;
 pub use flat::{RcWriteResponderFlat, RcWriteResponderFlat64};
 pub use read::RcReadResponder;
+pub use sequence_check::RespSequenceCheck;
+pub use wqe_fetch::RqWqeFetch;
 pub use write::{RcWriteResponder, RcWriteResponder64};
 
 use crate::header::RoceHeader;

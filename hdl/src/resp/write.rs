@@ -21,7 +21,8 @@
 //!   see the module documentation), and so are those posted while it stays in ERR.
 //! * RQ doorbells: `rqdb_valid`/`rqdb_ready`/`rqdb_qpn`/`rqdb_pi` (the new producer index).
 //! * Runtime query: `rtq_qpn` in, `rtq_rq_index` out one cycle later (QUERY's QP_RQ_INDEX).
-//! * DMA read master `dma_rd`: receive WQEs (32 bytes) and SGEs (16 bytes), one read at a time.
+//! * DMA read master `dma_rd`: receive WQEs (32 bytes) and SGEs (16 bytes), issued by the
+//!   [`RqWqeFetch`], and an atomic's 8 bytes (`AtRd`, `AtRx`); one read at a time.
 //! * Receive completions: `cqe_valid`/`cqe_ready` and the CQE fields (`cqe_cqn`, `cqe_wr_id`,
 //!   `cqe_byte_len`, `cqe_imm`, `cqe_qpn`, `cqe_src_qp`, `cqe_wqe_index`, `cqe_vendor`,
 //!   `cqe_flags`, `cqe_status`, `cqe_opcode`), as the CQE writer takes them.
@@ -40,6 +41,13 @@
 //!   block's `qerr_*` port).
 //! * Counters `cnt_*` (32-bit, saturating, see [`super::counters::RespCounters`]).
 //!
+//! # Sub-blocks
+//!
+//! [`RespSequenceCheck`] (the PSN, opcode-sequence, QP, length and access checks and the opcode
+//! class), [`RqWqeFetch`] (the receive queue's WQE and SGE reads, decoded and checked),
+//! [`RespAckQueue`], [`RcReadResponder`], [`StreamCutter`], [`AtomicReplayCache`],
+//! [`RespCounters`], and a FIFO of receive completions.
+//!
 //! # Per-QP state (block RAM, `2^QA` rows, zero at power-up)
 //!
 //! ePSN (24), MSN (24), the flags ([`super::RespQpFlags`]: `nak_sent`, `in_write`, `err`,
@@ -51,22 +59,24 @@
 //! # Timing
 //!
 //! One packet at a time, in this order of states: `Idle` (header taken) -> `Rd` (QP context
-//! and state RAM read) -> `RdWait` -> `Latch` (both registered) -> `Check` (every check from
-//! registers; waits while the ACK queue is full) -> `MrReq` -> `MrWait` (5 cycles) -> `Xfer`
+//! and state RAM read) -> `RdWait` -> `Latch` (both registered) -> `Check` (acts on the verdict
+//! of [`RespSequenceCheck`], combinational from those registers; waits while the ACK queue is
+//! full) -> `MrReq` -> `MrWait` (5 cycles) -> `Xfer`
 //! (DMA request and payload beats, straight from `pay` to `dma_wr.data`) -> `Commit` (state
 //! written, response queued). A packet that is not executed goes from `Check` or `MrWait` to
 //! `Drain` (payload discarded) or straight back to `Idle`. That is 12 cycles of overhead per
 //! executed packet plus one cycle per payload beat: 128 + 12 cycles for PMTU 1024 at 64 bits
 //! (~91% of the stream rate). Pipelining the next header's look-ups under the current payload
 //! would hide the overhead; not done yet. A SEND adds, per packet that opens a receive WQE,
-//! the WQE read (`WqeReq` -> `WqeRx` -> `WqeChk`), then per piece `PlaceNext` -> (`SgeReq` ->
-//! `SgeRx` -> `SgeLoad` when the SGE is used up) -> `MrReq` -> `MrWait` -> `Xfer`; a receive
+//! the WQE read (`WqeReq` -> `WqeRx` -> `WqeChk`, the read by the [`RqWqeFetch`]), then per
+//! piece `PlaceNext` -> (`SgeReq` -> `SgeRx` -> `SgeLoad` when the SGE is used up) -> `MrReq` -> `MrWait` -> `Xfer`; a receive
 //! error goes through `RecvErr` (its NAK and error completion) and `DrainCut`.
 use super::atomic_cache::{AT_OP_CLEAR, AT_OP_INSERT, AT_OP_LOOKUP};
 use super::{
     AtomicReplayCache, RcReadResponder, RecvCqe, RespAckQueue, RespCounters, RespQpFlags,
-    StreamCutter, ACKQ_BITS, QERR_STATUS_ACCESS, QERR_STATUS_DMA, QERR_STATUS_INVALID, SYN_ACK,
-    SYN_NAK_ACCESS, SYN_NAK_INVALID, SYN_NAK_OPERATIONAL, SYN_NAK_PSN, SYN_RNR,
+    RespSequenceCheck, RqWqeFetch, StreamCutter, ACKQ_BITS, QERR_STATUS_ACCESS, QERR_STATUS_DMA,
+    QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_INVALID, SYN_NAK_OPERATIONAL,
+    SYN_NAK_PSN, SYN_RNR,
 };
 use crate::csr::qp_config::{ACC_W, CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RNR_W, ST_W};
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
@@ -276,11 +286,16 @@ pub struct RcWriteResponder<const QA: usize> {
     pub ev_duplicate: Signal<Out, Bit>,
 
     ackq: RespAckQueue<QA>,
+    /// the receive queue's reads: a receive WQE (header and SGE 0) or one later SGE, decoded
+    /// and checked
+    wqf: RqWqeFetch,
+    /// the PSN, opcode-sequence, QP, length and access checks of the packet in the header
+    /// registers, and its opcode class (combinational)
+    seqchk: RespSequenceCheck<QA>,
     /// sends the responses of the READ at the head of the ACK queue
     rdr: RcReadResponder<QA>,
     /// the READ being checked is a duplicate (answered again, ePSN unchanged)
     r_rddup: DFF<Bit>,
-    is_read: Signal<Local, Bit>,
     /// response packets of the READ: ceil(length / PMTU), at least 1
     rd_np: Signal<Local, Bits<32>>,
     rd_sh: Signal<Local, Bits<5>>,
@@ -334,7 +349,6 @@ pub struct RcWriteResponder<const QA: usize> {
     c_at_lookup: Constant<Bits<2>>,
     c_at_insert: Constant<Bits<2>>,
     c_at_clear: Constant<Bits<2>>,
-    is_atomic: Signal<Local, Bit>,
     old_v: Signal<Local, Bits<64>>,
     new_v: Signal<Local, Bits<64>>,
 
@@ -386,12 +400,8 @@ pub struct RcWriteResponder<const QA: usize> {
     r_n: DFF<Bits<16>>,
     r_place: DFF<Bit>,
     r_cutd: DFF<Bit>,
-    d2: DFF<Bits<64>>,
-    d3: DFF<Bits<64>>,
-    d0: DFF<Bits<64>>,
-    d1: DFF<Bits<64>>,
-    d_cnt: DFF<Bits<2>>,
-    d_err: DFF<Bit>,
+    /// the atomic's read carried a DMA error
+    at_err: DFF<Bit>,
     // a receive error being reported: NAK syndrome, completion status and vendor detail
     e_syn: DFF<Bits<8>>,
     e_st: DFF<Bits<8>>,
@@ -408,8 +418,6 @@ pub struct RcWriteResponder<const QA: usize> {
     /// DMA writes issued and not completed (bounded by the ACK queue depth + 1).
     dma_out: DFF<Bits<8>>,
 
-    /// 2^QA: QPNs at or above it are out of the table.
-    c_nqp: Constant<Bits<24>>,
     c_syn_ack: Constant<Bits<8>>,
     c_syn_psn: Constant<Bits<8>>,
     c_syn_inv: Constant<Bits<8>>,
@@ -418,7 +426,6 @@ pub struct RcWriteResponder<const QA: usize> {
     c_st_acc: Constant<Bits<8>>,
     c_syn_rnr: Constant<Bits<8>>,
     c_syn_op: Constant<Bits<8>>,
-    c_one16: Constant<Bits<16>>,
     // receive completion status, vendor detail and opcode (from ferroce_proto)
     c_st_len: Constant<Bits<8>>,
     c_st_qpop: Constant<Bits<8>>,
@@ -433,28 +440,8 @@ pub struct RcWriteResponder<const QA: usize> {
 
     // ---- locals ----
     hva: Signal<Local, Bits<64>>,
-    is_first: Signal<Local, Bit>,
-    is_mid: Signal<Local, Bit>,
-    is_last: Signal<Local, Bit>,
-    is_only: Signal<Local, Bit>,
-    has_reth: Signal<Local, Bit>,
-    is_end: Signal<Local, Bit>,
-    supported: Signal<Local, Bit>,
-    qp_ok: Signal<Local, Bit>,
-    nak_sent: Signal<Local, Bit>,
-    in_write: Signal<Local, Bit>,
-    qp_err: Signal<Local, Bit>,
-    diff: Signal<Local, Bits<24>>,
-    dup: Signal<Local, Bit>,
-    inseq: Signal<Local, Bit>,
-    seq_ok: Signal<Local, Bit>,
-    pmtu: Signal<Local, Bits<13>>,
-    len_ok: Signal<Local, Bit>,
-    dlen_ok: Signal<Local, Bit>,
-    acc_ok: Signal<Local, Bit>,
     plen32: Signal<Local, Bits<32>>,
     resid: Signal<Local, Bits<32>>,
-    resid_ok: Signal<Local, Bit>,
     base_hi: Signal<Local, Bits<32>>,
     base_lo: Signal<Local, Bits<32>>,
     n_va_lo: Signal<Local, Bits<32>>,
@@ -466,38 +453,13 @@ pub struct RcWriteResponder<const QA: usize> {
     last_fire: Signal<Local, Bit>,
     wr_qpn: Signal<Local, Bits<QA>>,
     // receive queue decode
-    w_op: Signal<Local, Bit>,
-    s_first: Signal<Local, Bit>,
-    s_mid: Signal<Local, Bit>,
-    s_end: Signal<Local, Bit>,
-    is_send: Signal<Local, Bit>,
-    has_imm: Signal<Local, Bit>,
-    g_first: Signal<Local, Bit>,
-    g_mid: Signal<Local, Bit>,
-    g_last: Signal<Local, Bit>,
-    g_only: Signal<Local, Bit>,
-    in_send: Signal<Local, Bit>,
-    rwr_write: Signal<Local, Bit>,
     rq_empty: Signal<Local, Bit>,
-    ring_mask: Signal<Local, Bits<16>>,
-    ci_pass: Signal<Local, Bits<16>>,
-    exp_owner: Signal<Local, Bit>,
-    slot_addr: Signal<Local, Bits<64>>,
-    sge_cap: Signal<Local, Bits<16>>,
-    x_own: Signal<Local, Bit>,
-    x_nsge: Signal<Local, Bits<8>>,
-    x_len: Signal<Local, Bits<32>>,
-    x_wrid: Signal<Local, Bits<64>>,
-    x_saddr: Signal<Local, Bits<64>>,
-    x_slen: Signal<Local, Bits<32>>,
-    x_lkey: Signal<Local, Bits<32>>,
     mlen_base: Signal<Local, Bits<32>>,
     n_mlen: Signal<Local, Bits<32>>,
     cap_need: Signal<Local, Bits<33>>,
     p_rem32: Signal<Local, Bits<32>>,
     piece: Signal<Local, Bits<32>>,
     c_va_lo: Signal<Local, Bits<32>>,
-    rsp_fire: Signal<Local, Bit>,
     cut_fire: Signal<Local, Bit>,
     /// a receive error: NAK `rerr_syn`, QP to ERR with `rerr_st`, and an error receive CQE
     rerr: Signal<Local, Bit>,
@@ -578,7 +540,6 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             rd_dma: Default::default(),
             rdr: Default::default(),
             r_rddup: Default::default(),
-            is_read: Default::default(),
             rd_np: Default::default(),
             rd_sh: Default::default(),
             head_read: Default::default(),
@@ -596,6 +557,8 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             cnt_qp_drop: Default::default(),
             cnt_dma_error: Default::default(),
             ackq: Default::default(),
+            wqf: Default::default(),
+            seqchk: Default::default(),
             counters: Default::default(),
             ram_epsn: zram(),
             ram_msn: zram(),
@@ -651,7 +614,6 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             r_reqd: Default::default(),
             r_datad: Default::default(),
             dma_out: Default::default(),
-            c_nqp: Constant::new(((1u64 << QA) as u64).into()),
             c_syn_ack: Constant::new(SYN_ACK.into()),
             c_syn_psn: Constant::new(SYN_NAK_PSN.into()),
             c_syn_inv: Constant::new(SYN_NAK_INVALID.into()),
@@ -659,28 +621,8 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             c_st_inv: Constant::new(QERR_STATUS_INVALID.into()),
             c_st_acc: Constant::new(QERR_STATUS_ACCESS.into()),
             hva: Default::default(),
-            is_first: Default::default(),
-            is_mid: Default::default(),
-            is_last: Default::default(),
-            is_only: Default::default(),
-            has_reth: Default::default(),
-            is_end: Default::default(),
-            supported: Default::default(),
-            qp_ok: Default::default(),
-            nak_sent: Default::default(),
-            in_write: Default::default(),
-            qp_err: Default::default(),
-            diff: Default::default(),
-            dup: Default::default(),
-            inseq: Default::default(),
-            seq_ok: Default::default(),
-            pmtu: Default::default(),
-            len_ok: Default::default(),
-            dlen_ok: Default::default(),
-            acc_ok: Default::default(),
             plen32: Default::default(),
             resid: Default::default(),
-            resid_ok: Default::default(),
             base_hi: Default::default(),
             base_lo: Default::default(),
             n_va_lo: Default::default(),
@@ -739,44 +681,14 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             r_n: Default::default(),
             r_place: Default::default(),
             r_cutd: Default::default(),
-            d0: Default::default(),
-            d1: Default::default(),
-            d2: Default::default(),
-            d3: Default::default(),
-            d_cnt: Default::default(),
-            d_err: Default::default(),
-            w_op: Default::default(),
-            s_first: Default::default(),
-            s_mid: Default::default(),
-            s_end: Default::default(),
-            is_send: Default::default(),
-            has_imm: Default::default(),
-            g_first: Default::default(),
-            g_mid: Default::default(),
-            g_last: Default::default(),
-            g_only: Default::default(),
-            in_send: Default::default(),
-            rwr_write: Default::default(),
+            at_err: Default::default(),
             rq_empty: Default::default(),
-            ring_mask: Default::default(),
-            ci_pass: Default::default(),
-            exp_owner: Default::default(),
-            slot_addr: Default::default(),
-            sge_cap: Default::default(),
-            x_own: Default::default(),
-            x_nsge: Default::default(),
-            x_len: Default::default(),
-            x_wrid: Default::default(),
-            x_saddr: Default::default(),
-            x_slen: Default::default(),
-            x_lkey: Default::default(),
             mlen_base: Default::default(),
             n_mlen: Default::default(),
             cap_need: Default::default(),
             p_rem32: Default::default(),
             piece: Default::default(),
             c_va_lo: Default::default(),
-            rsp_fire: Default::default(),
             cut_fire: Default::default(),
             rerr: Default::default(),
             rerr_syn: Default::default(),
@@ -811,12 +723,10 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             c_at_lookup: Constant::new(AT_OP_LOOKUP.into()),
             c_at_insert: Constant::new(AT_OP_INSERT.into()),
             c_at_clear: Constant::new(AT_OP_CLEAR.into()),
-            is_atomic: Default::default(),
             old_v: Default::default(),
             new_v: Default::default(),
             c_syn_rnr: Constant::new(SYN_RNR.into()),
             c_syn_op: Constant::new(SYN_NAK_OPERATIONAL.into()),
-            c_one16: Constant::new(1u64.into()),
             c_st_len: Constant::new((WcStatus::LocLenErr as u64).into()),
             c_st_qpop: Constant::new((WcStatus::LocQpOpErr as u64).into()),
             c_st_prot: Constant::new((WcStatus::LocProtErr as u64).into()),
@@ -834,15 +744,14 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
 impl<const QA: usize> Logic for RcWriteResponder<QA> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, ackq, counters, cutter, cqf, rdr, atc);
+        clock!(self, clock, ackq, counters, cutter, cqf, rdr, atc, seqchk, wqf);
         dff_setup!(
             self, clock, state, r_op, r_qpn, r_psn, r_ackreq, r_va_hi, r_va_lo, r_rkey, r_dlen,
             r_plen, r_imm, r_se, r_qst, r_qacc, r_qpd, r_qdest, r_pmtu, r_rqbase, r_rqle, r_rqls,
             r_rcqn, r_rnrt, s_epsn, s_msn, s_flags, s_va_hi, s_va_lo, s_rkey, s_resid, s_rqpi,
             s_rqci, s_wrid, s_nsge, s_sidx, s_cap, s_mlen, r_lqpn, r_lkind, p_rem, r_n, r_place,
-            r_cutd, d0, d1, d2, d3, d_cnt, d_err, r_mkey, r_mva, r_mlen, r_addr, r_reqd, r_datad,
-            dma_out, in_cut, pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup, r_fl,
-            r_atq
+            r_cutd, at_err, r_mkey, r_mva, r_mlen, r_addr, r_reqd, r_datad, dma_out, in_cut,
+            pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup, r_fl, r_atq
         );
         self.ram_rqerr.read_clock.next = self.clock.val();
         self.ram_rqerr.write_clock.next = self.clock.val();
@@ -881,122 +790,40 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_mlen.read_clock.next = self.clock.val();
         self.ram_mlen.write_clock.next = self.clock.val();
 
-        // ================= decode of the registered packet (used by Check and Commit) ======
-        // opcodes (decimal literals: rust-hdl emits hex patterns verbatim). WRITE: 6 FIRST,
-        // 7 MIDDLE, 8 LAST, 9 LAST_WITH_IMMEDIATE, 10 ONLY, 11 ONLY_WITH_IMMEDIATE. SEND: 0
-        // FIRST, 1 MIDDLE, 2 LAST, 3 LAST_WITH_IMMEDIATE, 4 ONLY, 5 ONLY_WITH_IMMEDIATE.
-        self.is_first.next = self.r_op.q.val() == 6;
-        // READ request: 12 (RETH, no payload)
-        self.is_read.next = self.r_op.q.val() == 12;
-        self.is_mid.next = self.r_op.q.val() == 7;
-        self.is_last.next = (self.r_op.q.val() == 8) | (self.r_op.q.val() == 9);
-        self.is_only.next = (self.r_op.q.val() == 10) | (self.r_op.q.val() == 11);
-        self.w_op.next =
-            self.is_first.val() | self.is_mid.val() | self.is_last.val() | self.is_only.val();
-        self.is_send.next = self.r_op.q.val() < 6;
-        // a SEND that opens a receive WQE (FIRST, ONLY*), continues one (MIDDLE, LAST*), ends one
-        self.s_first.next =
-            (self.r_op.q.val() == 0) | (self.r_op.q.val() == 4) | (self.r_op.q.val() == 5);
-        self.s_mid.next =
-            (self.r_op.q.val() == 1) | (self.r_op.q.val() == 2) | (self.r_op.q.val() == 3);
-        self.s_end.next = self.is_send.val() & (self.r_op.q.val() != 0) & (self.r_op.q.val() != 1);
-        self.g_first.next = self.is_first.val() | (self.r_op.q.val() == 0);
-        self.g_mid.next = self.is_mid.val() | (self.r_op.q.val() == 1);
-        self.g_last.next = self.is_last.val() | (self.r_op.q.val() == 2) | (self.r_op.q.val() == 3);
-        self.g_only.next = self.is_only.val() | (self.r_op.q.val() == 4) | (self.r_op.q.val() == 5);
-        self.has_imm.next = (self.r_op.q.val() == 3)
-            | (self.r_op.q.val() == 5)
-            | (self.r_op.q.val() == 9)
-            | (self.r_op.q.val() == 11);
-        // WRITE_WITH_IMMEDIATE's end consumes a receive WQE (docs/PROTOCOL.md §7.1, resources)
-        self.rwr_write.next = (self.r_op.q.val() == 9) | (self.r_op.q.val() == 11);
-        self.has_reth.next = self.is_first.val() | self.is_only.val() | self.is_read.val();
-        self.is_end.next = self.g_last.val() | self.g_only.val();
-        // ATOMIC: 19 COMPARE_SWAP, 20 FETCH_ADD (one packet, AtomicETH, no payload)
-        self.is_atomic.next = (self.r_op.q.val() == 19) | (self.r_op.q.val() == 20);
-        self.supported.next =
-            self.w_op.val() | self.is_send.val() | self.is_atomic.val() | self.is_read.val();
-        // flags: bit 0 nak_sent, bit 1 in_write, bit 2 err, bit 3 in_send
-        self.nak_sent.next = self.s_flags.q.val().nak_sent;
-        self.in_write.next = self.s_flags.q.val().in_write;
-        self.qp_err.next = self.s_flags.q.val().err;
-        self.in_send.next = self.s_flags.q.val().in_send;
-        // QP states that receive: RTR 2, RTS 3, SQD 4 (QpState::receives)
-        self.qp_ok.next = (self.r_qpn.q.val() < self.c_nqp.val())
-            & ((self.r_qst.q.val() == 2) | (self.r_qst.q.val() == 3) | (self.r_qst.q.val() == 4))
-            & !self.qp_err.val();
-        // PSN distance, 24-bit modular: 0 = expected, bit 23 set = behind (duplicate)
-        self.diff.next = self.r_psn.q.val() - self.s_epsn.q.val();
-        self.dup.next = self.diff.val().get_bit(23);
-        self.inseq.next = self.diff.val() == 0;
-        // opcode sequence: outside a message only FIRST/ONLY; inside a WRITE only WRITE
-        // MIDDLE/LAST, inside a SEND only SEND MIDDLE/LAST
-        self.seq_ok.next =
-            self.g_first.val() | self.g_only.val() | self.is_atomic.val() | self.is_read.val();
-        if self.in_write.val() {
-            self.seq_ok.next = self.is_mid.val() | self.is_last.val();
-        }
-        if self.in_send.val() {
-            self.seq_ok.next = self.s_mid.val();
-        }
-        // PMTU in bytes from the verbs enum (1 = 256 .. 5 = 4096); anything else counts as
-        // 256, the strictest (such a QP cannot be in RTR: the CSR block checks the value)
-        self.pmtu.next = 256.into();
-        match self.r_pmtu.q.val().index() {
-            2 => {
-                self.pmtu.next = 512.into();
-            }
-            3 => {
-                self.pmtu.next = 1024.into();
-            }
-            4 => {
-                self.pmtu.next = 2048.into();
-            }
-            5 => {
-                self.pmtu.next = 4096.into();
-            }
-            _ => {}
-        }
-        // docs/PROTOCOL.md §7.1, length: FIRST/MIDDLE carry exactly a PMTU, LAST 1..=PMTU, ONLY
-        // 0..=PMTU; RETH DMA length at most 2^31
-        self.len_ok.next = ((self.g_first.val() | self.g_mid.val())
-            & (self.r_plen.q.val() == self.pmtu.val()))
-            | (self.g_last.val()
-                & (self.r_plen.q.val() != 0)
-                & (self.r_plen.q.val() <= self.pmtu.val()))
-            | (self.g_only.val() & (self.r_plen.q.val() <= self.pmtu.val()))
-            | (self.is_atomic.val()
-                & (self.r_plen.q.val() == 0)
-                & (self.r_va_lo.q.val().get_bits::<3>(0) == 0))
-            | (self.is_read.val() & (self.r_plen.q.val() == 0));
-        self.dlen_ok.next = !self.has_reth.val()
-            | !(self.r_dlen.q.val().get_bit(31) & (self.r_dlen.q.val().get_bits::<31>(0) != 0));
-        // QP access flags: REMOTE_WRITE (bit 1) for WRITEs; a SEND needs no remote right
-        // and REMOTE_ATOMIC (bit 3) for atomics
-        self.acc_ok.next = (self.r_qacc.q.val().get_bit(1) & self.w_op.val())
-            | self.is_send.val()
-            | (self.r_qacc.q.val().get_bit(3) & self.is_atomic.val())
-            | (self.r_qacc.q.val().get_bit(2) & self.is_read.val());
-        // a WRITE's remaining bytes: the RETH length on FIRST/ONLY, else the cursor; a
-        // FIRST/MIDDLE must leave at least one byte for the LAST, a LAST/ONLY must end it
+        // ================= the packet's checks (used by Check; the opcode class by every state) =
+        // the PSN, opcode sequence, QP, length and access checks: `RespSequenceCheck`
+        // (combinational, from the header and state registers)
+        self.seqchk.opcode.next = self.r_op.q.val();
+        self.seqchk.qpn.next = self.r_qpn.q.val();
+        self.seqchk.psn.next = self.r_psn.q.val();
+        self.seqchk.plen.next = self.r_plen.q.val();
+        self.seqchk.dma_len.next = self.r_dlen.q.val();
+        self.seqchk.va_low.next = self.r_va_lo.q.val().get_bits::<3>(0);
+        self.seqchk.qp_state.next = self.r_qst.q.val();
+        self.seqchk.qp_access.next = self.r_qacc.q.val();
+        self.seqchk.qp_pmtu.next = self.r_pmtu.q.val();
+        self.seqchk.epsn.next = self.s_epsn.q.val();
+        self.seqchk.nak_sent.next = self.s_flags.q.val().nak_sent;
+        self.seqchk.in_write.next = self.s_flags.q.val().in_write;
+        self.seqchk.in_send.next = self.s_flags.q.val().in_send;
+        self.seqchk.qp_err.next = self.s_flags.q.val().err;
+        self.seqchk.cursor_resid.next = self.s_resid.q.val();
+        // a WRITE's remaining bytes (the RETH length on FIRST/ONLY, else the cursor) and
+        // where it continues
         self.plen32.next = bit_cast::<32, 13>(self.r_plen.q.val());
         self.resid.next = self.s_resid.q.val();
         self.base_hi.next = self.s_va_hi.q.val();
         self.base_lo.next = self.s_va_lo.q.val();
-        if self.has_reth.val() {
+        if self.seqchk.has_reth.val() {
             self.resid.next = self.r_dlen.q.val();
             self.base_hi.next = self.r_va_hi.q.val();
             self.base_lo.next = self.r_va_lo.q.val();
         }
-        self.resid_ok.next = self.is_send.val()
-            | self.is_atomic.val()
-            | self.is_read.val()
-            | ((self.is_first.val() | self.is_mid.val()) & (self.plen32.val() < self.resid.val()))
-            | ((self.is_last.val() | self.is_only.val()) & (self.plen32.val() == self.resid.val()));
         // a READ's response packets: (length + PMTU - 1) >> log2(PMTU), at least one
         self.rd_sh.next = bit_cast::<5, 3>(self.r_pmtu.q.val()) + 7;
-        self.rd_np.next =
-            (self.r_dlen.q.val() + bit_cast::<32, 13>(self.pmtu.val()) - 1) >> self.rd_sh.val();
+        self.rd_np.next = (self.r_dlen.q.val() + bit_cast::<32, 13>(self.seqchk.pmtu_bytes.val())
+            - 1)
+            >> self.rd_sh.val();
         if self.r_dlen.q.val() == 0 {
             self.rd_np.next = 1.into();
         }
@@ -1007,7 +834,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             self.n_va_hi.next = self.base_hi.val() + 1;
         }
         self.n_msn.next = self.s_msn.q.val();
-        if self.is_end.val() {
+        if self.seqchk.ends.val() {
             self.n_msn.next = self.s_msn.q.val() + 1;
         }
         self.n_epsn.next = self.r_psn.q.val() + 1;
@@ -1016,11 +843,11 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.n_nack.next = self.ram_nack.read_data.val() + 1;
         self.ack_due.next =
             (self.cfg_ack_every.val() != 0) & (self.n_nack.val() >= self.cfg_ack_every.val());
-        self.emit.next = self.is_end.val() | self.r_ackreq.q.val() | self.ack_due.val();
+        self.emit.next = self.seqchk.ends.val() | self.r_ackreq.q.val() | self.ack_due.val();
         // bytes of the message so far, this packet included (a receive CQE's byte_len), and
         // the receive WQE's room for them (33 bits: no wrap)
         self.mlen_base.next = self.s_mlen.q.val();
-        if self.g_first.val() | self.g_only.val() {
+        if self.seqchk.opens.val() {
             self.mlen_base.next = 0.into();
         }
         self.n_mlen.next = self.mlen_base.val() + self.plen32.val();
@@ -1029,49 +856,16 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
 
         // ================= receive queue decode ==============================================
         self.rq_empty.next = self.s_rqci.q.val() == self.s_rqpi.q.val();
-        // RQ slot of the consumer index: base + (ci mod 2^log2e) << log2s; owner bit 1 on
-        // even passes of the ring (ring::owner_for)
-        self.ring_mask.next = (self.c_one16.val() << self.r_rqle.q.val()) - 1;
-        self.slot_addr.next = self.r_rqbase.q.val()
-            + (bit_cast::<64, 16>(self.s_rqci.q.val() & self.ring_mask.val())
-                << self.r_rqls.q.val());
-        self.ci_pass.next = self.s_rqci.q.val() >> self.r_rqle.q.val();
-        self.exp_owner.next = !self.ci_pass.val().get_bit(0);
-        // SGEs a receive slot holds: (2^log2s - 16) / 16
-        self.sge_cap.next = (self.c_one16.val() << (self.r_rqls.q.val() - 4)) - 1;
-        // receive WQE (32 bytes read: header, then SGE 0): beat 0 = owner, -, -, num_sge,
-        // length (LE); beat 1 = wr_id (LE); beat 2 = SGE address (LE); beat 3 = SGE length,
-        // lkey (LE). A later SGE is read into beats 2 and 3 as well.
-        self.x_own.next = self.d0.q.val().get_bit(56);
-        self.x_nsge.next = self.d0.q.val().get_bits::<8>(32);
-        self.x_len.next = (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(24));
-        self.x_wrid.next = (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(0)) << 56)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(16)) << 40)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(24)) << 32)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(56));
-        self.x_saddr.next = (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(0)) << 56)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(16)) << 40)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(24)) << 32)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(56));
-        self.x_slen.next = (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(56));
-        self.x_lkey.next = (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(24));
+        // the receive queue's reads (`RqWqeFetch`): the WQE at the consumer index, or its SGE
+        // at the cursor's index, in the QP's ring
+        self.wqf.cmd_valid.next = false;
+        self.wqf.cmd_sge.next = false;
+        self.wqf.cmd_tag.next = self.r_qpn.q.val().get_bits::<8>(0);
+        self.wqf.rq_base.next = self.r_rqbase.q.val();
+        self.wqf.rq_log2_entries.next = self.r_rqle.q.val();
+        self.wqf.rq_log2_stride.next = self.r_rqls.q.val();
+        self.wqf.rq_ci.next = self.s_rqci.q.val();
+        self.wqf.sge_index.next = self.s_sidx.q.val();
         // the next piece of a SEND packet: what is left of it, at most the SGE's rest
         self.p_rem32.next = bit_cast::<32, 16>(self.p_rem.q.val());
         self.piece.next = self.p_rem32.val();
@@ -1179,10 +973,10 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.mr_req_pd.next = self.r_qpd.q.val();
         self.mr_req_need.next = 2.into(); // ACCESS_REMOTE_WRITE
         self.mr_req_remote.next = true;
-        if self.is_atomic.val() {
+        if self.seqchk.is_atomic.val() {
             self.mr_req_need.next = 8.into(); // ACCESS_REMOTE_ATOMIC
         }
-        if self.is_read.val() {
+        if self.seqchk.is_read.val() {
             self.mr_req_need.next = 4.into(); // ACCESS_REMOTE_READ
         }
         if self.r_place.q.val() {
@@ -1220,13 +1014,20 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.cutter.cut_len.next = self.r_n.q.val();
         self.cutter.out.ready.next = false;
         self.cut_fire.next = false;
-        // DMA read: receive WQE (32 bytes at the RQ slot) or one SGE (16 bytes)
-        self.dma_rd.req_valid.next = false;
-        self.dma_rd.req_addr.next = self.slot_addr.val();
-        self.dma_rd.req_len.next = 32.into();
-        self.dma_rd.req_tag.next = self.r_qpn.q.val().get_bits::<8>(0);
-        self.dma_rd.rsp.ready.next = false;
-        self.rsp_fire.next = false;
+        // DMA read: the receive queue's reads (the fetch block's requests and beats); the
+        // atomic's read (`AtRd`, `AtRx`) takes the port over
+        self.dma_rd.req_valid.next = self.wqf.dma_rd.req_valid.val();
+        self.dma_rd.req_addr.next = self.wqf.dma_rd.req_addr.val();
+        self.dma_rd.req_len.next = self.wqf.dma_rd.req_len.val();
+        self.dma_rd.req_tag.next = self.wqf.dma_rd.req_tag.val();
+        self.dma_rd.rsp.ready.next = self.wqf.dma_rd.rsp.ready.val();
+        self.wqf.dma_rd.req_ready.next = self.dma_rd.req_ready.val();
+        self.wqf.dma_rd.rsp.valid.next = self.dma_rd.rsp.valid.val();
+        self.wqf.dma_rd.rsp.data.next = self.dma_rd.rsp.data.val();
+        self.wqf.dma_rd.rsp.keep.next = self.dma_rd.rsp.keep.val();
+        self.wqf.dma_rd.rsp.last.next = self.dma_rd.rsp.last.val();
+        self.wqf.dma_rd.rsp_tag.next = self.dma_rd.rsp_tag.val();
+        self.wqf.dma_rd.rsp_error.next = self.dma_rd.rsp_error.val();
         // response entry: an ACK of this packet unless a branch says otherwise
         self.ackq.push.next = false;
         self.ackq.entry.next.need_done = false;
@@ -1465,17 +1266,17 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     if self.r_plen.q.val() != 0 {
                         self.state.d.next = WrState::Drain;
                     }
-                    if !self.supported.val() {
+                    if self.seqchk.v_unsupported.val() {
                         self.counters.inc_unsupported.next = true;
-                    } else if !self.qp_ok.val() {
+                    } else if self.seqchk.v_qp_drop.val() {
                         self.counters.inc_qp_drop.next = true;
-                    } else if self.dup.val() & self.is_atomic.val() {
+                    } else if self.seqchk.v_dup_atomic.val() {
                         // a duplicate atomic is never executed again: the cache's original
                         // value answers it (`AtDup`)
                         self.counters.inc_duplicate.next = true;
                         self.r_atq.d.next = false;
                         self.state.d.next = WrState::AtDup;
-                    } else if self.dup.val() & self.is_read.val() {
+                    } else if self.seqchk.v_dup_read.val() {
                         // a duplicate READ (the requester asks again from a PSN inside an
                         // earlier READ, with the RETH of the rest): answered again from host
                         // memory after the same MR check; ePSN does not move
@@ -1487,14 +1288,14 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.r_mva.d.next = (bit_cast::<64, 32>(self.r_va_hi.q.val()) << 32)
                             | bit_cast::<64, 32>(self.r_va_lo.q.val());
                         self.state.d.next = WrState::MrReq;
-                    } else if self.dup.val() {
+                    } else if self.seqchk.v_dup.val() {
                         // re-ACK, do not execute again (IBA C9-105)
                         self.ackq.push.next = true;
                         self.counters.inc_duplicate.next = true;
-                    } else if !self.inseq.val() {
+                    } else if self.seqchk.v_psn_nak.val() | self.seqchk.v_psn_drop.val() {
                         // ahead of ePSN: one NAK (PSN = ePSN) until an in-sequence packet
                         self.counters.inc_psn_err.next = true;
-                        if !self.nak_sent.val() {
+                        if self.seqchk.v_psn_nak.val() {
                             self.ackq.push.next = true;
                             self.ackq.entry.next.psn = self.s_epsn.q.val();
                             self.ackq.entry.next.syndrome = self.c_syn_psn.val();
@@ -1503,7 +1304,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                             self.ram_flags.write_data.next.err = false;
                             self.ram_flags.write_enable.next = true;
                         }
-                    } else if !self.seq_ok.val() | !self.len_ok.val() | !self.dlen_ok.val() {
+                    } else if self.seqchk.v_invalid.val() {
                         // class C, invalid request: NAK 0x61, QP to ERR
                         self.ackq.push.next = true;
                         self.ackq.entry.next.syndrome = self.c_syn_inv.val();
@@ -1512,7 +1313,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.ram_flags.write_data.next = self.c_fl_err.val();
                         self.ram_flags.write_enable.next = true;
                         self.counters.inc_invalid.next = true;
-                    } else if !self.acc_ok.val() | !self.resid_ok.val() {
+                    } else if self.seqchk.v_access.val() {
                         // class C, remote access error: NAK 0x62, QP to ERR
                         self.ackq.push.next = true;
                         self.ackq.entry.next.syndrome = self.c_syn_acc.val();
@@ -1521,10 +1322,10 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.ram_flags.write_data.next = self.c_fl_err.val();
                         self.ram_flags.write_enable.next = true;
                         self.counters.inc_access_err.next = true;
-                    } else if self.is_send.val() {
+                    } else if self.seqchk.is_send.val() {
                         // SEND: the first packet needs a posted receive WQE (else RNR NAK,
                         // PSN = this packet's, the QP stays up); the others continue the open one
-                        if self.s_first.val() {
+                        if self.seqchk.send_opens.val() {
                             if self.rq_empty.val() {
                                 self.ackq.push.next = true;
                                 self.ackq.entry.next.syndrome = self.c_syn_rnr.val()
@@ -1547,13 +1348,13 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.r_n.d.next = bit_cast::<16, 13>(self.r_plen.q.val());
                         self.r_mkey.d.next = self.s_rkey.q.val();
                         self.r_mlen.d.next = bit_cast::<64, 32>(self.plen32.val());
-                        if self.has_reth.val() {
+                        if self.seqchk.has_reth.val() {
                             self.r_mkey.d.next = self.r_rkey.q.val();
                             self.r_mlen.d.next = bit_cast::<64, 32>(self.r_dlen.q.val());
                         }
                         self.r_mva.d.next = (bit_cast::<64, 32>(self.base_hi.val()) << 32)
                             | bit_cast::<64, 32>(self.base_lo.val());
-                        if self.is_atomic.val() {
+                        if self.seqchk.is_atomic.val() {
                             // the AtomicETH's 8 bytes
                             self.r_mkey.d.next = self.r_rkey.q.val();
                             self.r_mlen.d.next = 8.into();
@@ -1580,9 +1381,9 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.r_addr.d.next = self.mr_resp_addr.val();
                         if self.r_place.q.val() {
                             self.state.d.next = WrState::Xfer;
-                        } else if self.is_atomic.val() {
+                        } else if self.seqchk.is_atomic.val() {
                             self.state.d.next = WrState::AtWait;
-                        } else if self.is_read.val() {
+                        } else if self.seqchk.is_read.val() {
                             // queue the READ: the read responder answers it at the head of
                             // the ACK queue (after every earlier response)
                             self.ackq.push.next = true;
@@ -1602,7 +1403,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                                 self.ram_flags.write_enable.next = true;
                                 self.counters.inc_executed.next = true;
                             }
-                        } else if self.rwr_write.val() & self.rq_empty.val() {
+                        } else if self.seqchk.write_imm_end.val() & self.rq_empty.val() {
                             // WRITE_WITH_IMMEDIATE's end without a receive WQE: RNR NAK,
                             // nothing written (the whole range was checked first)
                             self.ackq.push.next = true;
@@ -1615,7 +1416,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                             if self.r_plen.q.val() != 0 {
                                 self.state.d.next = WrState::Drain;
                             }
-                        } else if self.rwr_write.val() {
+                        } else if self.seqchk.write_imm_end.val() {
                             self.state.d.next = WrState::WqeReq;
                         } else {
                             self.state.d.next = WrState::Commit;
@@ -1646,72 +1447,50 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             }
             WrState::WqeReq => {
                 // the receive WQE at the RQ consumer index: header and its first SGE
-                self.dma_rd.req_valid.next = true;
-                self.d_cnt.d.next = 0.into();
-                self.d_err.d.next = false;
-                if self.dma_rd.req_ready.val() {
+                self.wqf.cmd_valid.next = true;
+                if self.wqf.cmd_ready.val() {
                     self.state.d.next = WrState::WqeRx;
                 }
             }
             WrState::WqeRx => {
-                self.dma_rd.rsp.ready.next = true;
-                self.rsp_fire.next = self.dma_rd.rsp.valid.val();
-                if self.rsp_fire.val() {
-                    if self.d_cnt.q.val() == 0 {
-                        self.d0.d.next = self.dma_rd.rsp.data.val();
-                    }
-                    if self.d_cnt.q.val() == 1 {
-                        self.d1.d.next = self.dma_rd.rsp.data.val();
-                    }
-                    if self.d_cnt.q.val() == 2 {
-                        self.d2.d.next = self.dma_rd.rsp.data.val();
-                    }
-                    if self.d_cnt.q.val() == 3 {
-                        self.d3.d.next = self.dma_rd.rsp.data.val();
-                    }
-                    self.d_cnt.d.next = self.d_cnt.q.val() + 1;
-                    if self.dma_rd.rsp_error.val() {
-                        self.d_err.d.next = true;
-                    }
-                    if self.dma_rd.rsp.last.val() {
-                        self.state.d.next = WrState::WqeChk;
-                        if self.r_fl.q.val() {
-                            self.state.d.next = WrState::FlCqe;
-                        }
+                if self.wqf.done.val() {
+                    self.state.d.next = WrState::WqeChk;
+                    if self.r_fl.q.val() {
+                        self.state.d.next = WrState::FlCqe;
                     }
                 }
             }
             WrState::WqeChk => {
                 // a malformed WQE (owner bit, SGE count, unreadable) is class A: NAK 0x63,
                 // QP to ERR, an error completion for it
-                self.s_wrid.d.next = self.x_wrid.val();
-                if self.d_err.q.val() {
+                self.s_wrid.d.next = self.wqf.wr_id.val();
+                if self.wqf.rd_error.val() {
                     self.rerr.next = true;
                     self.rerr_st.next = self.c_st_qpop.val();
                     self.rerr_vendor.next = self.c_v_dma.val();
                     self.state.d.next = WrState::DrainCut;
-                } else if self.x_own.val() != self.exp_owner.val() {
+                } else if !self.wqf.owner_ok.val() {
                     self.rerr.next = true;
                     self.rerr_st.next = self.c_st_qpop.val();
                     self.rerr_vendor.next = self.c_v_owner.val();
                     self.state.d.next = WrState::DrainCut;
-                } else if bit_cast::<16, 8>(self.x_nsge.val()) > self.sge_cap.val() {
+                } else if !self.wqf.nsge_ok.val() {
                     self.rerr.next = true;
                     self.rerr_st.next = self.c_st_qpop.val();
                     self.rerr_vendor.next = self.c_v_sge.val();
                     self.state.d.next = WrState::DrainCut;
                 } else {
-                    if self.is_send.val() {
+                    if self.seqchk.is_send.val() {
                         // the WQE is open: SGE 0 is the cursor (none if it has no SGE); a
                         // WRITE_WITH_IMMEDIATE keeps its WRITE cursor and uses only the wr_id
-                        self.s_nsge.d.next = self.x_nsge.val();
-                        self.s_cap.d.next = self.x_len.val();
-                        self.s_va_hi.d.next = self.x_saddr.val().get_bits::<32>(32);
-                        self.s_va_lo.d.next = self.x_saddr.val().get_bits::<32>(0);
-                        self.s_rkey.d.next = self.x_lkey.val();
-                        self.s_resid.d.next = self.x_slen.val();
+                        self.s_nsge.d.next = self.wqf.wqe_nsge.val();
+                        self.s_cap.d.next = self.wqf.wqe_len.val();
+                        self.s_va_hi.d.next = self.wqf.sge_addr.val().get_bits::<32>(32);
+                        self.s_va_lo.d.next = self.wqf.sge_addr.val().get_bits::<32>(0);
+                        self.s_rkey.d.next = self.wqf.sge_lkey.val();
+                        self.s_resid.d.next = self.wqf.sge_len.val();
                         self.s_sidx.d.next = 1.into();
-                        if self.x_nsge.val() == 0 {
+                        if self.wqf.wqe_nsge.val() == 0 {
                             self.s_resid.d.next = 0.into();
                             self.s_sidx.d.next = 0.into();
                         }
@@ -1765,43 +1544,26 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 }
             }
             WrState::SgeReq => {
-                self.dma_rd.req_valid.next = true;
-                self.dma_rd.req_addr.next =
-                    self.slot_addr.val() + 16 + (bit_cast::<64, 8>(self.s_sidx.q.val()) << 4);
-                self.dma_rd.req_len.next = 16.into();
-                self.d_cnt.d.next = 0.into();
-                self.d_err.d.next = false;
-                if self.dma_rd.req_ready.val() {
+                // the cursor's next SGE of the open receive WQE
+                self.wqf.cmd_valid.next = true;
+                self.wqf.cmd_sge.next = true;
+                if self.wqf.cmd_ready.val() {
                     self.state.d.next = WrState::SgeRx;
                 }
             }
             WrState::SgeRx => {
-                self.dma_rd.rsp.ready.next = true;
-                self.rsp_fire.next = self.dma_rd.rsp.valid.val();
-                if self.rsp_fire.val() {
-                    if self.d_cnt.q.val() == 0 {
-                        self.d2.d.next = self.dma_rd.rsp.data.val();
-                    }
-                    if self.d_cnt.q.val() == 1 {
-                        self.d3.d.next = self.dma_rd.rsp.data.val();
-                    }
-                    self.d_cnt.d.next = self.d_cnt.q.val() + 1;
-                    if self.dma_rd.rsp_error.val() {
-                        self.d_err.d.next = true;
-                    }
-                    if self.dma_rd.rsp.last.val() {
-                        self.state.d.next = WrState::SgeLoad;
-                    }
+                if self.wqf.done.val() {
+                    self.state.d.next = WrState::SgeLoad;
                 }
             }
             WrState::SgeLoad => {
-                self.s_va_hi.d.next = self.x_saddr.val().get_bits::<32>(32);
-                self.s_va_lo.d.next = self.x_saddr.val().get_bits::<32>(0);
-                self.s_rkey.d.next = self.x_lkey.val();
-                self.s_resid.d.next = self.x_slen.val();
+                self.s_va_hi.d.next = self.wqf.sge_addr.val().get_bits::<32>(32);
+                self.s_va_lo.d.next = self.wqf.sge_addr.val().get_bits::<32>(0);
+                self.s_rkey.d.next = self.wqf.sge_lkey.val();
+                self.s_resid.d.next = self.wqf.sge_len.val();
                 self.s_sidx.d.next = self.s_sidx.q.val() + 1;
                 self.state.d.next = WrState::PlaceNext;
-                if self.d_err.q.val() {
+                if self.wqf.rd_error.val() {
                     self.rerr.next = true;
                     self.rerr_st.next = self.c_st_qpop.val();
                     self.rerr_vendor.next = self.c_v_dma.val();
@@ -1866,7 +1628,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 if !self.ackq.full.val() {
                     self.ackq.push.next = true;
                     self.ackq.entry.next.need_done =
-                        !self.is_send.val() & (self.r_plen.q.val() != 0);
+                        !self.seqchk.is_send.val() & (self.r_plen.q.val() != 0);
                     self.ackq.entry.next.emit = self.emit.val();
                     self.ackq.entry.next.msn = self.n_msn.val();
                     self.ram_nack.write_enable.next = true;
@@ -1876,23 +1638,23 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     self.ram_epsn.write_data.next = self.n_epsn.val();
                     self.ram_msn.write_data.next = self.n_msn.val();
                     self.ram_flags.write_data.next = self.c_fl_clear.val();
-                    if !self.is_end.val() & self.is_send.val() {
+                    if !self.seqchk.ends.val() & self.seqchk.is_send.val() {
                         self.ram_flags.write_data.next = self.c_fl_in_send.val();
                     }
-                    if !self.is_end.val() & !self.is_send.val() {
+                    if !self.seqchk.ends.val() & !self.seqchk.is_send.val() {
                         self.ram_flags.write_data.next = self.c_fl_in_write.val();
                     }
-                    if !self.is_send.val() {
+                    if !self.seqchk.is_send.val() {
                         self.ram_va_hi.write_data.next = self.n_va_hi.val();
                         self.ram_va_lo.write_data.next = self.n_va_lo.val();
                         self.ram_rkey.write_data.next = self.r_mkey.q.val();
                         self.ram_resid.write_data.next = self.resid.val() - self.plen32.val();
                     }
                     self.ram_mlen.write_data.next = self.n_mlen.val();
-                    if self.is_end.val() {
+                    if self.seqchk.ends.val() {
                         self.ram_mlen.write_data.next = 0.into();
                     }
-                    if self.s_end.val() | self.rwr_write.val() {
+                    if self.seqchk.send_ends.val() | self.seqchk.write_imm_end.val() {
                         self.ackq.entry.next.cqe = true;
                         self.cq_push.next = true;
                         self.ram_rqci.write_data.next = self.s_rqci.q.val() + 1;
@@ -1926,7 +1688,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 self.dma_rd.req_valid.next = true;
                 self.dma_rd.req_addr.next = self.r_addr.q.val();
                 self.dma_rd.req_len.next = 8.into();
-                self.d_err.d.next = false;
+                self.dma_rd.req_tag.next = self.r_qpn.q.val().get_bits::<8>(0);
+                self.at_err.d.next = false;
                 if self.dma_rd.req_ready.val() {
                     self.state.d.next = WrState::AtRx;
                 }
@@ -1936,7 +1699,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 if self.dma_rd.rsp.valid.val() {
                     self.r_old.d.next = self.dma_rd.rsp.data.val();
                     if self.dma_rd.rsp_error.val() {
-                        self.d_err.d.next = true;
+                        self.at_err.d.next = true;
                     }
                     if self.dma_rd.rsp.last.val() {
                         self.state.d.next = WrState::AtWr;
@@ -1946,7 +1709,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 }
             }
             WrState::AtWr => {
-                if self.d_err.q.val() {
+                if self.at_err.q.val() {
                     // the read failed: NAK remote operational error, QP to ERR, nothing
                     // written
                     self.ackq.push.next = true;
@@ -2102,9 +1865,9 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         // flags: WITH_IMM 1, SOLICITED 4 (none on an error completion)
         self.cq_flags.next = 0.into();
         if !self.rep.val() {
-            if self.has_imm.val() & self.r_se.q.val() {
+            if self.seqchk.has_imm.val() & self.r_se.q.val() {
                 self.cq_flags.next = 5.into();
-            } else if self.has_imm.val() {
+            } else if self.seqchk.has_imm.val() {
                 self.cq_flags.next = 1.into();
             } else if self.r_se.q.val() {
                 self.cq_flags.next = 4.into();
@@ -2115,7 +1878,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.cqf.data_in.next.wr_id = self.s_wrid.q.val();
         self.cqf.data_in.next.byte_len = self.n_mlen.val();
         self.cqf.data_in.next.imm = 0.into();
-        if self.has_imm.val() {
+        if self.seqchk.has_imm.val() {
             self.cqf.data_in.next.imm = self.r_imm.q.val();
         }
         self.cqf.data_in.next.qpn = self.r_qpn.q.val();
@@ -2129,13 +1892,13 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         }
         self.cqf.data_in.next.flags = self.cq_flags.val();
         self.cqf.data_in.next.opcode = self.c_op_recv.val();
-        if !self.is_send.val() {
+        if !self.seqchk.is_send.val() {
             self.cqf.data_in.next.opcode = self.c_op_recv_imm.val();
         }
         if self.state.q.val() == WrState::FlCqe {
             // a flushed receive: its wr_id from the slot just read (0 if the read failed)
-            self.cqf.data_in.next.wr_id = self.x_wrid.val();
-            if self.d_err.q.val() {
+            self.cqf.data_in.next.wr_id = self.wqf.wr_id.val();
+            if self.wqf.rd_error.val() {
                 self.cqf.data_in.next.wr_id = 0.into();
             }
             self.cqf.data_in.next.byte_len = 0.into();

@@ -1,0 +1,267 @@
+//! The responder's receive-queue reads (`ferroce_hdl::resp::RqWqeFetch`): its block bench
+//! (random ring geometries, WQEs written with `ferroce_proto`'s `RecvWqe`, some with a wrong
+//! owner bit or too many SGEs, random DMA back-pressure, response gaps and read errors; every
+//! request and every decoded field checked against the reference model), the same traffic
+//! co-simulated with the emitted Verilog in lock step (Verilator), and Yosys `synth_ecp5` of the
+//! block.
+//!
+//! Needs verilator, make, g++ and yosys (the tool policy of `ferroce_testkit::require_tool`).
+use ferroce_hdl::cosim::run_cosim;
+use ferroce_hdl::resp::wqe_fetch::{RqWqeFetchModel, WqeFetchResult};
+use ferroce_hdl::resp::RqWqeFetch;
+use ferroce_hdl::testbench::{Bench, Rng, Stepper};
+use ferroce_proto::host::ring::{Ring, RingKind};
+use ferroce_proto::host::wqe::{recv_field, recv_sge_capacity, RecvWqe, Sge};
+use ferroce_testkit::{require_cosim_tools, synth_ecp5_block, ECP5_CELLS};
+use std::collections::HashMap;
+
+type Uut = RqWqeFetch;
+
+/// Counts of what the traffic exercised.
+#[derive(Debug, Default)]
+struct Seen {
+    wqe_reads: u64,
+    sge_reads: u64,
+    owner_bad: u64,
+    nsge_bad: u64,
+    errors: u64,
+    stalls: u64,
+}
+
+/// A host memory of 8-byte words (sparse).
+#[derive(Default)]
+struct Memory(HashMap<u64, u8>);
+
+impl Memory {
+    fn write(&mut self, addr: u64, bytes: &[u8]) {
+        for (i, b) in bytes.iter().enumerate() {
+            self.0.insert(addr + i as u64, *b);
+        }
+    }
+    fn read(&self, addr: u64, len: usize) -> Vec<u8> {
+        (0..len as u64)
+            .map(|i| self.0.get(&(addr + i)).copied().unwrap_or(0))
+            .collect()
+    }
+}
+
+/// One read through the block: the command held until taken (random DMA `req_ready`), the
+/// request checked, the response beats given with random gaps (and, if `error`, one beat
+/// flagged), `done` checked to come exactly with the last beat. Returns the cycles taken.
+#[allow(clippy::too_many_arguments)]
+fn read<S: Stepper<Uut>>(
+    s: &mut S,
+    rng: &mut Rng,
+    mem: &Memory,
+    want_addr: u64,
+    want_len: usize,
+    sge: bool,
+    error: bool,
+    seen: &mut Seen,
+) {
+    s.uut().cmd_valid.next = true;
+    s.uut().cmd_sge.next = sge;
+    let tag = rng.below(256);
+    s.uut().cmd_tag.next = tag.into();
+    loop {
+        let ready = rng.below(3) != 0;
+        s.uut().dma_rd.req_ready.next = ready;
+        s.uut().dma_rd.rsp.valid.next = false;
+        s.settle();
+        assert!(s.uut().dma_rd.req_valid.val(), "a command is the request");
+        assert_eq!(s.uut().cmd_ready.val(), ready);
+        assert!(!s.uut().done.val());
+        if ready {
+            assert_eq!(s.uut().dma_rd.req_addr.val().to_u64(), want_addr, "address");
+            assert_eq!(s.uut().dma_rd.req_len.val().to_u64() as usize, want_len);
+            assert_eq!(s.uut().dma_rd.req_tag.val().to_u64(), tag);
+            s.tick();
+            break;
+        }
+        seen.stalls += 1;
+        s.tick();
+    }
+    // the command's inputs may change now: the block holds the read
+    s.uut().cmd_valid.next = false;
+    s.uut().cmd_sge.next = rng.below(2) == 0;
+    s.uut().dma_rd.req_ready.next = rng.below(2) == 0;
+    let bytes = mem.read(want_addr, want_len);
+    let beats = want_len / 8;
+    let bad_beat = if error {
+        rng.range(0, beats - 1)
+    } else {
+        beats
+    };
+    for (i, chunk) in bytes.chunks(8).enumerate() {
+        // gaps
+        while rng.below(3) == 0 {
+            s.uut().dma_rd.rsp.valid.next = false;
+            s.settle();
+            assert!(s.uut().dma_rd.rsp.ready.val(), "beats are taken at once");
+            assert!(!s.uut().dma_rd.req_valid.val(), "one read at a time");
+            assert!(!s.uut().done.val());
+            s.tick();
+        }
+        let word = u64::from_be_bytes(chunk.try_into().unwrap());
+        s.uut().dma_rd.rsp.valid.next = true;
+        s.uut().dma_rd.rsp.data.next = word.into();
+        s.uut().dma_rd.rsp.keep.next = 0xFFu64.into();
+        s.uut().dma_rd.rsp.last.next = i + 1 == beats;
+        s.uut().dma_rd.rsp_error.next = i == bad_beat;
+        s.uut().dma_rd.rsp_tag.next = tag.into();
+        s.settle();
+        assert!(s.uut().dma_rd.rsp.ready.val());
+        assert_eq!(
+            s.uut().done.val(),
+            i + 1 == beats,
+            "done with the last beat"
+        );
+        s.tick();
+    }
+    s.uut().dma_rd.rsp.valid.next = false;
+    s.uut().dma_rd.rsp_error.next = false;
+    s.settle();
+    assert!(!s.uut().done.val(), "one pulse per read");
+}
+
+fn result(u: &Uut) -> WqeFetchResult {
+    WqeFetchResult {
+        rd_error: u.rd_error.val(),
+        owner_ok: u.owner_ok.val(),
+        nsge_ok: u.nsge_ok.val(),
+        wqe_nsge: u.wqe_nsge.val().to_u64() as u8,
+        wqe_len: u.wqe_len.val().to_u64() as u32,
+        wr_id: u.wr_id.val().to_u64(),
+        sge: Sge {
+            addr: u.sge_addr.val().to_u64(),
+            length: u.sge_len.val().to_u64() as u32,
+            lkey: u.sge_lkey.val().to_u64() as u32,
+        },
+    }
+}
+
+/// `n` WQEs: each read, checked, then each of its further SGEs read and checked.
+fn run<S: Stepper<Uut>>(s: &mut S, seed: u64, n: usize) -> Seen {
+    let mut rng = Rng::new(seed);
+    let mut seen = Seen::default();
+    let mut mem = Memory::default();
+    for _ in 0..n {
+        // a ring: 2..2^6 entries, slots of 32..256 bytes, at a 4 KiB-aligned base
+        let log2e = rng.range(1, 6) as u8;
+        let log2s = rng.range(5, 8) as u8;
+        let ring = Ring::new(RingKind::Recv, log2e, log2s).unwrap();
+        let base = (rng.next_u64() & 0xFFFF_FFFF_F000) | 0x1000_0000_0000;
+        let ci = rng.below(1 << 16) as u32;
+        let cap = recv_sge_capacity(log2s);
+        let nsge = rng.range(0, cap.min(4));
+        let sges: Vec<Sge> = (0..nsge)
+            .map(|_| Sge {
+                addr: rng.next_u64(),
+                length: rng.next_u64() as u32 >> rng.range(0, 31),
+                lkey: rng.next_u64() as u32,
+            })
+            .collect();
+        let owner = match rng.below(8) {
+            0 => !ring.owner(ci),
+            _ => ring.owner(ci),
+        };
+        let wqe = RecvWqe::new(owner, rng.next_u64(), sges);
+        let mut buf = vec![0u8; ring.stride()];
+        wqe.emit(&mut buf).unwrap();
+        if rng.below(8) == 0 {
+            // more SGEs than the slot holds
+            buf[recv_field::NUM_SGE] = rng.range(cap + 1, 255) as u8;
+        }
+        let slot = base + ring.slot_offset(ci) as u64;
+        mem.write(slot, &buf);
+        let model = RqWqeFetchModel {
+            base,
+            log2_entries: log2e,
+            log2_stride: log2s,
+        };
+        let u = s.uut();
+        u.rq_base.next = base.into();
+        u.rq_log2_entries.next = (log2e as u64).into();
+        u.rq_log2_stride.next = (log2s as u64).into();
+        u.rq_ci.next = (ci as u64).into();
+        u.sge_index.next = (rng.below(256)).into();
+        let error = rng.below(10) == 0;
+        let (addr, len) = model.request(ci, None);
+        read(s, &mut rng, &mem, addr, len, false, error, &mut seen);
+        let want = model.decode(&mem.read(addr, len), None, ci, error);
+        assert_eq!(result(s.uut()), want, "WQE at {ci} of {log2e}/{log2s}");
+        seen.wqe_reads += 1;
+        seen.owner_bad += u64::from(!want.owner_ok);
+        seen.nsge_bad += u64::from(!want.nsge_ok);
+        seen.errors += u64::from(error);
+        // its later SGEs (as far as the slot holds them)
+        let mut prev = want;
+        for k in 1..nsge {
+            s.uut().sge_index.next = (k as u64).into();
+            let error = rng.below(10) == 0;
+            let (addr, len) = model.request(ci, Some(k as u8));
+            read(s, &mut rng, &mem, addr, len, true, error, &mut seen);
+            let want = model.decode(&mem.read(addr, len), Some(&prev), ci, error);
+            assert_eq!(result(s.uut()), want, "SGE {k} of the WQE at {ci}");
+            assert_eq!(want.sge, wqe.sges[k], "the model reads the SGE written");
+            prev = want;
+            seen.sge_reads += 1;
+            seen.errors += u64::from(error);
+        }
+        // a few idle cycles: nothing requested, nothing done
+        for _ in 0..rng.range(0, 2) {
+            s.settle();
+            assert!(!s.uut().dma_rd.req_valid.val() && !s.uut().done.val());
+            s.tick();
+        }
+    }
+    seen
+}
+
+fn check(seen: &Seen) {
+    assert!(
+        seen.wqe_reads > 100 && seen.sge_reads > 50 && seen.owner_bad > 5 && seen.nsge_bad > 5,
+        "{seen:?}"
+    );
+    assert!(seen.errors > 10 && seen.stalls > 50, "{seen:?}");
+}
+
+#[test]
+fn wqe_fetch_block_bench_random() {
+    let mut b = Bench::new(Uut::default(), |u| &mut u.clock);
+    let seen = run(&mut b, 31, 1500);
+    check(&seen);
+    eprintln!("{seen:?}, {} cycles", b.cycles());
+}
+
+#[test]
+fn cosim_wqe_fetch_random() {
+    if !require_cosim_tools() {
+        return;
+    }
+    let seen = run_cosim(
+        "receive WQE fetch",
+        Uut::default(),
+        |u| &mut u.clock,
+        |cs| run(cs, 32, 400),
+    );
+    check(&seen);
+    eprintln!("{seen:?}");
+}
+
+/// Yosys `synth_ecp5` of the block: no latch, `check -assert` clean; prints the resources.
+#[test]
+fn yosys_synth_ecp5_wqe_fetch() {
+    let m = "ferroce_rq_wqe_fetch";
+    let v = ferroce_hdl::verilog::block_verilog(&mut Uut::default(), m);
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("wqe_fetch_synth");
+    let Some(st) = synth_ecp5_block(m, &v, &dir, ECP5_CELLS) else {
+        return;
+    };
+    // the four beats in flip-flops (less the WQE header bits nothing reads), no RAM
+    assert!(
+        st.count("DP16KD") == 0 && (200..300).contains(&st.count("TRELLIS_FF")),
+        "{}",
+        st.line(ECP5_CELLS)
+    );
+}
