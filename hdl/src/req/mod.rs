@@ -38,14 +38,15 @@
 //!   before it), then acts on the oldest WQE left.
 //! * **READ and atomics are alone in the window** (this step of the window): a READ or an
 //!   atomic is sent only when nothing is outstanding (its job, finding one at `si` with
-//!   earlier WQEs outstanding, leaves the QP out of the ring until they retire, flag 6), and
+//!   earlier WQEs outstanding, leaves the QP out of the ring until they retire, the flag
+//!   `wait_drain` of [`ReqQpFlags`]), and
 //!   nothing is sent after it until it retires. The READ's scatter cursor and the atomic's
 //!   destination (`ram_dst`, `ram_rk`, ...) therefore still belong to the one READ / atomic in
 //!   flight, and no implied NAK can arise (no later request can be answered first);
 //!   `max_rd_atomic` is met for any value of at least one. A READ or atomic thus costs the
 //!   window a drain; SEND and WRITE windows around it are unaffected.
 //! * **Completions stay in order**: a WQE that fails its pass-1 checks while earlier WQEs are
-//!   outstanding waits (flag 6) until they retire, then fails as before. An MR invalidated
+//!   outstanding waits (`wait_drain`) until they retire, then fails as before. An MR invalidated
 //!   between the passes of such a WQE (its first packet already out) moves the QP to ERR with
 //!   that status and leaves the WQE's completion to the flush (WR_FLUSH_ERR, in order after the
 //!   outstanding ones).
@@ -164,6 +165,28 @@ pub struct RxAck {
     /// ATOMIC ACKNOWLEDGE (with `orig`)
     pub atomic: Bit,
     pub orig: Bits<64>,
+}
+
+/// The requester's per-QP flags (one block-RAM word per QP, read when a job starts and written
+/// back when it ends).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
+pub struct ReqQpFlags {
+    /// The QP is in the work ring (it is there at most once).
+    pub queued: Bit,
+    /// The QP is in ERR (a MODIFY to ERR, or an error this requester found): every WQE left
+    /// completes with WR_FLUSH_ERR.
+    pub err: Bit,
+    /// A READ was sent again for a gap in its responses: responses beyond the resume PSN are
+    /// ignored until one in sequence arrives (those of the first try may still be arriving).
+    pub read_gap: Bit,
+    /// The WQE at the send index waits until the window is empty: a READ or an atomic (alone
+    /// in the window), or a WQE that failed its checks while earlier ones were outstanding
+    /// (completions stay in order).
+    pub wait_drain: Bit,
+    /// The message at the send index was set aside at a packet (a PFC pause, or the shaper
+    /// while other work waited): it goes on from its cursor (`ram_cur`). A rewind clears it,
+    /// and so does the message's retirement.
+    pub suspended: Bit,
 }
 
 #[cfg(test)]

@@ -19,8 +19,9 @@
 //! SQ producer index (last doorbell), consumer index (the oldest WQE not completed), send
 //! index (the next WQE to send) and the window's high index, next PSN, the window's first PSN,
 //! one past the highest PSN sent, the resume PSN (first one not acknowledged), retries left,
-//! the timer (armed, ACK or RNR kind, deadline), flags (`queued` in the work ring, `err`, a
-//! READ's gap rewind, a WQE waiting for the window to drain), and the in-flight table
+//! the timer (armed, ACK or RNR kind, deadline), the flags ([`super::ReqQpFlags`]: `queued` in
+//! the work ring, `err`, a READ's gap rewind, a WQE waiting for the window to drain, a message
+//! set aside at a packet), and the in-flight table
 //! ([`super::InflightTable`]: per WQE in flight its last PSN, wr_id, completion opcode and
 //! whether it is signaled).
 //!
@@ -41,7 +42,7 @@
 //!   completion, QP to ERR.
 //! * a QP in ERR: every WQE left completes with WR_FLUSH_ERR.
 use super::inflight::{InflightTable, PSN_WINDOW, WINDOW, WIN_LOG2};
-use super::StreamPacker;
+use super::{ReqQpFlags, StreamPacker};
 use crate::csr::fifo::RegFifo;
 use crate::csr::qp_config::{CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RETRY_W, ST_W, TIMEOUT_W};
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
@@ -353,14 +354,15 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     ram_spsn: RAM<Bits<24>, QA>,
     /// one past the highest PSN sent (a rewind sends again below it)
     ram_hpsn: RAM<Bits<24>, QA>,
-    ram_flags: RAM<Bits<8>, QA>,
+    /// the QP's flags ([`ReqQpFlags`])
+    ram_flags: RAM<ReqQpFlags, QA>,
     /// the send index (the next WQE to send) and the window's high index (one past the newest
     /// WQE sent): rows `ci .. hi` of the in-flight table are outstanding
     ram_si: RAM<Bits<16>, QA>,
     ram_hi: RAM<Bits<16>, QA>,
     /// first PSN of the message in flight not acknowledged yet: where Go-Back-N resumes
     ram_rpsn: RAM<Bits<24>, QA>,
-    /// the cursor of a message set aside at a packet (flag bit 7; for PFC or the shaper):
+    /// the cursor of a message set aside at a packet (`suspended`; for PFC or the shaper):
     /// 31:0 bytes of the message left (`m_rem`), 39:32 the next SGE to fetch (`r_k`), 71:40
     /// bytes left in the SGE before it (`g_rem`, 0: none). The message goes on from there
     /// when the QP is next served: its WQE read again, the one SGE the cursor is in fetched
@@ -504,7 +506,7 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     ret_ok: Signal<Local, Bit>,
     c_win: Constant<Bits<16>>,
     c_psnwin: Constant<Bits<24>>,
-    s_flags: DFF<Bits<8>>,
+    s_flags: DFF<ReqQpFlags>,
     s_wrid: DFF<Bits<64>>,
     s_op: DFF<Bits<8>>,
     s_rpsn: DFF<Bits<24>>,
@@ -1581,16 +1583,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         }
         self.pf_room.next =
             bit_cast::<12, 11>(self.resv.q.val()) + bit_cast::<12, 11>(self.pf_beats.val()) <= 1024;
-        // flags: bit 0 queued, 3 err, 5 a READ's gap rewind waits for an in-sequence response,
-        // 6 the WQE at the send index waits until the window is empty (a READ or an atomic,
-        // or a WQE that failed its checks while earlier ones were outstanding), 7 the message at
-        // the send index was set aside at a packet, for a PFC pause or the shaper: it goes on
-        // from its cursor (`s_cur`); a rewind clears it, and so does its retirement)
-        self.queued.next = self.s_flags.q.val().get_bit(0);
+        // the QP's flags (`ReqQpFlags`, one field each)
+        self.queued.next = self.s_flags.q.val().queued;
         // WQEs ci .. hi are outstanding (sent, not retired); a rewind sends again from ci
         // while the PSN is below the highest one sent
-        self.inflight.next =
-            (self.s_ci.q.val() != self.s_hi.q.val()) & !self.s_flags.q.val().get_bit(3);
+        self.inflight.next = (self.s_ci.q.val() != self.s_hi.q.val()) & !self.s_flags.q.val().err;
         self.d_rew.next = self.s_psn.q.val() - self.s_hpsn.q.val();
         self.d_rs.next = self.s_rpsn.q.val() - self.s_spsn.q.val();
         self.d_ps.next = self.s_psn.q.val() - self.s_spsn.q.val();
@@ -1598,7 +1595,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.rewinding.next = self.d_rew.val().get_bit(23);
         self.outstanding.next = self.inflight.val() & !self.rewinding.val();
         self.signaled.next = self.s_sig.q.val();
-        self.qp_err.next = self.s_flags.q.val().get_bit(3) | (self.q_state.q.val() == 6);
+        self.qp_err.next = self.s_flags.q.val().err | (self.q_state.q.val() == 6);
         // an ACK covers the message when its PSN is at or after the last PSN (24-bit modular)
         self.apsn_d.next = self.r_apsn.q.val() - self.s_lpsn.q.val();
         self.covered.next = !self.apsn_d.val().get_bit(23);
@@ -1668,8 +1665,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         // cursor moves over its bytes) but not sent
         self.skip_d.next = self.s_psn.q.val() - self.s_rpsn.q.val();
         self.skip_now.next = self.skip_d.val().get_bit(23);
-        // a message set aside at a packet (flag bit 7) goes on from its cursor
-        self.suspended.next = self.s_flags.q.val().get_bit(7);
+        // a message set aside at a packet (`suspended`) goes on from its cursor
+        self.suspended.next = self.s_flags.q.val().suspended;
         self.cur_now.next = (bit_cast::<72, 32>(self.g_rem.q.val()) << 40)
             | (bit_cast::<72, 8>(self.r_k.q.val()) << 32)
             | bit_cast::<72, 32>(self.m_rem.q.val());
@@ -1716,7 +1713,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 & (self.psn_used.val() < self.c_psnwin.val())
                 & !self.out_rdat.val());
         self.can_send.next = (self.s_si.q.val() != self.s_pi.q.val())
-            & (!self.s_flags.q.val().get_bit(6) | (self.s_si.q.val() == self.s_ci.q.val()))
+            & (!self.s_flags.q.val().wait_drain | (self.s_si.q.val() == self.s_ci.q.val()))
             & ((self.s_si.q.val() != self.s_hi.q.val()) | self.new_ok.val())
             & !(self.tmr_armed.val() & self.tmr_rnr.val());
         // retries left for a NAK: a NAK past the resume PSN shows progress (full budget again)
@@ -1753,8 +1750,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.rtq_ack.next = false;
         self.rtq_sq_index.next = (bit_cast::<32, 16>(self.ram_ci.read_data.val()) << 16)
             | bit_cast::<32, 16>(self.ram_pi.read_data.val());
-        self.rtq_drained.next = (self.ram_pi.read_data.val() == self.ram_ci.read_data.val())
-            & !self.ram_flags.read_data.val().get_bit(1);
+        self.rtq_drained.next = self.ram_pi.read_data.val() == self.ram_ci.read_data.val();
         if self.rtq_valid.val() {
             self.q_pend.d.next = true;
             self.q_qpn.d.next = self.rtq_qpn.val();
@@ -1925,7 +1921,10 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_ci.d.next = 0.into();
                         self.s_si.d.next = 0.into();
                         self.s_hi.d.next = 0.into();
-                        self.s_flags.d.next = self.s_flags.q.val() & 1;
+                        self.s_flags.d.next.err = false;
+                        self.s_flags.d.next.read_gap = false;
+                        self.s_flags.d.next.wait_drain = false;
+                        self.s_flags.d.next.suspended = false;
                         self.s_tmr.d.next = 0.into();
                     }
                     if (self.r_evval.q.val().get_bits::<3>(0) == 3)
@@ -1937,14 +1936,14 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_rpsn.d.next = self.q_sqpsn.q.val();
                     }
                     if self.r_evval.q.val().get_bits::<3>(0) == 6 {
-                        self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                        self.s_flags.d.next.err = true;
                         self.s_tmr.d.next = 0.into();
                     }
                 }
             }
             ReqState::SqStart => {
                 // taken off the work ring
-                self.s_flags.d.next = self.s_flags.q.val() & 0xFE;
+                self.s_flags.d.next.queued = false;
                 self.r_pass2.d.next = false;
                 self.state.d.next = ReqState::Writeback;
                 if self.qp_err.val() {
@@ -2035,7 +2034,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     & (self.d0.q.val().get_bit(56) == self.exp_owner.val())
                 {
                     // a READ or an atomic is sent only with the window empty: wait for it
-                    self.s_flags.d.next = self.s_flags.q.val() | 64;
+                    self.s_flags.d.next.wait_drain = true;
                     self.state.d.next = ReqState::Requeue;
                 } else if self.d0.q.val().get_bit(56) != self.exp_owner.val() {
                     self.c_status.d.next = self.c_st[2].val();
@@ -2094,7 +2093,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.m_rem.d.next = self.w_len.q.val();
                         self.m_first.d.next = true;
                         // the send goes ahead: it no longer waits for the window
-                        self.s_flags.d.next = self.s_flags.q.val() & 0xBF;
+                        self.s_flags.d.next.wait_drain = false;
                         if !self.inflight.val() {
                             // the window was empty: it starts at this WQE, nothing
                             // acknowledged yet, full retry budgets
@@ -2218,12 +2217,12 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     // PFC holds the TX path before this packet, or the shaper holds the QP
                     // while other work waits: the job sets itself aside, the QP back in the
                     // ring, and its message goes on from this packet when the QP is next
-                    // served (flag bit 7, the cursor). An atomic (one packet) simply starts
+                    // served (`suspended`, the cursor). An atomic (one packet) simply starts
                     // again from its WQE. (The shaper holding a QP with nothing else to do
                     // leaves the job waiting here: setting aside would cost a WQE fetch.)
                     self.s_cur.d.next = self.cur_now.val();
                     if !self.is_atom.val() {
-                        self.s_flags.d.next = self.s_flags.q.val() | 0x80;
+                        self.s_flags.d.next.suspended = true;
                     }
                     self.ev_yield.next = self.tx_hold.val();
                     self.ev_sh_yield.next = !self.tx_hold.val();
@@ -2232,7 +2231,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     if !self.skip_now.val() {
                         // (a message set aside goes on from here: it is no longer; the shaper
                         // is charged the packet's payload)
-                        self.s_flags.d.next = self.s_flags.q.val() & 0x7F;
+                        self.s_flags.d.next.suspended = false;
                         self.sh_charge.next = self.plen.val() != 0;
                     }
                     self.p_rem.d.next = self.plen.val();
@@ -2404,7 +2403,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         // (a message being sent again and set aside there is acknowledged
                         // whole: it does not go on)
                         self.s_si.d.next = self.s_ci.q.val();
-                        self.s_flags.d.next = self.s_flags.q.val() & 0x7F;
+                        self.s_flags.d.next.suspended = false;
                     }
                     if !self.inflight.val() {
                         // (a new message set aside keeps its cursor's PSN: it is not in the
@@ -2453,7 +2452,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         | self.c_rnr_kind.val()
                         | bit_cast::<36, 32>(self.now.q.val() + self.rnr_ticks.val());
                     if self.s_retry.q.val().get_bits::<3>(4) == 0 {
-                        self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                        self.s_flags.d.next.err = true;
                         self.s_ci.d.next = self.s_ci.q.val() + 1;
                         self.s_tmr.d.next = 0.into();
                         self.c_err.d.next = true;
@@ -2478,7 +2477,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     // afresh (as for an ACK).
                     self.n_naks.d.next = self.n_naks.q.val() + 1;
                     if self.retry_now.val().get_bits::<3>(0) == 0 {
-                        self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                        self.s_flags.d.next.err = true;
                         self.s_ci.d.next = self.s_ci.q.val() + 1;
                         self.s_tmr.d.next = 0.into();
                         self.c_err.d.next = true;
@@ -2494,7 +2493,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         }
                         self.s_psn.d.next = self.s_spsn.q.val();
                         self.s_si.d.next = self.s_ci.q.val();
-                        self.s_flags.d.next = self.s_flags.q.val() & 0x3F;
+                        self.s_flags.d.next.wait_drain = false;
+                        self.s_flags.d.next.suspended = false;
                         self.s_tmr.d.next = 0.into();
                         self.n_resent.d.next = self.n_resent.q.val() + 1;
                         self.ev_rewind.next = true;
@@ -2505,7 +2505,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 {
                     // NAK invalid request / remote access / remote operational error: the
                     // oldest WQE left fails, the QP goes to ERR, the rest are flushed
-                    self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                    self.s_flags.d.next.err = true;
                     self.s_ci.d.next = self.s_ci.q.val() + 1;
                     self.s_tmr.d.next = 0.into();
                     self.n_naks.d.next = self.n_naks.q.val() + 1;
@@ -2534,7 +2534,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         // RNR wait over: the window again from the NAKed PSN
                         self.s_psn.d.next = self.s_spsn.q.val();
                         self.s_si.d.next = self.s_ci.q.val();
-                        self.s_flags.d.next = self.s_flags.q.val() & 0x3F;
+                        self.s_flags.d.next.wait_drain = false;
+                        self.s_flags.d.next.suspended = false;
                         self.n_resent.d.next = self.n_resent.q.val() + 1;
                         self.ev_rewind.next = true;
                         self.state.d.next = ReqState::Requeue;
@@ -2544,7 +2545,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.n_tmo.d.next = self.n_tmo.q.val() + 1;
                         self.ev_timeout.next = true;
                         if self.s_retry.q.val().get_bits::<3>(0) == 0 {
-                            self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                            self.s_flags.d.next.err = true;
                             self.s_ci.d.next = self.s_ci.q.val() + 1;
                             self.c_err.d.next = true;
                             self.c_status.d.next = self.c_st[8].val();
@@ -2555,7 +2556,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                             self.s_retry.d.next = self.s_retry.q.val() - 1;
                             self.s_psn.d.next = self.s_spsn.q.val();
                             self.s_si.d.next = self.s_ci.q.val();
-                            self.s_flags.d.next = self.s_flags.q.val() & 0x3F;
+                            self.s_flags.d.next.wait_drain = false;
+                            self.s_flags.d.next.suspended = false;
                             self.n_resent.d.next = self.n_resent.q.val() + 1;
                             self.ev_rewind.next = true;
                             self.state.d.next = ReqState::Requeue;
@@ -2592,12 +2594,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.s_spsn.d.next = self.s_lpsn.q.val() + 1;
                     self.s_tmr.d.next = 0.into();
                     if self.dma_wr.done_error.val() {
-                        self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                        self.s_flags.d.next.err = true;
                         self.c_err.d.next = true;
                         self.c_status.d.next = self.c_st[3].val();
                         self.state.d.next = ReqState::Qerr;
                     } else {
-                        self.s_flags.d.next = self.s_flags.q.val() & 0xE9;
                         self.c_status.d.next = self.c_st[0].val();
                         self.state.d.next = ReqState::Requeue;
                         if self.signaled.val() {
@@ -2623,7 +2624,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.ev_yield.next = true;
                     self.state.d.next = ReqState::Requeue;
                 } else if self.pk_ready.val() {
-                    self.s_flags.d.next = self.s_flags.q.val() & 0x7F;
+                    self.s_flags.d.next.suspended = false;
                     self.s_lpsn.d.next =
                         self.s_spsn.q.val() + self.rd_np.val().get_bits::<24>(0) - 1;
                     self.s_psn.d.next = self.s_spsn.q.val() + self.rd_np.val().get_bits::<24>(0);
@@ -2639,7 +2640,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     }
                     // out, waiting for its responses (alone in the window: its row, the send
                     // index on). After a gap's rewind, responses beyond the resume PSN are
-                    // still ignored (bit 5 stays) until one in sequence arrives: those of the
+                    // still ignored (`read_gap` stays) until one in sequence arrives: those of the
                     // first try may still be on their way
                     self.tbl.wr_en.next = true;
                     self.tbl.wr_data.next.last_psn =
@@ -2679,7 +2680,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.r_gap.d.next = self.outstanding.val()
                         & self.out_rd.val()
                         & self.rr_ahead.val()
-                        & !self.s_flags.q.val().get_bit(5);
+                        & !self.s_flags.q.val().read_gap;
                     self.state.d.next = ReqState::RrDrain;
                 }
             }
@@ -2764,7 +2765,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.s_dst.d.next = self.g_iova.q.val();
                     self.s_rleft.d.next =
                         self.s_rleft.q.val() - bit_cast::<32, 13>(self.r_rplen.q.val());
-                    self.s_flags.d.next = self.s_flags.q.val() & 0xDF;
+                    self.s_flags.d.next.read_gap = false;
                     if self.outstanding.val() & !self.tmr_rnr.val() {
                         self.s_tmr.d.next = self.arm_ack.val();
                     }
@@ -2772,14 +2773,15 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     if self.r_rfail.q.val() | self.w_err.q.val() {
                         // an SGE invalidated meanwhile, or a failed write: local protection
                         // error, the QP to ERR
-                        self.s_flags.d.next = (self.s_flags.q.val() & 0xC9) | 8;
+                        self.s_flags.d.next.read_gap = false;
+                        self.s_flags.d.next.err = true;
                         self.s_ci.d.next = self.s_ci.q.val() + 1;
                         self.s_tmr.d.next = 0.into();
                         self.c_err.d.next = true;
                         self.c_status.d.next = self.c_st[3].val();
                         self.state.d.next = ReqState::Qerr;
                     } else if self.rr_lastp.val() {
-                        self.s_flags.d.next = self.s_flags.q.val() & 0xC9;
+                        self.s_flags.d.next.read_gap = false;
                         self.s_ci.d.next = self.s_ci.q.val() + 1;
                         self.s_si.d.next = self.s_ci.q.val() + 1;
                         self.s_psn.d.next = self.s_lpsn.q.val() + 1;
@@ -2809,7 +2811,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         // a response was lost: the READ again from the resume PSN (its
                         // cursor is there), once per gap, within the retry budget
                         if self.s_retry.q.val().get_bits::<3>(0) == 0 {
-                            self.s_flags.d.next = (self.s_flags.q.val() & 0xC9) | 8;
+                            self.s_flags.d.next.read_gap = false;
+                            self.s_flags.d.next.err = true;
                             self.s_ci.d.next = self.s_ci.q.val() + 1;
                             self.s_tmr.d.next = 0.into();
                             self.c_err.d.next = true;
@@ -2821,7 +2824,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                             self.s_retry.d.next = self.s_retry.q.val() - 1;
                             self.s_psn.d.next = self.s_spsn.q.val();
                             self.s_si.d.next = self.s_ci.q.val();
-                            self.s_flags.d.next = (self.s_flags.q.val() & 0x7F) | 32;
+                            self.s_flags.d.next.suspended = false;
+                            self.s_flags.d.next.read_gap = true;
                             self.s_tmr.d.next = 0.into();
                             self.n_resent.d.next = self.n_resent.q.val() + 1;
                             self.ev_rewind.next = true;
@@ -2840,12 +2844,12 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 {
                     // a WQE that fails its checks while earlier ones are outstanding: its
                     // error waits until they have retired (completions stay in order)
-                    self.s_flags.d.next = self.s_flags.q.val() | 64;
+                    self.s_flags.d.next.wait_drain = true;
                     self.state.d.next = ReqState::Requeue;
                 } else if self.c_err.q.val() {
                     self.qerr_valid.next = true;
                     if self.qerr_ready.val() {
-                        self.s_flags.d.next = (self.s_flags.q.val() & 0xF9) | 8;
+                        self.s_flags.d.next.err = true;
                         self.n_errors.d.next = self.n_errors.q.val() + 1;
                         self.state.d.next = ReqState::Cqe;
                         if !self.r_flush.q.val() & (self.r_job.q.val() == 1) {
@@ -2878,7 +2882,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 {
                     self.ram_work.write_enable.next = true;
                     self.w_tail.d.next = self.w_tail.q.val() + 1;
-                    self.s_flags.d.next = self.s_flags.q.val() | 1;
+                    self.s_flags.d.next.queued = true;
                 }
             }
             ReqState::QueryWait => {
