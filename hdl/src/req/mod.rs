@@ -6,6 +6,8 @@
 //!   served in order), WQE and SGE fetch by DMA with lkey checks in the MR table, segmentation
 //!   into PMTU packets with FIRST/MIDDLE/LAST/ONLY opcodes, RETH and ImmDt, payload gather by
 //!   DMA, and the completer (ACKs retire WQEs, CQEs through [`crate::cq::CqeWriter`]).
+//! * [`RetransmitTimer`]: the per-QP timers (local ACK timeout, RNR wait), the tick count, and
+//!   the scanner that hands an expired timer to the requester's job machine.
 //! * [`InflightTable`]: the send window, one [`InflightSlot`] row per WQE sent and not retired.
 //! * [`StreamPacker`]: joins the DMA read pieces of one packet (a packet may span SGEs) into
 //!   one contiguous payload stream.
@@ -88,10 +90,12 @@
 //!   the formatter and the timer is not running, re-armed by every ACK that shows progress,
 //!   stopped when nothing is outstanding: 4.096 us x 2^timeout
 //!   (QP_TIMERS; 0 = never; codes above 28 count as 28), in ticks of 1.024 us from
-//!   [`crate::nic::TimeBase`]. A scanner reads one QP's timer per cycle (a second copy of the
-//!   timer RAM, since a RAM has one read port), holds the first expired one, and the job
-//!   machine takes it after ACKs and doorbells; the job re-reads the QP's own timer, so a stale
-//!   find does nothing. Expiry counts in CNT_ACK_TIMEOUT.
+//!   [`crate::nic::TimeBase`]. The timers are a block of their own, [`RetransmitTimer`]: a job
+//!   reads its QP's timer when it starts and writes it back when it ends (arming, re-arming,
+//!   stopping it or turning it into an RNR wait in between); a scanner reads one QP's timer per
+//!   cycle (a second copy of the timer RAM, since a RAM has one read port), holds the first
+//!   expired one, and the job machine takes it after ACKs and doorbells; the job re-reads the
+//!   QP's own timer, so a stale find does nothing. Expiry counts in CNT_ACK_TIMEOUT.
 //! * **Retry budgets** (IBA): `retry_cnt` retries after a timeout or a NAK sequence error,
 //!   `rnr_retry` after RNR NAKs (7 = infinite), both reloaded when a window starts and whenever
 //!   an ACK shows progress. A retry needed with none left completes the WQE with
@@ -141,10 +145,12 @@
 pub mod inflight;
 pub mod packer;
 pub mod requester;
+pub mod retransmit_timer;
 
 pub use inflight::{InflightSlot, InflightTable, PSN_WINDOW, WINDOW, WIN_LOG2};
 pub use packer::StreamPacker;
 pub use requester::RcRequester;
+pub use retransmit_timer::{QpTimer, RetransmitTimer, RetransmitTimerModel};
 
 use rust_hdl::prelude::*;
 

@@ -7,7 +7,8 @@
 //!   (kind `QEV_MODIFY`, value = new state in 2:0, old state in 6:4) from the CSR block.
 //! * `ack_*`: ACKNOWLEDGE packets from the RX parser (BTH destination QP, PSN, AETH syndrome).
 //! * `qpc_*`: the QP context read port (through the NIC's `QpcReadMux`, with a grant).
-//! * `tick`: the 1.024 us timer tick ([`crate::nic::TimeBase`]).
+//! * `tick`: the 1.024 us timer tick ([`crate::nic::TimeBase`]), for the per-QP timers
+//!   ([`super::RetransmitTimer`], a block inside this one).
 //! * `mr_*`: the MR table's lookup port (local gather: no rights needed, not remote).
 //! * `dma_rd`: WQE, SGE and payload reads (docs/DMA.md).
 //! * `pk_*`: one request per packet to the packet formatter (which addresses it from the QP's
@@ -19,7 +20,8 @@
 //! SQ producer index (last doorbell), consumer index (the oldest WQE not completed), send
 //! index (the next WQE to send) and the window's high index, next PSN, the window's first PSN,
 //! one past the highest PSN sent, the resume PSN (first one not acknowledged), retries left,
-//! the timer (armed, ACK or RNR kind, deadline), the flags ([`super::ReqQpFlags`]: `queued` in
+//! the timer (armed, ACK or RNR kind, deadline: kept by [`super::RetransmitTimer`], read when
+//! a job starts and written back when it ends), the flags ([`super::ReqQpFlags`]: `queued` in
 //! the work ring, `err`, a READ's gap rewind, a WQE waiting for the window to drain, a message
 //! set aside at a packet), and the in-flight table
 //! ([`super::InflightTable`]: per WQE in flight its last PSN, wr_id, completion opcode and
@@ -42,6 +44,7 @@
 //!   completion, QP to ERR.
 //! * a QP in ERR: every WQE left completes with WR_FLUSH_ERR.
 use super::inflight::{InflightTable, PSN_WINDOW, WINDOW, WIN_LOG2};
+use super::retransmit_timer::{QpTimer, RetransmitTimer};
 use super::{ReqQpFlags, StreamPacker};
 use crate::csr::fifo::RegFifo;
 use crate::csr::qp_config::{CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RETRY_W, ST_W, TIMEOUT_W};
@@ -370,10 +373,8 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     ram_cur: RAM<Bits<72>, QA>,
     /// retries left: 2:0 retry_cnt, 6:4 rnr_retry (loaded at each message and on progress)
     ram_retry: RAM<Bits<8>, QA>,
-    /// the QP's timer: 35 armed, 34 kind (0 local ACK timeout, 1 RNR wait), 31:0 deadline
-    /// in ticks; `ram_tscan` is a copy the timer scanner reads (RAMs have one read port)
-    ram_tmr: RAM<Bits<36>, QA>,
-    ram_tscan: RAM<Bits<36>, QA>,
+    /// the QPs' timers (ACK timeout or RNR wait), the tick count and the expiry scanner
+    timers: RetransmitTimer<QA>,
     /// the work ring: QPs with WQEs to send or flush, each at most once
     ram_work: RAM<Bits<QA>, QA>,
     /// the translated address of an atomic's local SGE (where its original value goes)
@@ -441,13 +442,6 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     pmtu32: Signal<Local, Bits<32>>,
     w_head: DFF<Bits<16>>,
     w_tail: DFF<Bits<16>>,
-    // timers: the tick count, and the scanner that walks the QPs' timer copy one per cycle
-    now: DFF<Bits<32>>,
-    scan: DFF<Bits<QA>>,
-    scan_prev: DFF<Bits<QA>>,
-    /// an expired timer found by the scanner, waiting to be taken as a job
-    t_pend: DFF<Bit>,
-    t_qpn: DFF<Bits<QA>>,
     // the QP's transport attributes
     q_timeout: DFF<Bits<TIMEOUT_W>>,
     q_retry: DFF<Bits<RETRY_W>>,
@@ -514,7 +508,8 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     /// a message set aside goes on: the SGE its cursor is in is being fetched again
     r_resume: DFF<Bit>,
     s_retry: DFF<Bits<8>>,
-    s_tmr: DFF<Bits<36>>,
+    /// the job's QP timer (read from `timers` when the job starts, written back at its end)
+    s_tmr: DFF<QpTimer>,
     /// the packet being walked lies before the resume PSN: its bytes are skipped, not sent
     r_skip: DFF<Bit>,
     // descriptor beats (WQE header or SGE)
@@ -618,8 +613,10 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     tmr_rnr: Signal<Local, Bit>,
     tmr_due: Signal<Local, Bit>,
     tmr_left: Signal<Local, Bits<32>>,
-    sc_left: Signal<Local, Bits<32>>,
-    arm_ack: Signal<Local, Bits<36>>,
+    /// the timer armed for the local ACK timeout from now (stopped if the QP has none)
+    arm_ack: Signal<Local, QpTimer>,
+    /// the timer armed for the RNR wait the NAK asks for
+    arm_rnr: Signal<Local, QpTimer>,
     retry_load: Signal<Local, Bits<8>>,
     retry_now: Signal<Local, Bits<8>>,
     skip_now: Signal<Local, Bit>,
@@ -629,8 +626,7 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     others_wait: Signal<Local, Bit>,
     /// the job's message at its next packet, set aside: its cursor (`ram_cur`)
     cur_now: Signal<Local, Bits<72>>,
-    c_armed: Constant<Bits<36>>,
-    c_rnr_kind: Constant<Bits<36>>,
+    c_tmr_stop: Constant<QpTimer>,
     c_one16: Constant<Bits<16>>,
     c_128: Constant<Bits<13>>,
     zf_n: Signal<Local, Bits<4>>,
@@ -833,8 +829,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             ram_rpsn: zram(),
             ram_cur: zram(),
             ram_retry: zram(),
-            ram_tmr: zram(),
-            ram_tscan: zram(),
+            timers: Default::default(),
             ram_work: zram(),
             ram_dst: zram(),
             s_dst: Default::default(),
@@ -852,11 +847,6 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             a_dat_fire: Default::default(),
             w_head: Default::default(),
             w_tail: Default::default(),
-            now: Default::default(),
-            scan: Default::default(),
-            scan_prev: Default::default(),
-            t_pend: Default::default(),
-            t_qpn: Default::default(),
             q_timeout: Default::default(),
             q_retry: Default::default(),
             q_rnr_retry: Default::default(),
@@ -1008,16 +998,15 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             tmr_rnr: Default::default(),
             tmr_due: Default::default(),
             tmr_left: Default::default(),
-            sc_left: Default::default(),
             arm_ack: Default::default(),
+            arm_rnr: Default::default(),
             retry_load: Default::default(),
             retry_now: Default::default(),
             skip_now: Default::default(),
             suspended: Default::default(),
             others_wait: Default::default(),
             cur_now: Default::default(),
-            c_armed: Constant::new((1u64 << 35).into()),
-            c_rnr_kind: Constant::new((1u64 << 34).into()),
+            c_tmr_stop: Constant::new(QpTimer::default()),
             c_one16: Constant::new(1u64.into()),
             c_128: Constant::new(128u64.into()),
             zf_n: Default::default(),
@@ -1108,11 +1097,6 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             n_naks,
             n_resent,
             n_errors,
-            now,
-            scan,
-            scan_prev,
-            t_pend,
-            t_qpn,
             q_timeout,
             q_retry,
             q_rnr_retry,
@@ -1183,10 +1167,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.ram_rpsn.write_clock.next = self.clock.val();
         self.ram_retry.read_clock.next = self.clock.val();
         self.ram_retry.write_clock.next = self.clock.val();
-        self.ram_tmr.read_clock.next = self.clock.val();
-        self.ram_tmr.write_clock.next = self.clock.val();
-        self.ram_tscan.read_clock.next = self.clock.val();
-        self.ram_tscan.write_clock.next = self.clock.val();
+        self.timers.clock.next = self.clock.val();
         self.ram_work.read_clock.next = self.clock.val();
         self.ram_work.write_clock.next = self.clock.val();
 
@@ -1299,19 +1280,18 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.ram_cur.write_data.next = self.s_cur.q.val();
         self.ram_cur.write_enable.next = false;
         self.ram_retry.read_address.next = self.r_qpn.q.val();
-        self.ram_tmr.read_address.next = self.r_qpn.q.val();
+        self.timers.job_qpn.next = self.r_qpn.q.val();
         self.ram_rpsn.write_address.next = self.r_qpn.q.val();
         self.ram_retry.write_address.next = self.r_qpn.q.val();
-        self.ram_tmr.write_address.next = self.r_qpn.q.val();
-        self.ram_tscan.write_address.next = self.r_qpn.q.val();
+        self.timers.set_qpn.next = self.r_qpn.q.val();
         self.ram_rpsn.write_data.next = self.s_rpsn.q.val();
         self.ram_retry.write_data.next = self.s_retry.q.val();
-        self.ram_tmr.write_data.next = self.s_tmr.q.val();
-        self.ram_tscan.write_data.next = self.s_tmr.q.val();
+        self.timers.set_armed.next = self.s_tmr.q.val().armed;
+        self.timers.set_rnr.next = self.s_tmr.q.val().rnr;
+        self.timers.set_deadline.next = self.s_tmr.q.val().deadline;
         self.ram_rpsn.write_enable.next = false;
         self.ram_retry.write_enable.next = false;
-        self.ram_tmr.write_enable.next = false;
-        self.ram_tscan.write_enable.next = false;
+        self.timers.set_valid.next = false;
         self.ram_pi.write_address.next = self.r_qpn.q.val();
         self.ram_ci.write_address.next = self.r_qpn.q.val();
         self.ram_psn.write_address.next = self.r_qpn.q.val();
@@ -1673,7 +1653,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.others_wait.next = self.ack_valid.val()
             | self.rr_valid.val()
             | self.ev_valid.val()
-            | self.t_pend.q.val()
+            | self.timers.exp_valid.val()
             | self.q_pend.q.val()
             | (self.w_head.q.val() != self.w_tail.q.val());
         // retries of a new message: 2:0 retry_cnt, 6:4 rnr_retry
@@ -1686,10 +1666,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             self.tmo_t.next = 28.into();
         }
         self.tmo_ticks.next = self.c_four.val() << self.tmo_t.val();
-        self.arm_ack.next =
-            self.c_armed.val() | bit_cast::<36, 32>(self.now.q.val() + self.tmo_ticks.val());
+        self.arm_ack.next.armed = true;
+        self.arm_ack.next.rnr = false;
+        self.arm_ack.next.deadline = self.timers.now.val() + self.tmo_ticks.val();
         if self.q_timeout.q.val() == 0 {
-            self.arm_ack.next = 0.into();
+            self.arm_ack.next = self.c_tmr_stop.val();
         }
         // RNR NAK timer field (AETH 4:0) -> ticks
         self.rnr_ticks.next = self.c_rnr[0].val();
@@ -1698,10 +1679,13 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.rnr_ticks.next = self.c_rnr[k].val();
             }
         }
+        self.arm_rnr.next.armed = true;
+        self.arm_rnr.next.rnr = true;
+        self.arm_rnr.next.deadline = self.timers.now.val() + self.rnr_ticks.val();
         // the job's QP timer
-        self.tmr_armed.next = self.s_tmr.q.val().get_bit(35);
-        self.tmr_rnr.next = self.s_tmr.q.val().get_bit(34);
-        self.tmr_left.next = self.now.q.val() - self.s_tmr.q.val().get_bits::<32>(0);
+        self.tmr_armed.next = self.s_tmr.q.val().armed;
+        self.tmr_rnr.next = self.s_tmr.q.val().rnr;
+        self.tmr_left.next = self.timers.now.val() - self.s_tmr.q.val().deadline;
         self.tmr_due.next = self.tmr_armed.val() & !self.tmr_left.val().get_bit(31);
         // the send window: a WQE sent again after a rewind (si < hi) may always go; a new one
         // needs a free row, fewer than PSN_WINDOW unacknowledged PSNs, and no READ or atomic
@@ -1723,22 +1707,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         }
 
         // ================= timers ============================================================
-        // the tick count, and a scanner that reads one QP's timer copy per cycle (a full pass
-        // every 2^QA cycles) and holds the first expired one until the job machine takes it;
-        // the job re-reads the timer itself, so a stale find does nothing
-        if self.tick.val() {
-            self.now.d.next = self.now.q.val() + 1;
-        }
-        self.ram_tscan.read_address.next = self.scan.q.val();
-        self.scan_prev.d.next = self.scan.q.val();
-        self.sc_left.next = self.now.q.val() - self.ram_tscan.read_data.val().get_bits::<32>(0);
-        if !self.t_pend.q.val() {
-            self.scan.d.next = self.scan.q.val() + 1;
-            if self.ram_tscan.read_data.val().get_bit(35) & !self.sc_left.val().get_bit(31) {
-                self.t_pend.d.next = true;
-                self.t_qpn.d.next = self.scan_prev.q.val();
-            }
-        }
+        // the timer block counts the ticks and scans the QPs' timers; an expired one waits on
+        // `exp_*` until the job machine takes it (Idle). The job re-reads the timer itself
+        // (`s_tmr`), so a stale find does nothing.
+        self.timers.tick.next = self.tick.val();
+        self.timers.exp_ready.next = false;
         // zero fill: bytes of the next beat
         self.zf_n.next = 8.into();
         if self.p_rem.q.val() < 8 {
@@ -1807,10 +1780,10 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.r_evkind.d.next = self.ev_kind.val();
                     self.r_evval.d.next = self.ev_value.val();
                     self.state.d.next = ReqState::QRd;
-                } else if self.t_pend.q.val() {
-                    self.t_pend.d.next = false;
+                } else if self.timers.exp_valid.val() {
+                    self.timers.exp_ready.next = true;
                     self.r_job.d.next = 3.into();
-                    self.r_qpn.d.next = self.t_qpn.q.val();
+                    self.r_qpn.d.next = self.timers.exp_qpn.val();
                     self.state.d.next = ReqState::QRd;
                 } else if (self.w_head.q.val() != self.w_tail.q.val()) & !self.tx_hold.val() {
                     // (while PFC holds the TX path the work ring waits: a job started now
@@ -1872,7 +1845,9 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.s_rpsn.d.next = self.ram_rpsn.read_data.val();
                 self.s_cur.d.next = self.ram_cur.read_data.val();
                 self.s_retry.d.next = self.ram_retry.read_data.val();
-                self.s_tmr.d.next = self.ram_tmr.read_data.val();
+                self.s_tmr.d.next.armed = self.timers.job_armed.val();
+                self.s_tmr.d.next.rnr = self.timers.job_rnr.val();
+                self.s_tmr.d.next.deadline = self.timers.job_deadline.val();
                 self.s_dst.d.next = self.ram_dst.read_data.val();
                 self.s_rk.d.next = self.ram_rk.read_data.val();
                 self.s_rrem.d.next = self.ram_rrem.read_data.val();
@@ -1925,7 +1900,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_flags.d.next.read_gap = false;
                         self.s_flags.d.next.wait_drain = false;
                         self.s_flags.d.next.suspended = false;
-                        self.s_tmr.d.next = 0.into();
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                     }
                     if (self.r_evval.q.val().get_bits::<3>(0) == 3)
                         & (self.r_evval.q.val().get_bits::<3>(4) == 2)
@@ -1937,7 +1912,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     }
                     if self.r_evval.q.val().get_bits::<3>(0) == 6 {
                         self.s_flags.d.next.err = true;
-                        self.s_tmr.d.next = 0.into();
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                     }
                 }
             }
@@ -2408,7 +2383,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     if !self.inflight.val() {
                         // (a new message set aside keeps its cursor's PSN: it is not in the
                         // window yet)
-                        self.s_tmr.d.next = 0.into();
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                         if !self.suspended.val() | self.d_sc.val().get_bit(15) {
                             self.s_psn.d.next = self.s_hpsn.q.val();
                         }
@@ -2448,13 +2423,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     // send again from its PSN
                     self.n_naks.d.next = self.n_naks.q.val() + 1;
                     self.s_rpsn.d.next = self.r_apsn.q.val();
-                    self.s_tmr.d.next = self.c_armed.val()
-                        | self.c_rnr_kind.val()
-                        | bit_cast::<36, 32>(self.now.q.val() + self.rnr_ticks.val());
+                    self.s_tmr.d.next = self.arm_rnr.val();
                     if self.s_retry.q.val().get_bits::<3>(4) == 0 {
                         self.s_flags.d.next.err = true;
                         self.s_ci.d.next = self.s_ci.q.val() + 1;
-                        self.s_tmr.d.next = 0.into();
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                         self.c_err.d.next = true;
                         self.c_status.d.next = self.c_st[9].val();
                         self.ev_retry_exc.next = true;
@@ -2479,7 +2452,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     if self.retry_now.val().get_bits::<3>(0) == 0 {
                         self.s_flags.d.next.err = true;
                         self.s_ci.d.next = self.s_ci.q.val() + 1;
-                        self.s_tmr.d.next = 0.into();
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                         self.c_err.d.next = true;
                         self.c_status.d.next = self.c_st[8].val();
                         self.c_vendor.d.next = self.c_vend[7].val();
@@ -2495,7 +2468,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_si.d.next = self.s_ci.q.val();
                         self.s_flags.d.next.wait_drain = false;
                         self.s_flags.d.next.suspended = false;
-                        self.s_tmr.d.next = 0.into();
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                         self.n_resent.d.next = self.n_resent.q.val() + 1;
                         self.ev_rewind.next = true;
                     }
@@ -2507,7 +2480,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     // oldest WQE left fails, the QP goes to ERR, the rest are flushed
                     self.s_flags.d.next.err = true;
                     self.s_ci.d.next = self.s_ci.q.val() + 1;
-                    self.s_tmr.d.next = 0.into();
+                    self.s_tmr.d.next = self.c_tmr_stop.val();
                     self.n_naks.d.next = self.n_naks.q.val() + 1;
                     self.c_err.d.next = true;
                     self.c_status.d.next = self.c_st[7].val();
@@ -2528,7 +2501,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.c_vendor.d.next = self.c_vend[0].val();
                 self.c_err.d.next = false;
                 if self.tmr_due.val() {
-                    self.s_tmr.d.next = 0.into();
+                    self.s_tmr.d.next = self.c_tmr_stop.val();
                     self.state.d.next = ReqState::Writeback;
                     if self.inflight.val() & self.tmr_rnr.val() {
                         // RNR wait over: the window again from the NAKed PSN
@@ -2592,7 +2565,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.s_psn.d.next = self.s_lpsn.q.val() + 1;
                     self.s_hpsn.d.next = self.s_lpsn.q.val() + 1;
                     self.s_spsn.d.next = self.s_lpsn.q.val() + 1;
-                    self.s_tmr.d.next = 0.into();
+                    self.s_tmr.d.next = self.c_tmr_stop.val();
                     if self.dma_wr.done_error.val() {
                         self.s_flags.d.next.err = true;
                         self.c_err.d.next = true;
@@ -2776,7 +2749,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_flags.d.next.read_gap = false;
                         self.s_flags.d.next.err = true;
                         self.s_ci.d.next = self.s_ci.q.val() + 1;
-                        self.s_tmr.d.next = 0.into();
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                         self.c_err.d.next = true;
                         self.c_status.d.next = self.c_st[3].val();
                         self.state.d.next = ReqState::Qerr;
@@ -2787,7 +2760,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_psn.d.next = self.s_lpsn.q.val() + 1;
                         self.s_hpsn.d.next = self.s_lpsn.q.val() + 1;
                         self.s_spsn.d.next = self.s_lpsn.q.val() + 1;
-                        self.s_tmr.d.next = 0.into();
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                         self.c_status.d.next = self.c_st[0].val();
                         self.state.d.next = ReqState::Requeue;
                         if self.signaled.val() {
@@ -2814,7 +2787,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                             self.s_flags.d.next.read_gap = false;
                             self.s_flags.d.next.err = true;
                             self.s_ci.d.next = self.s_ci.q.val() + 1;
-                            self.s_tmr.d.next = 0.into();
+                            self.s_tmr.d.next = self.c_tmr_stop.val();
                             self.c_err.d.next = true;
                             self.c_status.d.next = self.c_st[8].val();
                             self.c_vendor.d.next = self.c_vend[7].val();
@@ -2826,7 +2799,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                             self.s_si.d.next = self.s_ci.q.val();
                             self.s_flags.d.next.suspended = false;
                             self.s_flags.d.next.read_gap = true;
-                            self.s_tmr.d.next = 0.into();
+                            self.s_tmr.d.next = self.c_tmr_stop.val();
                             self.n_resent.d.next = self.n_resent.q.val() + 1;
                             self.ev_rewind.next = true;
                             self.state.d.next = ReqState::Requeue;
@@ -2906,8 +2879,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.ram_rpsn.write_enable.next = true;
                 self.ram_cur.write_enable.next = true;
                 self.ram_retry.write_enable.next = true;
-                self.ram_tmr.write_enable.next = true;
-                self.ram_tscan.write_enable.next = true;
+                self.timers.set_valid.next = true;
                 self.ram_dst.write_enable.next = true;
                 self.ram_rk.write_enable.next = true;
                 self.ram_rrem.write_enable.next = true;
