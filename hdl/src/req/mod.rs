@@ -2,10 +2,13 @@
 //! back, and recovery from loss (Go-Back-N, the local ACK timer, RNR waits, retry budgets),
 //! and the requester side of RDMA READ and the atomics.
 //!
-//! * [`RcRequester`]: the SQ scheduler (a work ring of QPs with posted WQEs, each at most once,
-//!   served in order), WQE and SGE fetch by DMA with lkey checks in the MR table, segmentation
-//!   into PMTU packets with FIRST/MIDDLE/LAST/ONLY opcodes, RETH and ImmDt, payload gather by
-//!   DMA, and the completer (ACKs retire WQEs, CQEs through [`crate::cq::CqeWriter`]).
+//! * [`RcRequester`]: the job machine: WQE and SGE fetch by DMA with lkey checks in the MR
+//!   table, segmentation into PMTU packets with FIRST/MIDDLE/LAST/ONLY opcodes, RETH and ImmDt,
+//!   payload gather by DMA, and the completer (ACKs retire WQEs, CQEs through
+//!   [`crate::cq::CqeWriter`]).
+//! * [`SendScheduler`]: the work ring of QPs with WQEs to send or flush (each at most once,
+//!   served in order, one message per turn) and the rate shaper's gate at its head (a held QP
+//!   goes to the tail).
 //! * [`RetransmitTimer`]: the per-QP timers (local ACK timeout, RNR wait), the tick count, and
 //!   the scanner that hands an expired timer to the requester's job machine.
 //! * [`InflightTable`]: the send window, one [`InflightSlot`] row per WQE sent and not retired.
@@ -146,11 +149,13 @@ pub mod inflight;
 pub mod packer;
 pub mod requester;
 pub mod retransmit_timer;
+pub mod send_scheduler;
 
 pub use inflight::{InflightSlot, InflightTable, PSN_WINDOW, WINDOW, WIN_LOG2};
 pub use packer::StreamPacker;
 pub use requester::RcRequester;
 pub use retransmit_timer::{QpTimer, RetransmitTimer, RetransmitTimerModel};
+pub use send_scheduler::{SendScheduler, SendSchedulerModel};
 
 use rust_hdl::prelude::*;
 

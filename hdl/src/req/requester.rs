@@ -30,7 +30,9 @@
 //! # Flow
 //!
 //! One job at a time, in priority order: an ACK, an SQ event, an expired timer, then the QP at
-//! the head of the work ring. Each job reads the QP's context and state, updates it, and writes it back:
+//! the head of the work ring ([`super::SendScheduler`], a block inside this one; a QP the rate
+//! shaper holds goes to the ring's tail instead). Each job reads the QP's context and state,
+//! updates it, and writes it back:
 //!
 //! * send: fetch the WQE at the send index (48 bytes), check owner bit, opcode, flags, SGE
 //!   count and length; fetch and check every SGE's lkey in the MR table and add up their lengths
@@ -45,6 +47,7 @@
 //! * a QP in ERR: every WQE left completes with WR_FLUSH_ERR.
 use super::inflight::{InflightTable, PSN_WINDOW, WINDOW, WIN_LOG2};
 use super::retransmit_timer::{QpTimer, RetransmitTimer};
+use super::send_scheduler::SendScheduler;
 use super::{ReqQpFlags, StreamPacker};
 use crate::csr::fifo::RegFifo;
 use crate::csr::qp_config::{CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RETRY_W, ST_W, TIMEOUT_W};
@@ -375,8 +378,9 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     ram_retry: RAM<Bits<8>, QA>,
     /// the QPs' timers (ACK timeout or RNR wait), the tick count and the expiry scanner
     timers: RetransmitTimer<QA>,
-    /// the work ring: QPs with WQEs to send or flush, each at most once
-    ram_work: RAM<Bits<QA>, QA>,
+    /// the work ring (QPs with WQEs to send or flush, each at most once) and the shaper's
+    /// gate at its head
+    sched: SendScheduler<QA>,
     /// the translated address of an atomic's local SGE (where its original value goes)
     ram_dst: RAM<Bits<64>, QA>,
     s_dst: DFF<Bits<64>>,
@@ -440,8 +444,6 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     x_last: Signal<Local, Bit>,
     wr_any: Signal<Local, Bit>,
     pmtu32: Signal<Local, Bits<32>>,
-    w_head: DFF<Bits<16>>,
-    w_tail: DFF<Bits<16>>,
     // the QP's transport attributes
     q_timeout: DFF<Bits<TIMEOUT_W>>,
     q_retry: DFF<Bits<RETRY_W>>,
@@ -830,7 +832,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             ram_cur: zram(),
             ram_retry: zram(),
             timers: Default::default(),
-            ram_work: zram(),
+            sched: Default::default(),
             ram_dst: zram(),
             s_dst: Default::default(),
             r_aatom: Default::default(),
@@ -845,8 +847,6 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             out_atom: Default::default(),
             a_req_fire: Default::default(),
             a_dat_fire: Default::default(),
-            w_head: Default::default(),
-            w_tail: Default::default(),
             q_timeout: Default::default(),
             q_retry: Default::default(),
             q_rnr_retry: Default::default(),
@@ -1024,8 +1024,6 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             self,
             clock,
             resv,
-            w_head,
-            w_tail,
             state,
             q_pend,
             q_qpn,
@@ -1168,8 +1166,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.ram_retry.read_clock.next = self.clock.val();
         self.ram_retry.write_clock.next = self.clock.val();
         self.timers.clock.next = self.clock.val();
-        self.ram_work.read_clock.next = self.clock.val();
-        self.ram_work.write_clock.next = self.clock.val();
+        self.sched.clock.next = self.clock.val();
 
         // ================= defaults ==========================================================
         self.ev_ready.next = false;
@@ -1316,10 +1313,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.ram_flags.write_enable.next = false;
         self.ram_si.write_enable.next = false;
         self.ram_hi.write_enable.next = false;
-        self.ram_work.read_address.next = self.w_head.q.val().get_bits::<QA>(0);
-        self.ram_work.write_address.next = self.w_tail.q.val().get_bits::<QA>(0);
-        self.ram_work.write_data.next = self.r_qpn.q.val();
-        self.ram_work.write_enable.next = false;
+        // the work ring: a job puts its own QP back (Requeue); Pop takes the head
+        self.sched.push_valid.next = false;
+        self.sched.push_qpn.next = self.r_qpn.q.val();
+        self.sched.pop.next = false;
+        self.sched.gate_wait.next = self.sh_wait.val();
         self.ram_dst.read_address.next = self.r_qpn.q.val();
         self.ram_dst.write_address.next = self.r_qpn.q.val();
         self.ram_dst.write_data.next = self.s_dst.q.val();
@@ -1655,7 +1653,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             | self.ev_valid.val()
             | self.timers.exp_valid.val()
             | self.q_pend.q.val()
-            | (self.w_head.q.val() != self.w_tail.q.val());
+            | self.sched.nonempty.val();
         // retries of a new message: 2:0 retry_cnt, 6:4 rnr_retry
         self.retry_load.next = (bit_cast::<8, RETRY_W>(self.q_rnr_retry.q.val()) << 4)
             | bit_cast::<8, RETRY_W>(self.q_retry.q.val());
@@ -1730,7 +1728,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         }
 
         // ---- rate shaper gate and charge (defaults)
-        self.sh_qpn.next = self.ram_work.read_data.val();
+        self.sh_qpn.next = self.sched.head_qpn.val();
         if self.state.q.val() == ReqState::PktHdr {
             self.sh_qpn.next = self.r_qpn.q.val();
         }
@@ -1785,7 +1783,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.r_job.d.next = 3.into();
                     self.r_qpn.d.next = self.timers.exp_qpn.val();
                     self.state.d.next = ReqState::QRd;
-                } else if (self.w_head.q.val() != self.w_tail.q.val()) & !self.tx_hold.val() {
+                } else if self.sched.nonempty.val() & !self.tx_hold.val() {
                     // (while PFC holds the TX path the work ring waits: a job started now
                     // would only set itself aside again)
                     self.state.d.next = ReqState::PopWait;
@@ -1795,17 +1793,14 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.state.d.next = ReqState::Pop;
             }
             ReqState::Pop => {
-                self.w_head.d.next = self.w_head.q.val() + 1;
-                if self.sh_wait.val() {
-                    // the shaper holds this QP: back to the ring's tail (it stays queued), and
-                    // the next QP of the ring gets its turn
-                    self.ram_work.write_data.next = self.ram_work.read_data.val();
-                    self.ram_work.write_enable.next = true;
-                    self.w_tail.d.next = self.w_tail.q.val() + 1;
-                    self.state.d.next = ReqState::Idle;
-                } else {
+                // the head of the ring: a send job for it, unless the shaper holds it (`sh_wait`
+                // at `sh_qpn`, the head): then the scheduler moves it to the ring's tail (it
+                // stays queued) and the next QP of the ring gets its turn
+                self.sched.pop.next = true;
+                self.state.d.next = ReqState::Idle;
+                if self.sched.taken.val() {
                     self.r_job.d.next = 1.into();
-                    self.r_qpn.d.next = self.ram_work.read_data.val();
+                    self.r_qpn.d.next = self.sched.head_qpn.val();
                     self.state.d.next = ReqState::QRd;
                 }
             }
@@ -2853,8 +2848,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     & ((self.qp_err.val() & (self.s_pi.q.val() != self.s_ci.q.val()))
                         | (!self.qp_err.val() & self.can_send.val()))
                 {
-                    self.ram_work.write_enable.next = true;
-                    self.w_tail.d.next = self.w_tail.q.val() + 1;
+                    self.sched.push_valid.next = true;
                     self.s_flags.d.next.queued = true;
                 }
             }
