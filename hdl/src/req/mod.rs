@@ -2,10 +2,15 @@
 //! back, and recovery from loss (Go-Back-N, the local ACK timer, RNR waits, retry budgets),
 //! and the requester side of RDMA READ and the atomics.
 //!
-//! * [`RcRequester`]: the SQ scheduler (a work ring of QPs with posted WQEs, each at most once,
-//!   served in order), WQE and SGE fetch by DMA with lkey checks in the MR table, segmentation
-//!   into PMTU packets with FIRST/MIDDLE/LAST/ONLY opcodes, RETH and ImmDt, payload gather by
-//!   DMA, and the completer (ACKs retire WQEs, CQEs through [`crate::cq::CqeWriter`]).
+//! * [`RcRequester`]: the job machine: WQE and SGE fetch by DMA with lkey checks in the MR
+//!   table, segmentation into PMTU packets with FIRST/MIDDLE/LAST/ONLY opcodes, RETH and ImmDt,
+//!   payload gather by DMA, and the completer (ACKs retire WQEs, CQEs through
+//!   [`crate::cq::CqeWriter`]).
+//! * [`SendScheduler`]: the work ring of QPs with WQEs to send or flush (each at most once,
+//!   served in order, one message per turn) and the rate shaper's gate at its head (a held QP
+//!   goes to the tail).
+//! * [`RetransmitTimer`]: the per-QP timers (local ACK timeout, RNR wait), the tick count, and
+//!   the scanner that hands an expired timer to the requester's job machine.
 //! * [`InflightTable`]: the send window, one [`InflightSlot`] row per WQE sent and not retired.
 //! * [`StreamPacker`]: joins the DMA read pieces of one packet (a packet may span SGEs) into
 //!   one contiguous payload stream.
@@ -38,14 +43,15 @@
 //!   before it), then acts on the oldest WQE left.
 //! * **READ and atomics are alone in the window** (this step of the window): a READ or an
 //!   atomic is sent only when nothing is outstanding (its job, finding one at `si` with
-//!   earlier WQEs outstanding, leaves the QP out of the ring until they retire, flag 6), and
+//!   earlier WQEs outstanding, leaves the QP out of the ring until they retire, the flag
+//!   `wait_drain` of [`ReqQpFlags`]), and
 //!   nothing is sent after it until it retires. The READ's scatter cursor and the atomic's
 //!   destination (`ram_dst`, `ram_rk`, ...) therefore still belong to the one READ / atomic in
 //!   flight, and no implied NAK can arise (no later request can be answered first);
 //!   `max_rd_atomic` is met for any value of at least one. A READ or atomic thus costs the
 //!   window a drain; SEND and WRITE windows around it are unaffected.
 //! * **Completions stay in order**: a WQE that fails its pass-1 checks while earlier WQEs are
-//!   outstanding waits (flag 6) until they retire, then fails as before. An MR invalidated
+//!   outstanding waits (`wait_drain`) until they retire, then fails as before. An MR invalidated
 //!   between the passes of such a WQE (its first packet already out) moves the QP to ERR with
 //!   that status and leaves the WQE's completion to the flush (WR_FLUSH_ERR, in order after the
 //!   outstanding ones).
@@ -87,10 +93,12 @@
 //!   the formatter and the timer is not running, re-armed by every ACK that shows progress,
 //!   stopped when nothing is outstanding: 4.096 us x 2^timeout
 //!   (QP_TIMERS; 0 = never; codes above 28 count as 28), in ticks of 1.024 us from
-//!   [`crate::nic::TimeBase`]. A scanner reads one QP's timer per cycle (a second copy of the
-//!   timer RAM, since a RAM has one read port), holds the first expired one, and the job
-//!   machine takes it after ACKs and doorbells; the job re-reads the QP's own timer, so a stale
-//!   find does nothing. Expiry counts in CNT_ACK_TIMEOUT.
+//!   [`crate::nic::TimeBase`]. The timers are a block of their own, [`RetransmitTimer`]: a job
+//!   reads its QP's timer when it starts and writes it back when it ends (arming, re-arming,
+//!   stopping it or turning it into an RNR wait in between); a scanner reads one QP's timer per
+//!   cycle (a second copy of the timer RAM, since a RAM has one read port), holds the first
+//!   expired one, and the job machine takes it after ACKs and doorbells; the job re-reads the
+//!   QP's own timer, so a stale find does nothing. Expiry counts in CNT_ACK_TIMEOUT.
 //! * **Retry budgets** (IBA): `retry_cnt` retries after a timeout or a NAK sequence error,
 //!   `rnr_retry` after RNR NAKs (7 = infinite), both reloaded when a window starts and whenever
 //!   an ACK shows progress. A retry needed with none left completes the WQE with
@@ -140,10 +148,14 @@
 pub mod inflight;
 pub mod packer;
 pub mod requester;
+pub mod retransmit_timer;
+pub mod send_scheduler;
 
 pub use inflight::{InflightSlot, InflightTable, PSN_WINDOW, WINDOW, WIN_LOG2};
 pub use packer::StreamPacker;
 pub use requester::RcRequester;
+pub use retransmit_timer::{QpTimer, RetransmitTimer, RetransmitTimerModel};
+pub use send_scheduler::{SendScheduler, SendSchedulerModel};
 
 use rust_hdl::prelude::*;
 
@@ -164,6 +176,28 @@ pub struct RxAck {
     /// ATOMIC ACKNOWLEDGE (with `orig`)
     pub atomic: Bit,
     pub orig: Bits<64>,
+}
+
+/// The requester's per-QP flags (one block-RAM word per QP, read when a job starts and written
+/// back when it ends).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
+pub struct ReqQpFlags {
+    /// The QP is in the work ring (it is there at most once).
+    pub queued: Bit,
+    /// The QP is in ERR (a MODIFY to ERR, or an error this requester found): every WQE left
+    /// completes with WR_FLUSH_ERR.
+    pub err: Bit,
+    /// A READ was sent again for a gap in its responses: responses beyond the resume PSN are
+    /// ignored until one in sequence arrives (those of the first try may still be arriving).
+    pub read_gap: Bit,
+    /// The WQE at the send index waits until the window is empty: a READ or an atomic (alone
+    /// in the window), or a WQE that failed its checks while earlier ones were outstanding
+    /// (completions stay in order).
+    pub wait_drain: Bit,
+    /// The message at the send index was set aside at a packet (a PFC pause, or the shaper
+    /// while other work waited): it goes on from its cursor (`ram_cur`). A rewind clears it,
+    /// and so does the message's retirement.
+    pub suspended: Bit,
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //!   (kind `QEV_MODIFY`, value = new state in 2:0, old state in 6:4) from the CSR block.
 //! * `ack_*`: ACKNOWLEDGE packets from the RX parser (BTH destination QP, PSN, AETH syndrome).
 //! * `qpc_*`: the QP context read port (through the NIC's `QpcReadMux`, with a grant).
-//! * `tick`: the 1.024 us timer tick ([`crate::nic::TimeBase`]).
+//! * `tick`: the 1.024 us timer tick ([`crate::nic::TimeBase`]), for the per-QP timers
+//!   ([`super::RetransmitTimer`], a block inside this one).
 //! * `mr_*`: the MR table's lookup port (local gather: no rights needed, not remote).
 //! * `dma_rd`: WQE, SGE and payload reads (docs/DMA.md).
 //! * `pk_*`: one request per packet to the packet formatter (which addresses it from the QP's
@@ -19,15 +20,19 @@
 //! SQ producer index (last doorbell), consumer index (the oldest WQE not completed), send
 //! index (the next WQE to send) and the window's high index, next PSN, the window's first PSN,
 //! one past the highest PSN sent, the resume PSN (first one not acknowledged), retries left,
-//! the timer (armed, ACK or RNR kind, deadline), flags (`queued` in the work ring, `err`, a
-//! READ's gap rewind, a WQE waiting for the window to drain), and the in-flight table
+//! the timer (armed, ACK or RNR kind, deadline: kept by [`super::RetransmitTimer`], read when
+//! a job starts and written back when it ends), the flags ([`super::ReqQpFlags`]: `queued` in
+//! the work ring, `err`, a READ's gap rewind, a WQE waiting for the window to drain, a message
+//! set aside at a packet), and the in-flight table
 //! ([`super::InflightTable`]: per WQE in flight its last PSN, wr_id, completion opcode and
 //! whether it is signaled).
 //!
 //! # Flow
 //!
 //! One job at a time, in priority order: an ACK, an SQ event, an expired timer, then the QP at
-//! the head of the work ring. Each job reads the QP's context and state, updates it, and writes it back:
+//! the head of the work ring ([`super::SendScheduler`], a block inside this one; a QP the rate
+//! shaper holds goes to the ring's tail instead). Each job reads the QP's context and state,
+//! updates it, and writes it back:
 //!
 //! * send: fetch the WQE at the send index (48 bytes), check owner bit, opcode, flags, SGE
 //!   count and length; fetch and check every SGE's lkey in the MR table and add up their lengths
@@ -41,7 +46,9 @@
 //!   completion, QP to ERR.
 //! * a QP in ERR: every WQE left completes with WR_FLUSH_ERR.
 use super::inflight::{InflightTable, PSN_WINDOW, WINDOW, WIN_LOG2};
-use super::StreamPacker;
+use super::retransmit_timer::{QpTimer, RetransmitTimer};
+use super::send_scheduler::SendScheduler;
+use super::{ReqQpFlags, StreamPacker};
 use crate::csr::fifo::RegFifo;
 use crate::csr::qp_config::{CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RETRY_W, ST_W, TIMEOUT_W};
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
@@ -353,14 +360,15 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     ram_spsn: RAM<Bits<24>, QA>,
     /// one past the highest PSN sent (a rewind sends again below it)
     ram_hpsn: RAM<Bits<24>, QA>,
-    ram_flags: RAM<Bits<8>, QA>,
+    /// the QP's flags ([`ReqQpFlags`])
+    ram_flags: RAM<ReqQpFlags, QA>,
     /// the send index (the next WQE to send) and the window's high index (one past the newest
     /// WQE sent): rows `ci .. hi` of the in-flight table are outstanding
     ram_si: RAM<Bits<16>, QA>,
     ram_hi: RAM<Bits<16>, QA>,
     /// first PSN of the message in flight not acknowledged yet: where Go-Back-N resumes
     ram_rpsn: RAM<Bits<24>, QA>,
-    /// the cursor of a message set aside at a packet (flag bit 7; for PFC or the shaper):
+    /// the cursor of a message set aside at a packet (`suspended`; for PFC or the shaper):
     /// 31:0 bytes of the message left (`m_rem`), 39:32 the next SGE to fetch (`r_k`), 71:40
     /// bytes left in the SGE before it (`g_rem`, 0: none). The message goes on from there
     /// when the QP is next served: its WQE read again, the one SGE the cursor is in fetched
@@ -368,12 +376,11 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     ram_cur: RAM<Bits<72>, QA>,
     /// retries left: 2:0 retry_cnt, 6:4 rnr_retry (loaded at each message and on progress)
     ram_retry: RAM<Bits<8>, QA>,
-    /// the QP's timer: 35 armed, 34 kind (0 local ACK timeout, 1 RNR wait), 31:0 deadline
-    /// in ticks; `ram_tscan` is a copy the timer scanner reads (RAMs have one read port)
-    ram_tmr: RAM<Bits<36>, QA>,
-    ram_tscan: RAM<Bits<36>, QA>,
-    /// the work ring: QPs with WQEs to send or flush, each at most once
-    ram_work: RAM<Bits<QA>, QA>,
+    /// the QPs' timers (ACK timeout or RNR wait), the tick count and the expiry scanner
+    timers: RetransmitTimer<QA>,
+    /// the work ring (QPs with WQEs to send or flush, each at most once) and the shaper's
+    /// gate at its head
+    sched: SendScheduler<QA>,
     /// the translated address of an atomic's local SGE (where its original value goes)
     ram_dst: RAM<Bits<64>, QA>,
     s_dst: DFF<Bits<64>>,
@@ -437,15 +444,6 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     x_last: Signal<Local, Bit>,
     wr_any: Signal<Local, Bit>,
     pmtu32: Signal<Local, Bits<32>>,
-    w_head: DFF<Bits<16>>,
-    w_tail: DFF<Bits<16>>,
-    // timers: the tick count, and the scanner that walks the QPs' timer copy one per cycle
-    now: DFF<Bits<32>>,
-    scan: DFF<Bits<QA>>,
-    scan_prev: DFF<Bits<QA>>,
-    /// an expired timer found by the scanner, waiting to be taken as a job
-    t_pend: DFF<Bit>,
-    t_qpn: DFF<Bits<QA>>,
     // the QP's transport attributes
     q_timeout: DFF<Bits<TIMEOUT_W>>,
     q_retry: DFF<Bits<RETRY_W>>,
@@ -504,7 +502,7 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     ret_ok: Signal<Local, Bit>,
     c_win: Constant<Bits<16>>,
     c_psnwin: Constant<Bits<24>>,
-    s_flags: DFF<Bits<8>>,
+    s_flags: DFF<ReqQpFlags>,
     s_wrid: DFF<Bits<64>>,
     s_op: DFF<Bits<8>>,
     s_rpsn: DFF<Bits<24>>,
@@ -512,7 +510,8 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     /// a message set aside goes on: the SGE its cursor is in is being fetched again
     r_resume: DFF<Bit>,
     s_retry: DFF<Bits<8>>,
-    s_tmr: DFF<Bits<36>>,
+    /// the job's QP timer (read from `timers` when the job starts, written back at its end)
+    s_tmr: DFF<QpTimer>,
     /// the packet being walked lies before the resume PSN: its bytes are skipped, not sent
     r_skip: DFF<Bit>,
     // descriptor beats (WQE header or SGE)
@@ -616,8 +615,10 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     tmr_rnr: Signal<Local, Bit>,
     tmr_due: Signal<Local, Bit>,
     tmr_left: Signal<Local, Bits<32>>,
-    sc_left: Signal<Local, Bits<32>>,
-    arm_ack: Signal<Local, Bits<36>>,
+    /// the timer armed for the local ACK timeout from now (stopped if the QP has none)
+    arm_ack: Signal<Local, QpTimer>,
+    /// the timer armed for the RNR wait the NAK asks for
+    arm_rnr: Signal<Local, QpTimer>,
     retry_load: Signal<Local, Bits<8>>,
     retry_now: Signal<Local, Bits<8>>,
     skip_now: Signal<Local, Bit>,
@@ -627,8 +628,7 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     others_wait: Signal<Local, Bit>,
     /// the job's message at its next packet, set aside: its cursor (`ram_cur`)
     cur_now: Signal<Local, Bits<72>>,
-    c_armed: Constant<Bits<36>>,
-    c_rnr_kind: Constant<Bits<36>>,
+    c_tmr_stop: Constant<QpTimer>,
     c_one16: Constant<Bits<16>>,
     c_128: Constant<Bits<13>>,
     zf_n: Signal<Local, Bits<4>>,
@@ -831,9 +831,8 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             ram_rpsn: zram(),
             ram_cur: zram(),
             ram_retry: zram(),
-            ram_tmr: zram(),
-            ram_tscan: zram(),
-            ram_work: zram(),
+            timers: Default::default(),
+            sched: Default::default(),
             ram_dst: zram(),
             s_dst: Default::default(),
             r_aatom: Default::default(),
@@ -848,13 +847,6 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             out_atom: Default::default(),
             a_req_fire: Default::default(),
             a_dat_fire: Default::default(),
-            w_head: Default::default(),
-            w_tail: Default::default(),
-            now: Default::default(),
-            scan: Default::default(),
-            scan_prev: Default::default(),
-            t_pend: Default::default(),
-            t_qpn: Default::default(),
             q_timeout: Default::default(),
             q_retry: Default::default(),
             q_rnr_retry: Default::default(),
@@ -1006,16 +998,15 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             tmr_rnr: Default::default(),
             tmr_due: Default::default(),
             tmr_left: Default::default(),
-            sc_left: Default::default(),
             arm_ack: Default::default(),
+            arm_rnr: Default::default(),
             retry_load: Default::default(),
             retry_now: Default::default(),
             skip_now: Default::default(),
             suspended: Default::default(),
             others_wait: Default::default(),
             cur_now: Default::default(),
-            c_armed: Constant::new((1u64 << 35).into()),
-            c_rnr_kind: Constant::new((1u64 << 34).into()),
+            c_tmr_stop: Constant::new(QpTimer::default()),
             c_one16: Constant::new(1u64.into()),
             c_128: Constant::new(128u64.into()),
             zf_n: Default::default(),
@@ -1033,8 +1024,6 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             self,
             clock,
             resv,
-            w_head,
-            w_tail,
             state,
             q_pend,
             q_qpn,
@@ -1106,11 +1095,6 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             n_naks,
             n_resent,
             n_errors,
-            now,
-            scan,
-            scan_prev,
-            t_pend,
-            t_qpn,
             q_timeout,
             q_retry,
             q_rnr_retry,
@@ -1181,12 +1165,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.ram_rpsn.write_clock.next = self.clock.val();
         self.ram_retry.read_clock.next = self.clock.val();
         self.ram_retry.write_clock.next = self.clock.val();
-        self.ram_tmr.read_clock.next = self.clock.val();
-        self.ram_tmr.write_clock.next = self.clock.val();
-        self.ram_tscan.read_clock.next = self.clock.val();
-        self.ram_tscan.write_clock.next = self.clock.val();
-        self.ram_work.read_clock.next = self.clock.val();
-        self.ram_work.write_clock.next = self.clock.val();
+        self.timers.clock.next = self.clock.val();
+        self.sched.clock.next = self.clock.val();
 
         // ================= defaults ==========================================================
         self.ev_ready.next = false;
@@ -1297,19 +1277,18 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.ram_cur.write_data.next = self.s_cur.q.val();
         self.ram_cur.write_enable.next = false;
         self.ram_retry.read_address.next = self.r_qpn.q.val();
-        self.ram_tmr.read_address.next = self.r_qpn.q.val();
+        self.timers.job_qpn.next = self.r_qpn.q.val();
         self.ram_rpsn.write_address.next = self.r_qpn.q.val();
         self.ram_retry.write_address.next = self.r_qpn.q.val();
-        self.ram_tmr.write_address.next = self.r_qpn.q.val();
-        self.ram_tscan.write_address.next = self.r_qpn.q.val();
+        self.timers.set_qpn.next = self.r_qpn.q.val();
         self.ram_rpsn.write_data.next = self.s_rpsn.q.val();
         self.ram_retry.write_data.next = self.s_retry.q.val();
-        self.ram_tmr.write_data.next = self.s_tmr.q.val();
-        self.ram_tscan.write_data.next = self.s_tmr.q.val();
+        self.timers.set_armed.next = self.s_tmr.q.val().armed;
+        self.timers.set_rnr.next = self.s_tmr.q.val().rnr;
+        self.timers.set_deadline.next = self.s_tmr.q.val().deadline;
         self.ram_rpsn.write_enable.next = false;
         self.ram_retry.write_enable.next = false;
-        self.ram_tmr.write_enable.next = false;
-        self.ram_tscan.write_enable.next = false;
+        self.timers.set_valid.next = false;
         self.ram_pi.write_address.next = self.r_qpn.q.val();
         self.ram_ci.write_address.next = self.r_qpn.q.val();
         self.ram_psn.write_address.next = self.r_qpn.q.val();
@@ -1334,10 +1313,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.ram_flags.write_enable.next = false;
         self.ram_si.write_enable.next = false;
         self.ram_hi.write_enable.next = false;
-        self.ram_work.read_address.next = self.w_head.q.val().get_bits::<QA>(0);
-        self.ram_work.write_address.next = self.w_tail.q.val().get_bits::<QA>(0);
-        self.ram_work.write_data.next = self.r_qpn.q.val();
-        self.ram_work.write_enable.next = false;
+        // the work ring: a job puts its own QP back (Requeue); Pop takes the head
+        self.sched.push_valid.next = false;
+        self.sched.push_qpn.next = self.r_qpn.q.val();
+        self.sched.pop.next = false;
+        self.sched.gate_wait.next = self.sh_wait.val();
         self.ram_dst.read_address.next = self.r_qpn.q.val();
         self.ram_dst.write_address.next = self.r_qpn.q.val();
         self.ram_dst.write_data.next = self.s_dst.q.val();
@@ -1581,16 +1561,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         }
         self.pf_room.next =
             bit_cast::<12, 11>(self.resv.q.val()) + bit_cast::<12, 11>(self.pf_beats.val()) <= 1024;
-        // flags: bit 0 queued, 3 err, 5 a READ's gap rewind waits for an in-sequence response,
-        // 6 the WQE at the send index waits until the window is empty (a READ or an atomic,
-        // or a WQE that failed its checks while earlier ones were outstanding), 7 the message at
-        // the send index was set aside at a packet, for a PFC pause or the shaper: it goes on
-        // from its cursor (`s_cur`); a rewind clears it, and so does its retirement)
-        self.queued.next = self.s_flags.q.val().get_bit(0);
+        // the QP's flags (`ReqQpFlags`, one field each)
+        self.queued.next = self.s_flags.q.val().queued;
         // WQEs ci .. hi are outstanding (sent, not retired); a rewind sends again from ci
         // while the PSN is below the highest one sent
-        self.inflight.next =
-            (self.s_ci.q.val() != self.s_hi.q.val()) & !self.s_flags.q.val().get_bit(3);
+        self.inflight.next = (self.s_ci.q.val() != self.s_hi.q.val()) & !self.s_flags.q.val().err;
         self.d_rew.next = self.s_psn.q.val() - self.s_hpsn.q.val();
         self.d_rs.next = self.s_rpsn.q.val() - self.s_spsn.q.val();
         self.d_ps.next = self.s_psn.q.val() - self.s_spsn.q.val();
@@ -1598,7 +1573,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.rewinding.next = self.d_rew.val().get_bit(23);
         self.outstanding.next = self.inflight.val() & !self.rewinding.val();
         self.signaled.next = self.s_sig.q.val();
-        self.qp_err.next = self.s_flags.q.val().get_bit(3) | (self.q_state.q.val() == 6);
+        self.qp_err.next = self.s_flags.q.val().err | (self.q_state.q.val() == 6);
         // an ACK covers the message when its PSN is at or after the last PSN (24-bit modular)
         self.apsn_d.next = self.r_apsn.q.val() - self.s_lpsn.q.val();
         self.covered.next = !self.apsn_d.val().get_bit(23);
@@ -1668,17 +1643,17 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         // cursor moves over its bytes) but not sent
         self.skip_d.next = self.s_psn.q.val() - self.s_rpsn.q.val();
         self.skip_now.next = self.skip_d.val().get_bit(23);
-        // a message set aside at a packet (flag bit 7) goes on from its cursor
-        self.suspended.next = self.s_flags.q.val().get_bit(7);
+        // a message set aside at a packet (`suspended`) goes on from its cursor
+        self.suspended.next = self.s_flags.q.val().suspended;
         self.cur_now.next = (bit_cast::<72, 32>(self.g_rem.q.val()) << 40)
             | (bit_cast::<72, 8>(self.r_k.q.val()) << 32)
             | bit_cast::<72, 32>(self.m_rem.q.val());
         self.others_wait.next = self.ack_valid.val()
             | self.rr_valid.val()
             | self.ev_valid.val()
-            | self.t_pend.q.val()
+            | self.timers.exp_valid.val()
             | self.q_pend.q.val()
-            | (self.w_head.q.val() != self.w_tail.q.val());
+            | self.sched.nonempty.val();
         // retries of a new message: 2:0 retry_cnt, 6:4 rnr_retry
         self.retry_load.next = (bit_cast::<8, RETRY_W>(self.q_rnr_retry.q.val()) << 4)
             | bit_cast::<8, RETRY_W>(self.q_retry.q.val());
@@ -1689,10 +1664,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             self.tmo_t.next = 28.into();
         }
         self.tmo_ticks.next = self.c_four.val() << self.tmo_t.val();
-        self.arm_ack.next =
-            self.c_armed.val() | bit_cast::<36, 32>(self.now.q.val() + self.tmo_ticks.val());
+        self.arm_ack.next.armed = true;
+        self.arm_ack.next.rnr = false;
+        self.arm_ack.next.deadline = self.timers.now.val() + self.tmo_ticks.val();
         if self.q_timeout.q.val() == 0 {
-            self.arm_ack.next = 0.into();
+            self.arm_ack.next = self.c_tmr_stop.val();
         }
         // RNR NAK timer field (AETH 4:0) -> ticks
         self.rnr_ticks.next = self.c_rnr[0].val();
@@ -1701,10 +1677,13 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.rnr_ticks.next = self.c_rnr[k].val();
             }
         }
+        self.arm_rnr.next.armed = true;
+        self.arm_rnr.next.rnr = true;
+        self.arm_rnr.next.deadline = self.timers.now.val() + self.rnr_ticks.val();
         // the job's QP timer
-        self.tmr_armed.next = self.s_tmr.q.val().get_bit(35);
-        self.tmr_rnr.next = self.s_tmr.q.val().get_bit(34);
-        self.tmr_left.next = self.now.q.val() - self.s_tmr.q.val().get_bits::<32>(0);
+        self.tmr_armed.next = self.s_tmr.q.val().armed;
+        self.tmr_rnr.next = self.s_tmr.q.val().rnr;
+        self.tmr_left.next = self.timers.now.val() - self.s_tmr.q.val().deadline;
         self.tmr_due.next = self.tmr_armed.val() & !self.tmr_left.val().get_bit(31);
         // the send window: a WQE sent again after a rewind (si < hi) may always go; a new one
         // needs a free row, fewer than PSN_WINDOW unacknowledged PSNs, and no READ or atomic
@@ -1716,7 +1695,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 & (self.psn_used.val() < self.c_psnwin.val())
                 & !self.out_rdat.val());
         self.can_send.next = (self.s_si.q.val() != self.s_pi.q.val())
-            & (!self.s_flags.q.val().get_bit(6) | (self.s_si.q.val() == self.s_ci.q.val()))
+            & (!self.s_flags.q.val().wait_drain | (self.s_si.q.val() == self.s_ci.q.val()))
             & ((self.s_si.q.val() != self.s_hi.q.val()) | self.new_ok.val())
             & !(self.tmr_armed.val() & self.tmr_rnr.val());
         // retries left for a NAK: a NAK past the resume PSN shows progress (full budget again)
@@ -1726,22 +1705,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         }
 
         // ================= timers ============================================================
-        // the tick count, and a scanner that reads one QP's timer copy per cycle (a full pass
-        // every 2^QA cycles) and holds the first expired one until the job machine takes it;
-        // the job re-reads the timer itself, so a stale find does nothing
-        if self.tick.val() {
-            self.now.d.next = self.now.q.val() + 1;
-        }
-        self.ram_tscan.read_address.next = self.scan.q.val();
-        self.scan_prev.d.next = self.scan.q.val();
-        self.sc_left.next = self.now.q.val() - self.ram_tscan.read_data.val().get_bits::<32>(0);
-        if !self.t_pend.q.val() {
-            self.scan.d.next = self.scan.q.val() + 1;
-            if self.ram_tscan.read_data.val().get_bit(35) & !self.sc_left.val().get_bit(31) {
-                self.t_pend.d.next = true;
-                self.t_qpn.d.next = self.scan_prev.q.val();
-            }
-        }
+        // the timer block counts the ticks and scans the QPs' timers; an expired one waits on
+        // `exp_*` until the job machine takes it (Idle). The job re-reads the timer itself
+        // (`s_tmr`), so a stale find does nothing.
+        self.timers.tick.next = self.tick.val();
+        self.timers.exp_ready.next = false;
         // zero fill: bytes of the next beat
         self.zf_n.next = 8.into();
         if self.p_rem.q.val() < 8 {
@@ -1753,15 +1721,14 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.rtq_ack.next = false;
         self.rtq_sq_index.next = (bit_cast::<32, 16>(self.ram_ci.read_data.val()) << 16)
             | bit_cast::<32, 16>(self.ram_pi.read_data.val());
-        self.rtq_drained.next = (self.ram_pi.read_data.val() == self.ram_ci.read_data.val())
-            & !self.ram_flags.read_data.val().get_bit(1);
+        self.rtq_drained.next = self.ram_pi.read_data.val() == self.ram_ci.read_data.val();
         if self.rtq_valid.val() {
             self.q_pend.d.next = true;
             self.q_qpn.d.next = self.rtq_qpn.val();
         }
 
         // ---- rate shaper gate and charge (defaults)
-        self.sh_qpn.next = self.ram_work.read_data.val();
+        self.sh_qpn.next = self.sched.head_qpn.val();
         if self.state.q.val() == ReqState::PktHdr {
             self.sh_qpn.next = self.r_qpn.q.val();
         }
@@ -1811,12 +1778,12 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.r_evkind.d.next = self.ev_kind.val();
                     self.r_evval.d.next = self.ev_value.val();
                     self.state.d.next = ReqState::QRd;
-                } else if self.t_pend.q.val() {
-                    self.t_pend.d.next = false;
+                } else if self.timers.exp_valid.val() {
+                    self.timers.exp_ready.next = true;
                     self.r_job.d.next = 3.into();
-                    self.r_qpn.d.next = self.t_qpn.q.val();
+                    self.r_qpn.d.next = self.timers.exp_qpn.val();
                     self.state.d.next = ReqState::QRd;
-                } else if (self.w_head.q.val() != self.w_tail.q.val()) & !self.tx_hold.val() {
+                } else if self.sched.nonempty.val() & !self.tx_hold.val() {
                     // (while PFC holds the TX path the work ring waits: a job started now
                     // would only set itself aside again)
                     self.state.d.next = ReqState::PopWait;
@@ -1826,17 +1793,14 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.state.d.next = ReqState::Pop;
             }
             ReqState::Pop => {
-                self.w_head.d.next = self.w_head.q.val() + 1;
-                if self.sh_wait.val() {
-                    // the shaper holds this QP: back to the ring's tail (it stays queued), and
-                    // the next QP of the ring gets its turn
-                    self.ram_work.write_data.next = self.ram_work.read_data.val();
-                    self.ram_work.write_enable.next = true;
-                    self.w_tail.d.next = self.w_tail.q.val() + 1;
-                    self.state.d.next = ReqState::Idle;
-                } else {
+                // the head of the ring: a send job for it, unless the shaper holds it (`sh_wait`
+                // at `sh_qpn`, the head): then the scheduler moves it to the ring's tail (it
+                // stays queued) and the next QP of the ring gets its turn
+                self.sched.pop.next = true;
+                self.state.d.next = ReqState::Idle;
+                if self.sched.taken.val() {
                     self.r_job.d.next = 1.into();
-                    self.r_qpn.d.next = self.ram_work.read_data.val();
+                    self.r_qpn.d.next = self.sched.head_qpn.val();
                     self.state.d.next = ReqState::QRd;
                 }
             }
@@ -1876,7 +1840,9 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.s_rpsn.d.next = self.ram_rpsn.read_data.val();
                 self.s_cur.d.next = self.ram_cur.read_data.val();
                 self.s_retry.d.next = self.ram_retry.read_data.val();
-                self.s_tmr.d.next = self.ram_tmr.read_data.val();
+                self.s_tmr.d.next.armed = self.timers.job_armed.val();
+                self.s_tmr.d.next.rnr = self.timers.job_rnr.val();
+                self.s_tmr.d.next.deadline = self.timers.job_deadline.val();
                 self.s_dst.d.next = self.ram_dst.read_data.val();
                 self.s_rk.d.next = self.ram_rk.read_data.val();
                 self.s_rrem.d.next = self.ram_rrem.read_data.val();
@@ -1925,8 +1891,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_ci.d.next = 0.into();
                         self.s_si.d.next = 0.into();
                         self.s_hi.d.next = 0.into();
-                        self.s_flags.d.next = self.s_flags.q.val() & 1;
-                        self.s_tmr.d.next = 0.into();
+                        self.s_flags.d.next.err = false;
+                        self.s_flags.d.next.read_gap = false;
+                        self.s_flags.d.next.wait_drain = false;
+                        self.s_flags.d.next.suspended = false;
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                     }
                     if (self.r_evval.q.val().get_bits::<3>(0) == 3)
                         & (self.r_evval.q.val().get_bits::<3>(4) == 2)
@@ -1937,14 +1906,14 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_rpsn.d.next = self.q_sqpsn.q.val();
                     }
                     if self.r_evval.q.val().get_bits::<3>(0) == 6 {
-                        self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
-                        self.s_tmr.d.next = 0.into();
+                        self.s_flags.d.next.err = true;
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                     }
                 }
             }
             ReqState::SqStart => {
                 // taken off the work ring
-                self.s_flags.d.next = self.s_flags.q.val() & 0xFE;
+                self.s_flags.d.next.queued = false;
                 self.r_pass2.d.next = false;
                 self.state.d.next = ReqState::Writeback;
                 if self.qp_err.val() {
@@ -2035,7 +2004,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     & (self.d0.q.val().get_bit(56) == self.exp_owner.val())
                 {
                     // a READ or an atomic is sent only with the window empty: wait for it
-                    self.s_flags.d.next = self.s_flags.q.val() | 64;
+                    self.s_flags.d.next.wait_drain = true;
                     self.state.d.next = ReqState::Requeue;
                 } else if self.d0.q.val().get_bit(56) != self.exp_owner.val() {
                     self.c_status.d.next = self.c_st[2].val();
@@ -2094,7 +2063,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.m_rem.d.next = self.w_len.q.val();
                         self.m_first.d.next = true;
                         // the send goes ahead: it no longer waits for the window
-                        self.s_flags.d.next = self.s_flags.q.val() & 0xBF;
+                        self.s_flags.d.next.wait_drain = false;
                         if !self.inflight.val() {
                             // the window was empty: it starts at this WQE, nothing
                             // acknowledged yet, full retry budgets
@@ -2218,12 +2187,12 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     // PFC holds the TX path before this packet, or the shaper holds the QP
                     // while other work waits: the job sets itself aside, the QP back in the
                     // ring, and its message goes on from this packet when the QP is next
-                    // served (flag bit 7, the cursor). An atomic (one packet) simply starts
+                    // served (`suspended`, the cursor). An atomic (one packet) simply starts
                     // again from its WQE. (The shaper holding a QP with nothing else to do
                     // leaves the job waiting here: setting aside would cost a WQE fetch.)
                     self.s_cur.d.next = self.cur_now.val();
                     if !self.is_atom.val() {
-                        self.s_flags.d.next = self.s_flags.q.val() | 0x80;
+                        self.s_flags.d.next.suspended = true;
                     }
                     self.ev_yield.next = self.tx_hold.val();
                     self.ev_sh_yield.next = !self.tx_hold.val();
@@ -2232,7 +2201,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     if !self.skip_now.val() {
                         // (a message set aside goes on from here: it is no longer; the shaper
                         // is charged the packet's payload)
-                        self.s_flags.d.next = self.s_flags.q.val() & 0x7F;
+                        self.s_flags.d.next.suspended = false;
                         self.sh_charge.next = self.plen.val() != 0;
                     }
                     self.p_rem.d.next = self.plen.val();
@@ -2404,12 +2373,12 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         // (a message being sent again and set aside there is acknowledged
                         // whole: it does not go on)
                         self.s_si.d.next = self.s_ci.q.val();
-                        self.s_flags.d.next = self.s_flags.q.val() & 0x7F;
+                        self.s_flags.d.next.suspended = false;
                     }
                     if !self.inflight.val() {
                         // (a new message set aside keeps its cursor's PSN: it is not in the
                         // window yet)
-                        self.s_tmr.d.next = 0.into();
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                         if !self.suspended.val() | self.d_sc.val().get_bit(15) {
                             self.s_psn.d.next = self.s_hpsn.q.val();
                         }
@@ -2449,13 +2418,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     // send again from its PSN
                     self.n_naks.d.next = self.n_naks.q.val() + 1;
                     self.s_rpsn.d.next = self.r_apsn.q.val();
-                    self.s_tmr.d.next = self.c_armed.val()
-                        | self.c_rnr_kind.val()
-                        | bit_cast::<36, 32>(self.now.q.val() + self.rnr_ticks.val());
+                    self.s_tmr.d.next = self.arm_rnr.val();
                     if self.s_retry.q.val().get_bits::<3>(4) == 0 {
-                        self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                        self.s_flags.d.next.err = true;
                         self.s_ci.d.next = self.s_ci.q.val() + 1;
-                        self.s_tmr.d.next = 0.into();
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                         self.c_err.d.next = true;
                         self.c_status.d.next = self.c_st[9].val();
                         self.ev_retry_exc.next = true;
@@ -2478,9 +2445,9 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     // afresh (as for an ACK).
                     self.n_naks.d.next = self.n_naks.q.val() + 1;
                     if self.retry_now.val().get_bits::<3>(0) == 0 {
-                        self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                        self.s_flags.d.next.err = true;
                         self.s_ci.d.next = self.s_ci.q.val() + 1;
-                        self.s_tmr.d.next = 0.into();
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                         self.c_err.d.next = true;
                         self.c_status.d.next = self.c_st[8].val();
                         self.c_vendor.d.next = self.c_vend[7].val();
@@ -2494,8 +2461,9 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         }
                         self.s_psn.d.next = self.s_spsn.q.val();
                         self.s_si.d.next = self.s_ci.q.val();
-                        self.s_flags.d.next = self.s_flags.q.val() & 0x3F;
-                        self.s_tmr.d.next = 0.into();
+                        self.s_flags.d.next.wait_drain = false;
+                        self.s_flags.d.next.suspended = false;
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                         self.n_resent.d.next = self.n_resent.q.val() + 1;
                         self.ev_rewind.next = true;
                     }
@@ -2505,9 +2473,9 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 {
                     // NAK invalid request / remote access / remote operational error: the
                     // oldest WQE left fails, the QP goes to ERR, the rest are flushed
-                    self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                    self.s_flags.d.next.err = true;
                     self.s_ci.d.next = self.s_ci.q.val() + 1;
-                    self.s_tmr.d.next = 0.into();
+                    self.s_tmr.d.next = self.c_tmr_stop.val();
                     self.n_naks.d.next = self.n_naks.q.val() + 1;
                     self.c_err.d.next = true;
                     self.c_status.d.next = self.c_st[7].val();
@@ -2528,13 +2496,14 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.c_vendor.d.next = self.c_vend[0].val();
                 self.c_err.d.next = false;
                 if self.tmr_due.val() {
-                    self.s_tmr.d.next = 0.into();
+                    self.s_tmr.d.next = self.c_tmr_stop.val();
                     self.state.d.next = ReqState::Writeback;
                     if self.inflight.val() & self.tmr_rnr.val() {
                         // RNR wait over: the window again from the NAKed PSN
                         self.s_psn.d.next = self.s_spsn.q.val();
                         self.s_si.d.next = self.s_ci.q.val();
-                        self.s_flags.d.next = self.s_flags.q.val() & 0x3F;
+                        self.s_flags.d.next.wait_drain = false;
+                        self.s_flags.d.next.suspended = false;
                         self.n_resent.d.next = self.n_resent.q.val() + 1;
                         self.ev_rewind.next = true;
                         self.state.d.next = ReqState::Requeue;
@@ -2544,7 +2513,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.n_tmo.d.next = self.n_tmo.q.val() + 1;
                         self.ev_timeout.next = true;
                         if self.s_retry.q.val().get_bits::<3>(0) == 0 {
-                            self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                            self.s_flags.d.next.err = true;
                             self.s_ci.d.next = self.s_ci.q.val() + 1;
                             self.c_err.d.next = true;
                             self.c_status.d.next = self.c_st[8].val();
@@ -2555,7 +2524,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                             self.s_retry.d.next = self.s_retry.q.val() - 1;
                             self.s_psn.d.next = self.s_spsn.q.val();
                             self.s_si.d.next = self.s_ci.q.val();
-                            self.s_flags.d.next = self.s_flags.q.val() & 0x3F;
+                            self.s_flags.d.next.wait_drain = false;
+                            self.s_flags.d.next.suspended = false;
                             self.n_resent.d.next = self.n_resent.q.val() + 1;
                             self.ev_rewind.next = true;
                             self.state.d.next = ReqState::Requeue;
@@ -2590,14 +2560,13 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.s_psn.d.next = self.s_lpsn.q.val() + 1;
                     self.s_hpsn.d.next = self.s_lpsn.q.val() + 1;
                     self.s_spsn.d.next = self.s_lpsn.q.val() + 1;
-                    self.s_tmr.d.next = 0.into();
+                    self.s_tmr.d.next = self.c_tmr_stop.val();
                     if self.dma_wr.done_error.val() {
-                        self.s_flags.d.next = (self.s_flags.q.val() & 0xE9) | 8;
+                        self.s_flags.d.next.err = true;
                         self.c_err.d.next = true;
                         self.c_status.d.next = self.c_st[3].val();
                         self.state.d.next = ReqState::Qerr;
                     } else {
-                        self.s_flags.d.next = self.s_flags.q.val() & 0xE9;
                         self.c_status.d.next = self.c_st[0].val();
                         self.state.d.next = ReqState::Requeue;
                         if self.signaled.val() {
@@ -2623,7 +2592,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.ev_yield.next = true;
                     self.state.d.next = ReqState::Requeue;
                 } else if self.pk_ready.val() {
-                    self.s_flags.d.next = self.s_flags.q.val() & 0x7F;
+                    self.s_flags.d.next.suspended = false;
                     self.s_lpsn.d.next =
                         self.s_spsn.q.val() + self.rd_np.val().get_bits::<24>(0) - 1;
                     self.s_psn.d.next = self.s_spsn.q.val() + self.rd_np.val().get_bits::<24>(0);
@@ -2639,7 +2608,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     }
                     // out, waiting for its responses (alone in the window: its row, the send
                     // index on). After a gap's rewind, responses beyond the resume PSN are
-                    // still ignored (bit 5 stays) until one in sequence arrives: those of the
+                    // still ignored (`read_gap` stays) until one in sequence arrives: those of the
                     // first try may still be on their way
                     self.tbl.wr_en.next = true;
                     self.tbl.wr_data.next.last_psn =
@@ -2679,7 +2648,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.r_gap.d.next = self.outstanding.val()
                         & self.out_rd.val()
                         & self.rr_ahead.val()
-                        & !self.s_flags.q.val().get_bit(5);
+                        & !self.s_flags.q.val().read_gap;
                     self.state.d.next = ReqState::RrDrain;
                 }
             }
@@ -2764,7 +2733,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.s_dst.d.next = self.g_iova.q.val();
                     self.s_rleft.d.next =
                         self.s_rleft.q.val() - bit_cast::<32, 13>(self.r_rplen.q.val());
-                    self.s_flags.d.next = self.s_flags.q.val() & 0xDF;
+                    self.s_flags.d.next.read_gap = false;
                     if self.outstanding.val() & !self.tmr_rnr.val() {
                         self.s_tmr.d.next = self.arm_ack.val();
                     }
@@ -2772,20 +2741,21 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     if self.r_rfail.q.val() | self.w_err.q.val() {
                         // an SGE invalidated meanwhile, or a failed write: local protection
                         // error, the QP to ERR
-                        self.s_flags.d.next = (self.s_flags.q.val() & 0xC9) | 8;
+                        self.s_flags.d.next.read_gap = false;
+                        self.s_flags.d.next.err = true;
                         self.s_ci.d.next = self.s_ci.q.val() + 1;
-                        self.s_tmr.d.next = 0.into();
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                         self.c_err.d.next = true;
                         self.c_status.d.next = self.c_st[3].val();
                         self.state.d.next = ReqState::Qerr;
                     } else if self.rr_lastp.val() {
-                        self.s_flags.d.next = self.s_flags.q.val() & 0xC9;
+                        self.s_flags.d.next.read_gap = false;
                         self.s_ci.d.next = self.s_ci.q.val() + 1;
                         self.s_si.d.next = self.s_ci.q.val() + 1;
                         self.s_psn.d.next = self.s_lpsn.q.val() + 1;
                         self.s_hpsn.d.next = self.s_lpsn.q.val() + 1;
                         self.s_spsn.d.next = self.s_lpsn.q.val() + 1;
-                        self.s_tmr.d.next = 0.into();
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
                         self.c_status.d.next = self.c_st[0].val();
                         self.state.d.next = ReqState::Requeue;
                         if self.signaled.val() {
@@ -2809,9 +2779,10 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         // a response was lost: the READ again from the resume PSN (its
                         // cursor is there), once per gap, within the retry budget
                         if self.s_retry.q.val().get_bits::<3>(0) == 0 {
-                            self.s_flags.d.next = (self.s_flags.q.val() & 0xC9) | 8;
+                            self.s_flags.d.next.read_gap = false;
+                            self.s_flags.d.next.err = true;
                             self.s_ci.d.next = self.s_ci.q.val() + 1;
-                            self.s_tmr.d.next = 0.into();
+                            self.s_tmr.d.next = self.c_tmr_stop.val();
                             self.c_err.d.next = true;
                             self.c_status.d.next = self.c_st[8].val();
                             self.c_vendor.d.next = self.c_vend[7].val();
@@ -2821,8 +2792,9 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                             self.s_retry.d.next = self.s_retry.q.val() - 1;
                             self.s_psn.d.next = self.s_spsn.q.val();
                             self.s_si.d.next = self.s_ci.q.val();
-                            self.s_flags.d.next = (self.s_flags.q.val() & 0x7F) | 32;
-                            self.s_tmr.d.next = 0.into();
+                            self.s_flags.d.next.suspended = false;
+                            self.s_flags.d.next.read_gap = true;
+                            self.s_tmr.d.next = self.c_tmr_stop.val();
                             self.n_resent.d.next = self.n_resent.q.val() + 1;
                             self.ev_rewind.next = true;
                             self.state.d.next = ReqState::Requeue;
@@ -2840,12 +2812,12 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 {
                     // a WQE that fails its checks while earlier ones are outstanding: its
                     // error waits until they have retired (completions stay in order)
-                    self.s_flags.d.next = self.s_flags.q.val() | 64;
+                    self.s_flags.d.next.wait_drain = true;
                     self.state.d.next = ReqState::Requeue;
                 } else if self.c_err.q.val() {
                     self.qerr_valid.next = true;
                     if self.qerr_ready.val() {
-                        self.s_flags.d.next = (self.s_flags.q.val() & 0xF9) | 8;
+                        self.s_flags.d.next.err = true;
                         self.n_errors.d.next = self.n_errors.q.val() + 1;
                         self.state.d.next = ReqState::Cqe;
                         if !self.r_flush.q.val() & (self.r_job.q.val() == 1) {
@@ -2876,9 +2848,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     & ((self.qp_err.val() & (self.s_pi.q.val() != self.s_ci.q.val()))
                         | (!self.qp_err.val() & self.can_send.val()))
                 {
-                    self.ram_work.write_enable.next = true;
-                    self.w_tail.d.next = self.w_tail.q.val() + 1;
-                    self.s_flags.d.next = self.s_flags.q.val() | 1;
+                    self.sched.push_valid.next = true;
+                    self.s_flags.d.next.queued = true;
                 }
             }
             ReqState::QueryWait => {
@@ -2902,8 +2873,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.ram_rpsn.write_enable.next = true;
                 self.ram_cur.write_enable.next = true;
                 self.ram_retry.write_enable.next = true;
-                self.ram_tmr.write_enable.next = true;
-                self.ram_tscan.write_enable.next = true;
+                self.timers.set_valid.next = true;
                 self.ram_dst.write_enable.next = true;
                 self.ram_rk.write_enable.next = true;
                 self.ram_rrem.write_enable.next = true;
