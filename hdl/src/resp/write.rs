@@ -83,28 +83,12 @@ use crate::dma::{DmaReadMaster, DmaWriteMaster};
 use crate::header::RoceHeader;
 use crate::stream::{StreamSink, StreamSource};
 use ferroce_proto::host::cqe::{flags as cqe_flags, vendor_err, CqeOpcode, WcStatus};
-use ferroce_proto::host::wqe::{recv_field as rf, sge_field as sf, RECV_HEADER_LEN, SGE_LEN};
 use rust_hdl::prelude::*;
 
-// The kernel reads the receive WQE and SGE layouts and the CQE flags as literals (rust-hdl emits
-// a named constant as an undeclared Verilog identifier); these assertions tie them to
-// `ferroce_proto`, the one definition. Receive WQE: beat 0 = owner (bit 0 of byte 0), num_sge
-// (byte 3), length (bytes 4..8, LE); beat 1 = wr_id (LE); then SGEs of 16 bytes: address (LE),
-// length (LE), lkey (LE).
-const _: () = assert!(
-    rf::OWNER == 0
-        && rf::NUM_SGE == 3
-        && rf::LENGTH == 4
-        && rf::WR_ID == 8
-        && rf::SGES == RECV_HEADER_LEN
-        && RECV_HEADER_LEN == 16
-        && SGE_LEN == 16
-        && sf::ADDR == 0
-        && sf::LENGTH == 8
-        && sf::LKEY == 12
-        && cqe_flags::WITH_IMM == 1
-        && cqe_flags::SOLICITED == 4
-);
+// The kernel writes the CQE flags as literals (rust-hdl emits a named constant as an undeclared
+// Verilog identifier); this assertion ties them to `ferroce_proto`, the one definition. (The
+// receive WQE and SGE layouts are [`super::RqWqeFetch`]'s.)
+const _: () = assert!(cqe_flags::WITH_IMM == 1 && cqe_flags::SOLICITED == 4);
 
 /// The default build: 64-bit datapath, 256 QPs.
 pub type RcWriteResponder64 = RcWriteResponder<8>;
