@@ -104,7 +104,9 @@ pub fn parse(f: &[u8]) -> Option<Header> {
         }
         et = u16_at(f, 16);
         h.l3 = ethernet::VLAN_HEADER_LEN;
-        h.pcp = Some(f[14] >> 5);
+        h.pcp = ethernet::EthernetFrame::new_unchecked(f)
+            .vlan()
+            .map(|t| t.pcp);
     }
     let l3 = h.l3;
     let l4 = match et {

@@ -399,8 +399,13 @@ fn a_faulty_link_loses_frames_and_a_down_link_all_of_them() {
 
 /// `frame` with an 802.1Q tag (TPID 0x8100, PCP `pcp`, VID 100) after the MAC addresses.
 fn tagged(mut f: Vec<u8>, pcp: u8) -> Vec<u8> {
-    let tci: u16 = ((pcp as u16) << 13) | 100;
-    let mut tag = 0x8100u16.to_be_bytes().to_vec();
+    let tci = ferroce_proto::wire::VlanTag {
+        pcp,
+        dei: false,
+        vid: 100,
+    }
+    .tci();
+    let mut tag = ferroce_proto::wire::ethertype::VLAN.to_be_bytes().to_vec();
     tag.extend_from_slice(&tci.to_be_bytes());
     f.splice(12..12, tag);
     f
