@@ -450,8 +450,10 @@ impl<const QA: usize, const CA: usize, const MA: usize> Logic for CsrBlock<QA, C
             & (!self.b_valid.q.val() | self.s_axil_bready.val())
             & self.db.wr_ok.val();
         self.bus_wr.next = self.do_write.val() & (self.w_strb.q.val() == self.c_strb_all.val());
-        self.do_read.next =
-            self.ar_full.q.val() & (!self.r_valid.q.val() | self.s_axil_rready.val());
+        // a counter read waits one cycle for the counter RAM (`CsrCounters::rd_ready`)
+        self.do_read.next = self.ar_full.q.val()
+            & (!self.r_valid.q.val() | self.s_axil_rready.val())
+            & self.cnt.rd_ready.val();
         if self.s_axil_awvalid.val() & !self.aw_full.q.val() {
             self.aw_full.d.next = true;
             self.aw_addr.d.next = self.s_axil_awaddr.val() & self.c_word_mask.val();
@@ -500,6 +502,7 @@ impl<const QA: usize, const CA: usize, const MA: usize> Logic for CsrBlock<QA, C
         self.glob.rd.next = self.do_read.val();
         self.glob.raddr.next = self.ar_addr.q.val();
         self.cnt.rd.next = self.do_read.val();
+        self.cnt.rd_pending.next = self.ar_full.q.val();
         self.cnt.raddr.next = self.ar_addr.q.val();
         self.db.wr.next = self.bus_wr.val();
         self.db.waddr.next = self.aw_addr.q.val();

@@ -18,7 +18,7 @@
 //!  s_axil_* -> AXI front end (block.rs) --- register bus (wr/waddr/wdata, rd/raddr, rdata OR) ---+
 //!                |                                                                               |
 //!                +-- CsrGlobal    identity, CFG_*, CC_*, IRQ_*, async event FIFO, GID table      |
-//!                +-- CsrCounters  64-bit counters (48 implemented), LO read latches HI            |
+//!                +-- CsrCounters  64-bit counters (48 implemented) in RAM, LO read latches HI    |
 //!                +-- CsrDoorbells QP / CQ doorbell decode, two event FIFOs (qev_*, cev_*)        |
 //!                +-- CtxWindows   QP + CQ command windows, QpConfigTable, CqConfigTable          |
 //!                +-- MrWindow     MR command window, MrTable                                     |
@@ -28,9 +28,10 @@
 //!
 //! * **Bus**: one outstanding write and one outstanding read; AW and W are accepted in any order
 //!   into holding registers (`awready`/`wready` are registered: one write per 2 cycles, one read
-//!   per 2 cycles at full rate). `bresp`/`rresp` are always OKAY. Reads of reserved or
-//!   write-only offsets return 0, writes to reserved or RO offsets are ignored. A write whose
-//!   `wstrb` is not `0xF` is ignored (answered OKAY). `addr[1:0]` are ignored.
+//!   per 2 cycles at full rate; a counter's read takes one cycle more: [`CsrCounters`] reads
+//!   a RAM). `bresp`/`rresp` are always OKAY. Reads of reserved or write-only offsets return 0,
+//!   writes to reserved or RO offsets are ignored. A write whose `wstrb` is not `0xF` is
+//!   ignored (answered OKAY). `addr[1:0]` are ignored.
 //! * **RW registers store all 32 bits** and read back exactly what was written, except the
 //!   read-only VALID bits `MR_ACCESS[31]` and `CQ_CFG[31]` (set by QUERY, kept by writes).
 //! * **Doorbells**: a doorbell is one entry in a FIFO (QP: `qev_*`, CQ: `cev_*`, depth
