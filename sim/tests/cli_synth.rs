@@ -7,7 +7,8 @@
 
 use ferroce_hdl::verilog::block_verilog;
 use ferroce_sim::cmd::synth::{
-    direct_children, parse_stat, structural_check, synth_script, Target,
+    direct_children, is_register_wrapper, kept_modules, parse_stat, read_stat_json,
+    structural_check, synth_script, Target, KEEP_DEPTH,
 };
 use ferroce_testkit::require_tool;
 use std::path::PathBuf;
@@ -129,7 +130,7 @@ fn per_block_rows_add_up(target: Target, tag: &str) {
         target,
         std::path::Path::new(&format!("{top}.v")),
         top,
-        &children,
+        &kept_modules(&v, top, KEEP_DEPTH),
     );
     std::fs::write(d.join("s.ys"), script).unwrap();
     let st = Command::new("yosys")
@@ -149,6 +150,210 @@ fn per_block_rows_add_up(target: Target, tag: &str) {
     assert!(ff_in_children > 0.0, "{rows:?}");
     // the flattened netlist for nextpnr was written too
     assert!(d.join("nic.json").exists());
+}
+
+/// A small design in rust-hdl's style (one module per block, per register and per RAM, named by
+/// its path with `$`): the top `t` with glue logic, a register child `t$r` and a block child
+/// `t$blk`; below `t$blk` a real sub-block `t$blk$add` (an adder, itself holding the block
+/// `t$blk$add$mix`) and a register wrapper `t$blk$q`.
+const NESTED: &str = "\
+module t(clock,a,b,y,z);
+    input wire clock;
+    input wire [7:0] a;
+    input wire [7:0] b;
+    output wire [7:0] y;
+    output wire [7:0] z;
+    wire [7:0] s;
+    t$blk blk(.clock(clock), .a(a), .b(b), .y(s));
+    t$r r(.d(s), .q(y), .clock(clock));
+    assign z = (a & b) | (s ^ a);
+endmodule // t
+module t$blk(clock,a,b,y);
+    input wire clock;
+    input wire [7:0] a;
+    input wire [7:0] b;
+    output wire [7:0] y;
+    wire [7:0] m;
+    t$blk$add add(.a(a), .b(b), .y(m));
+    t$blk$q q(.d(m), .q(y), .clock(clock));
+endmodule // t$blk
+module t$blk$add(a,b,y);
+    input wire [7:0] a;
+    input wire [7:0] b;
+    output wire [7:0] y;
+    wire [7:0] x;
+    t$blk$add$mix mix(.a(a), .b(b), .y(x));
+    assign y = a + x;
+endmodule // t$blk$add
+module t$blk$add$mix(a,b,y);
+    input wire [7:0] a;
+    input wire [7:0] b;
+    output wire [7:0] y;
+    assign y = (a ^ {b[3:0], b[7:4]}) & (b | 8'h5a);
+endmodule // t$blk$add$mix
+module t$blk$q(d,q,clock);
+    input wire [7:0] d;
+    output reg [7:0] q;
+    input wire clock;
+    initial begin
+       q = 8'h0;
+    end
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // t$blk$q
+module t$r(d,q,clock);
+    input wire [7:0] d;
+    output reg [7:0] q;
+    input wire clock;
+    initial begin
+       q = 8'h0;
+    end
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // t$r
+";
+
+/// The rule of which modules keep their hierarchy: every direct child of the top (a report row
+/// each, register or not) and, with a deeper `--keep-depth`, the real blocks below them, never
+/// rust-hdl's register wrappers. The default keeps the direct children only.
+#[test]
+fn kept_modules_are_blocks_not_register_wrappers() {
+    assert!(is_register_wrapper("d,q,clock"));
+    assert!(!is_register_wrapper("a,b,y"));
+    assert!(!is_register_wrapper(
+        "read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable"
+    ));
+    assert_eq!(direct_children(NESTED, "t"), ["t$blk", "t$r"]);
+    assert_eq!(KEEP_DEPTH, 1);
+    assert_eq!(kept_modules(NESTED, "t", KEEP_DEPTH), ["t$blk", "t$r"]);
+    assert_eq!(kept_modules(NESTED, "t", 2), ["t$blk", "t$blk$add", "t$r"]);
+    assert_eq!(
+        kept_modules(NESTED, "t", 3),
+        ["t$blk", "t$blk$add", "t$blk$add$mix", "t$r"]
+    );
+    let script = synth_script(
+        Target::Ecp5,
+        std::path::Path::new("t.v"),
+        "t",
+        &kept_modules(NESTED, "t", 2),
+    );
+    assert!(
+        script.contains("setattr -mod -set keep_hierarchy 1 t$blk\n"),
+        "{script}"
+    );
+    assert!(
+        script.contains("setattr -mod -set keep_hierarchy 1 t$blk$add\n"),
+        "{script}"
+    );
+    assert!(
+        script.contains("setattr -mod -set keep_hierarchy 1 t$r\n"),
+        "{script}"
+    );
+    assert!(!script.contains("t$blk$q"), "{script}");
+    assert!(!script.contains("t$blk$add$mix"), "{script}");
+    assert!(script.contains("synth_ecp5 -abc9 -top t\n"), "{script}");
+    // the stat, then the flattened netlist for nextpnr
+    assert!(
+        script.ends_with("flatten\nwrite_json nic.json\n"),
+        "{script}"
+    );
+}
+
+/// A stat.json as Yosys 0.23 writes it for nested kept modules (with the hierarchy lines it
+/// logs into the JSON): a child's row sums the child and every kept module below it, and the
+/// rows must add up to the hierarchical total.
+#[test]
+fn child_rows_sum_their_kept_descendants() {
+    let stat = r#"{
+   "creator": "Yosys 0.23",
+   "modules": {
+      "\\t": { "num_cells": 3, "num_cells_by_type": { "LUT4": 2, "t$blk": 1, "t$r": 1 } },
+      "\\t$blk": { "num_cells": 9, "num_cells_by_type": { "TRELLIS_FF": 8, "t$blk$add": 1 } },
+      "\\t$blk$add": { "num_cells": 5, "num_cells_by_type": { "CCU2C": 4, "t$blk$add$mix": 1 } },
+      "\\t$blk$add$mix": { "num_cells": 6, "num_cells_by_type": { "LUT4": 6 } },
+      "\\t$r": { "num_cells": 8, "num_cells_by_type": { "TRELLIS_FF": 8 } }
+   },
+         t$blk$add$mix      1
+   "design": { "num_cells": 36, "num_cells_by_type": { "CCU2C": 4, "LUT4": 8, "TRELLIS_FF": 16 } }
+}"#;
+    let v = read_stat_json(stat).unwrap();
+    let children = ["t$blk".to_string(), "t$r".to_string()];
+    let (rows, total) = parse_stat(&v, Target::Ecp5, "t", &children).unwrap();
+    // columns: lut4, ccu2c, lutram, ff, bram, dsp
+    assert_eq!(rows[0].block, "(top)");
+    assert_eq!(rows[0].counts, [2.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(rows[1].block, "blk");
+    assert_eq!(rows[1].counts, [6.0, 4.0, 0.0, 8.0, 0.0, 0.0]);
+    assert_eq!(rows[2].block, "r");
+    assert_eq!(rows[2].counts, [0.0, 0.0, 0.0, 8.0, 0.0, 0.0]);
+    assert_eq!(total.counts, [8.0, 4.0, 0.0, 16.0, 0.0, 0.0]);
+    // a kept module outside every row breaks the sum: an error, not a wrong table
+    let orphan = stat.replace(r#""LUT4": 8,"#, r#""LUT4": 9,"#);
+    let err = parse_stat(
+        &read_stat_json(&orphan).unwrap(),
+        Target::Ecp5,
+        "t",
+        &children,
+    )
+    .unwrap_err();
+    assert!(err.0.contains("add up"), "{}", err.0);
+}
+
+/// The nested design through Yosys's `synth_ecp5` keeping every block (`--keep-depth 3`): the
+/// block child's row holds its sub-blocks' cells, its register wrapper is flattened into it,
+/// Yosys's stat.json (with its stray hierarchy lines) is read, and the rows add up.
+#[test]
+fn nested_blocks_count_into_their_child_row_ecp5() {
+    if !require_tool("yosys") {
+        return;
+    }
+    let d = dir("nested_ecp5");
+    std::fs::write(d.join("t.v"), NESTED).unwrap();
+    let keep = kept_modules(NESTED, "t", 3);
+    let script = synth_script(Target::Ecp5, std::path::Path::new("t.v"), "t", &keep);
+    std::fs::write(d.join("s.ys"), script).unwrap();
+    let st = Command::new("yosys")
+        .current_dir(&d)
+        .args(["-q", "-l", "s.log", "-s", "s.ys"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let text = std::fs::read_to_string(d.join("stat.json")).unwrap();
+    let stat = read_stat_json(&text).unwrap();
+    let modules = stat["modules"].as_object().unwrap();
+    for m in &keep {
+        assert!(
+            modules.contains_key(&format!("\\{m}")),
+            "{m} not kept: {modules:?}"
+        );
+    }
+    assert!(
+        !modules.contains_key("\\t$blk$q"),
+        "a register wrapper was kept"
+    );
+    let children = direct_children(NESTED, "t");
+    let (rows, total) = parse_stat(&stat, Target::Ecp5, "t", &children).unwrap();
+    assert_eq!(rows.len(), 3);
+    // columns: lut4, ccu2c, lutram, ff, bram, dsp; 8 + 8 flip-flops, the adder's carry chain
+    // and the mixer's LUTs in `blk`'s row although they sit in its kept sub-blocks
+    assert_eq!(total.counts[3], 16.0, "{rows:?}");
+    assert_eq!(rows[1].block, "blk");
+    assert_eq!(rows[1].counts[3], 8.0, "{rows:?}");
+    assert!(rows[1].counts[1] > 0.0, "{rows:?}");
+    assert!(rows[1].counts[0] > 0.0, "{rows:?}");
+    let own = |m: &str| {
+        modules[m]["num_cells_by_type"]["LUT4"]
+            .as_f64()
+            .unwrap_or(0.0)
+    };
+    assert_eq!(
+        rows[1].counts[0],
+        own("\\t$blk") + own("\\t$blk$add") + own("\\t$blk$add$mix"),
+        "{rows:?}"
+    );
+    assert_eq!(rows[2].counts[3], 8.0, "{rows:?}");
 }
 
 #[test]

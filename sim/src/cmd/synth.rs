@@ -9,6 +9,43 @@
 //! which a flat synthesis may do; the difference is small for blocks joined by real interfaces.)
 //! The netlist is flattened only after `stat`, for nextpnr.
 //!
+//! ECP5 maps with `synth_ecp5 -abc9`, the smaller mapping on six of the seven large children
+//! measured. Each synthesised as top from the NIC's emitted Verilog (Yosys 0.23, everything
+//! below the child flattened), LUT4 without and with `-abc9` (FF, DPR16X4 and DP16KD equal):
+//! rx 11,209 and 7,565; tx 9,071 and 6,600; req 8,122 and 7,135; resp 6,133 and 5,701; csr
+//! 19,482 and 18,188; shaper 5,080 and 4,233; but fmt 3,576 and 4,326. In all, 62,673 LUT4
+//! become 53,748 (-14 %), and CCU2C 0 to 95 fewer per block.
+//! (The Yosys 0.23 abort in ABC9_OPS is Xilinx's: inferred RAMB36E1 with a partly connected
+//! byte-write-enable; the Xilinx estimate keeps the plain mapping.)
+//!
+//! Why nothing below the children keeps its hierarchy (`--keep-depth 1`, the default): keeping
+//! the children's own blocks too was measured and is larger. The same children synthesised
+//! with `synth_ecp5` (no `-abc9`), LUT4 / FF, flattened below the child against keeping its
+//! direct sub-modules except register wrappers (`--keep-depth 2`) and every level of them:
+//!
+//! | child | flattened | depth 2 | every depth |
+//! |---|---:|---:|---:|
+//! | rx | 11,209 / 6,943 | 12,257 / 6,815 | 13,243 / 6,850 |
+//! | tx | 9,071 / 3,349 | 10,542 / 3,377 | 10,886 / 3,467 |
+//! | req | 8,122 / 3,760 | 9,854 / 3,070 | 8,648 / 2,712 |
+//! | resp | 6,133 / 3,993 | 7,192 / 3,253 | 6,708 / 3,120 |
+//! | csr | 19,482 / 14,271 | 25,992 / 14,271 | |
+//! | rp | 2,244 / 724 | 2,311 / 797 | 2,314 / 797 |
+//! | cqw | 756 / 573 | 648 / 467 | |
+//!
+//! (CCU2C, DPR16X4 and DP16KD barely move; shaper and fmt hold no sub-module but registers.) With
+//! `-abc9` the gap is wider: rx 7,565 LUT4 flattened, 12,530 at depth 2; tx 6,600 and 7,068.
+//! Keeping the sub-modules saves 700 to 1,050 flip-flops in req and resp but costs more LUT4,
+//! mostly as wide-LUT muxes (PFUMX, L6MUX21); keeping every level down to rust-hdl's one-register
+//! modules is worse still (csr: about 31k LUT4 instead of 19k), presumably because a register
+//! outside its logic cannot take the enable and reset into the flip-flop. ABC's mapping also
+//! depends on the order of its input, so one block's number moves by thousands of LUT4 with
+//! unrelated context: rx's `ingest`, the same 16,503 gates into ABC each time, came out as 5,082,
+//! 7,151, 7,274 and 10,213 LUT4 in four runs that differed only in which modules Yosys had read
+//! (rx's or the whole NIC's) and which of its siblings were kept, and rx's row is 14,582 LUT4 in
+//! the whole-NIC run against 11,209 synthesised alone. Each comparison above is from the same input
+//! (a run is repeatable).
+//!
 //! `--check` is the cheap structural check CI runs on the whole NIC: `proc; flatten;
 //! check -assert` and a latch scan (errors, inferred latches, combinational loops), in about a
 //! minute instead of the full synthesis's many.
@@ -33,7 +70,7 @@ pub const ECP5_DEVICE: &str = "LFE5U-85F-6 (CABGA381)";
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Target {
-    /// Lattice ECP5 (Yosys `synth_ecp5`, then nextpnr-ecp5 place and route).
+    /// Lattice ECP5 (Yosys `synth_ecp5 -abc9`, then nextpnr-ecp5 place and route).
     Ecp5,
     /// AMD/Xilinx UltraScale+ (Yosys `synth_xilinx -family xcup` estimate; no place and route).
     Xilinx,
@@ -60,6 +97,11 @@ pub struct SynthArgs {
     /// Clock target for nextpnr, MHz (the achieved Fmax is reported whatever it is).
     #[arg(long, default_value_t = 100.0)]
     pub freq: f64,
+    /// How deep below the top blocks keep their hierarchy: 1 keeps the direct children only
+    /// (the default, the smallest result measured); 2 also their sub-blocks, and so on. rust-hdl's
+    /// register wrappers are never kept below the children. See the module documentation.
+    #[arg(long, default_value_t = KEEP_DEPTH)]
+    pub keep_depth: usize,
 }
 
 /// The install command printed when a tool is missing.
@@ -175,33 +217,82 @@ fn emit_nic(out: &Path) -> Result<(PathBuf, String), CliError> {
     Ok((path, v))
 }
 
+/// The modules of rust-hdl's Verilog as (name, port list), in file order (rust-hdl writes each
+/// module header on one line: `module name(port,port,...);`).
+fn module_headers(verilog: &str) -> impl Iterator<Item = (&str, &str)> {
+    verilog.lines().filter_map(|l| {
+        let rest = l.strip_prefix("module ")?;
+        let (name, ports) = rest.split_once('(')?;
+        let ports = ports.split(')').next().unwrap_or("");
+        Some((name.trim(), ports))
+    })
+}
+
 /// The direct children of `top` in rust-hdl's Verilog (`module top$child(`), in file order.
 pub fn direct_children(verilog: &str, top: &str) -> Vec<String> {
-    let prefix = format!("module {top}$");
-    verilog
-        .lines()
-        .filter_map(|l| l.strip_prefix(&prefix))
-        .filter_map(|rest| rest.split('(').next())
+    let prefix = format!("{top}$");
+    module_headers(verilog)
+        .filter_map(|(name, _)| name.strip_prefix(&prefix))
         .filter(|child| !child.contains('$'))
         .map(|child| format!("{top}${child}"))
         .collect()
 }
 
-/// The hierarchical synthesis script (see the module documentation).
-pub fn synth_script(target: Target, verilog: &Path, top: &str, children: &[String]) -> String {
+/// Whether a module is one of rust-hdl's register wrappers: every `DFF` (and `DFFWithInit`) is
+/// its own module with exactly the ports `d`, `q` and `clock` and the body `q <= d`.
+pub fn is_register_wrapper(ports: &str) -> bool {
+    ports.split(',').map(str::trim).eq(["d", "q", "clock"])
+}
+
+/// The modules the synthesis keeps as their own (see the module documentation), in file order:
+/// every direct child of `top` (one report row each) and, for `depth` above 1, the modules below
+/// them down to that depth (2: the children's own sub-blocks) that are not register wrappers
+/// ([`is_register_wrapper`]): sub-blocks, RAMs, combinational functions. Register wrappers
+/// below the children are always flattened into their parent.
+pub fn kept_modules(verilog: &str, top: &str, depth: usize) -> Vec<String> {
+    let max_depth = depth;
+    let prefix = format!("{top}$");
+    let names: std::collections::HashSet<&str> =
+        module_headers(verilog).map(|(name, _)| name).collect();
+    // a module's depth below the top: 1 + the modules between them (`top$a$b` is at depth 2
+    // if `top$a` is a module; an array element `top$a$c$0` of block `top$a` is too)
+    let depth = |name: &str| {
+        1 + name
+            .match_indices('$')
+            .filter(|(i, _)| *i > top.len() && names.contains(&name[..*i]))
+            .count()
+    };
+    module_headers(verilog)
+        .filter(|(name, ports)| {
+            if !name.starts_with(&prefix) {
+                return false;
+            }
+            let depth = depth(name);
+            depth == 1 || (depth <= max_depth && !is_register_wrapper(ports))
+        })
+        .map(|(name, _)| name.to_string())
+        .collect()
+}
+
+/// The default `--keep-depth`: the NIC's direct children only (see the module documentation).
+pub const KEEP_DEPTH: usize = 1;
+
+/// The hierarchical synthesis script (see the module documentation): `keep` are the modules
+/// that keep their hierarchy ([`kept_modules`]).
+pub fn synth_script(target: Target, verilog: &Path, top: &str, keep: &[String]) -> String {
     let mut s = format!(
         "read_verilog {}\nhierarchy -check -top {top}\n",
         verilog.display()
     );
-    for c in children {
+    for c in keep {
         let _ = writeln!(s, "setattr -mod -set keep_hierarchy 1 {c}");
     }
     match target {
         Target::Ecp5 => {
-            let _ = writeln!(s, "synth_ecp5 -top {top}");
+            let _ = writeln!(s, "synth_ecp5 -abc9 -top {top}");
         }
-        // Without -abc9: Yosys 0.23 aborts in ABC9_OPS on the inferred LUT RAMs (see
-        // hdl/tests/mr_tools.rs).
+        // Without -abc9: Yosys 0.23 aborts in ABC9_OPS on inferred RAMB36E1 with a partly
+        // connected byte-write-enable (see hdl/tests/mr_tools.rs).
         Target::Xilinx => {
             let _ = writeln!(s, "synth_xilinx -family xcup -flatten -top {top}");
         }
@@ -324,6 +415,21 @@ fn cells_of(v: &Value) -> BTreeMap<String, f64> {
         .unwrap_or_default()
 }
 
+/// Yosys's `stat -json` output. Yosys 0.23 also logs the design hierarchy below the second
+/// level (`    top$a$b      1`) into it when kept modules nest, which is not JSON: every line
+/// of the real JSON starts with a quote or a bracket, so the others are dropped.
+pub fn read_stat_json(text: &str) -> Result<Value, CliError> {
+    let json: String = text
+        .lines()
+        .filter(|l| {
+            l.trim_start()
+                .starts_with(|c| matches!(c, '"' | '{' | '}' | '[' | ']'))
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    serde_json::from_str(&json).map_err(|e| CliError(format!("stat.json: {e}")))
+}
+
 /// Rows per block (the top's own glue first, named `(top)`) and the total, from Yosys's
 /// `stat -json`; errors if the rows do not add up to Yosys's hierarchical total.
 pub fn parse_stat(
@@ -336,20 +442,32 @@ pub fn parse_stat(
         .as_object()
         .ok_or_else(|| CliError("Yosys stat -json has no modules".into()))?;
     let cols = columns(target);
-    let row = |name: &str, module: &str| -> Result<Row, CliError> {
+    // a row counts its module's own cells and, for a child, those of every module kept below
+    // it (`child$...`): each rust-hdl module is instantiated once, so the rows still add up to
+    // Yosys's hierarchical total
+    let row = |name: &str, module: &str, below: bool| -> Result<Row, CliError> {
         let m = modules
             .get(&format!("\\{module}"))
             .ok_or_else(|| CliError(format!("Yosys stat has no module {module}")))?;
-        let cells = cells_of(m);
+        let mut counts: Vec<f64> = cols.iter().map(|c| count(&cells_of(m), c)).collect();
+        if below {
+            let prefix = format!("\\{module}$");
+            for (_, d) in modules.iter().filter(|(k, _)| k.starts_with(&prefix)) {
+                let cells = cells_of(d);
+                for (n, c) in counts.iter_mut().zip(cols) {
+                    *n += count(&cells, c);
+                }
+            }
+        }
         Ok(Row {
             block: name.to_string(),
-            counts: cols.iter().map(|c| count(&cells, c)).collect(),
+            counts,
         })
     };
-    let mut rows = vec![row("(top)", top)?];
+    let mut rows = vec![row("(top)", top, false)?];
     for c in children {
         let short = c.strip_prefix(&format!("{top}$")).unwrap_or(c);
-        rows.push(row(short, c)?);
+        rows.push(row(short, c, true)?);
     }
     let design = cells_of(&stat["design"]);
     let total = Row {
@@ -517,6 +635,7 @@ pub fn run(args: &SynthArgs) -> Result<ExitCode, CliError> {
     }
 
     let children = direct_children(&verilog, NIC_TOP);
+    let keep = kept_modules(&verilog, NIC_TOP, args.keep_depth.max(1));
     let tag = match args.target {
         Target::Ecp5 => "ecp5",
         Target::Xilinx => "xilinx",
@@ -525,7 +644,7 @@ pub fn run(args: &SynthArgs) -> Result<ExitCode, CliError> {
         args.target,
         Path::new(&format!("{NIC_TOP}.v")),
         NIC_TOP,
-        &children,
+        &keep,
     );
     let script_path = out.join(format!("synth_{tag}.ys"));
     std::fs::write(&script_path, script)?;
@@ -543,8 +662,7 @@ pub fn run(args: &SynthArgs) -> Result<ExitCode, CliError> {
             .arg(format!("synth_{tag}.ys")),
         "yosys",
     )?;
-    let stat: Value = serde_json::from_str(&std::fs::read_to_string(out.join("stat.json"))?)
-        .map_err(|e| CliError(format!("stat.json: {e}")))?;
+    let stat = read_stat_json(&std::fs::read_to_string(out.join("stat.json"))?)?;
     let (rows, total) = parse_stat(&stat, args.target, NIC_TOP, &children)?;
 
     let mut pnr = None;
