@@ -154,8 +154,9 @@ fn per_block_rows_add_up(target: Target, tag: &str) {
 
 /// A small design in rust-hdl's style (one module per block, per register and per RAM, named by
 /// its path with `$`): the top `t` with glue logic, a register child `t$r` and a block child
-/// `t$blk`; below `t$blk` a real sub-block `t$blk$add` (an adder, itself holding the block
-/// `t$blk$add$mix`) and a register wrapper `t$blk$q`.
+/// `t$blk`, an element `t$arr$0` of a register array of the top (no row: the top's glue); below
+/// `t$blk` a real sub-block `t$blk$add` (an adder, itself holding the block `t$blk$add$mix`)
+/// and a register wrapper `t$blk$q`.
 const NESTED: &str = "\
 module t(clock,a,b,y,z);
     input wire clock;
@@ -166,7 +167,9 @@ module t(clock,a,b,y,z);
     wire [7:0] s;
     t$blk blk(.clock(clock), .a(a), .b(b), .y(s));
     t$r r(.d(s), .q(y), .clock(clock));
-    assign z = (a & b) | (s ^ a);
+    wire [7:0] e;
+    t$arr$0 arr$0(.d(a ^ b), .q(e), .clock(clock));
+    assign z = (a & b) | (s ^ a) | e;
 endmodule // t
 module t$blk(clock,a,b,y);
     input wire clock;
@@ -213,6 +216,17 @@ module t$r(d,q,clock);
        q <= d;
     end
 endmodule // t$r
+module t$arr$0(d,q,clock);
+    input wire [7:0] d;
+    output reg [7:0] q;
+    input wire clock;
+    initial begin
+       q = 8'h0;
+    end
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // t$arr$0
 ";
 
 /// The rule of which modules keep their hierarchy: every direct child of the top (a report row
@@ -336,9 +350,15 @@ fn nested_blocks_count_into_their_child_row_ecp5() {
     let children = direct_children(NESTED, "t");
     let (rows, total) = parse_stat(&stat, Target::Ecp5, "t", &children).unwrap();
     assert_eq!(rows.len(), 3);
-    // columns: lut4, ccu2c, lutram, ff, bram, dsp; 8 + 8 flip-flops, the adder's carry chain
-    // and the mixer's LUTs in `blk`'s row although they sit in its kept sub-blocks
-    assert_eq!(total.counts[3], 16.0, "{rows:?}");
+    // columns: lut4, ccu2c, lutram, ff, bram, dsp; 8 + 8 + 8 flip-flops, the adder's carry
+    // chain and the mixer's LUTs in `blk`'s row although they sit in its kept sub-blocks, the
+    // top's register array element in the top's own row
+    assert!(
+        !modules.contains_key("\\t$arr$0"),
+        "an element of the top's register array was kept"
+    );
+    assert_eq!(total.counts[3], 24.0, "{rows:?}");
+    assert_eq!(rows[0].counts[3], 8.0, "{rows:?}");
     assert_eq!(rows[1].block, "blk");
     assert_eq!(rows[1].counts[3], 8.0, "{rows:?}");
     assert!(rows[1].counts[1] > 0.0, "{rows:?}");

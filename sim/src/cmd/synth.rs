@@ -268,7 +268,10 @@ pub fn kept_modules(verilog: &str, top: &str, depth: usize) -> Vec<String> {
                 return false;
             }
             let depth = depth(name);
-            depth == 1 || (depth <= max_depth && !is_register_wrapper(ports))
+            // a direct child is kept (its row); an element of one of the top's own arrays
+            // (`top$a$0` with no module `top$a`) is no row: it stays in the top's glue
+            let row = !name[prefix.len()..].contains('$');
+            (depth == 1 && row) || (depth > 1 && depth <= max_depth && !is_register_wrapper(ports))
         })
         .map(|(name, _)| name.to_string())
         .collect()
