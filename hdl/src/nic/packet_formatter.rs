@@ -57,6 +57,7 @@ const _: () = assert!(cfg_traffic::VLAN_VID.lsb == 20 && cfg_traffic::VLAN_VID.w
 const _: () = assert!(cfg_pfc::DATA_PRIO.lsb == 0 && cfg_pfc::DATA_PRIO.width == 3);
 const _: () = assert!(cfg_pfc::CNP_PRIO.lsb == 4 && cfg_pfc::CNP_PRIO.width == 3);
 const _: () = assert!(cfg_udp_sport::BASE.lsb == 0 && cfg_udp_sport::BASE.width == 16);
+const _: () = assert!(SGID_W == 8);
 
 /// RC ACKNOWLEDGE (`ferroce_proto::wire::Opcode::RC_ACKNOWLEDGE`).
 pub const OPCODE_RC_ACK: u64 = Opcode::RC_ACKNOWLEDGE.0 as u64;
@@ -167,6 +168,10 @@ pub struct PacketFormatter<const QA: usize> {
     h: DFF<RoceHeader>,
     // ---- locals
     sel_gid: Signal<Local, Bits<128>>,
+    sgi: Signal<Local, Bits<4>>,
+    gsel1: [Signal<Local, Bits<128>>; 8],
+    gsel2: [Signal<Local, Bits<128>>; 4],
+    gsel3: [Signal<Local, Bits<128>>; 2],
     sel_type: Signal<Local, Bits<2>>,
     type_word: Signal<Local, Bits<32>>,
     c_idx: [Constant<Bits<SGID_W>>; 16],
@@ -272,6 +277,10 @@ impl<const QA: usize> Default for PacketFormatter<QA> {
             a_plen: Default::default(),
             h: Default::default(),
             sel_gid: Default::default(),
+            sgi: Default::default(),
+            gsel1: Default::default(),
+            gsel2: Default::default(),
+            gsel3: Default::default(),
             sel_type: Default::default(),
             type_word: Default::default(),
             c_idx: core::array::from_fn(|n| Constant::new((n as u64).into())),
@@ -312,51 +321,72 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
         self.hdr_valid.next = false;
         self.hdr.next = self.h.q.val();
         // GID entry and type of the QP's source GID index (the CSR block rejects indices >= 16)
-        self.sel_gid.next = self.gid0.val();
-        if self.qpc_sgid_index.val() == self.c_idx[1].val() {
-            self.sel_gid.next = self.gid1.val();
+        // GID entry of the QP's source GID index (the CSR block rejects indices >= 16): a tree
+        // on the index bits, not a chain of 16 compares (one 16:1 multiplexer per bit)
+        self.sgi.next = self.qpc_sgid_index.val().get_bits::<4>(0);
+        self.gsel1[0].next = self.gid0.val();
+        if self.sgi.val().get_bit(0) {
+            self.gsel1[0].next = self.gid1.val();
         }
-        if self.qpc_sgid_index.val() == self.c_idx[2].val() {
-            self.sel_gid.next = self.gid2.val();
+        self.gsel1[1].next = self.gid2.val();
+        if self.sgi.val().get_bit(0) {
+            self.gsel1[1].next = self.gid3.val();
         }
-        if self.qpc_sgid_index.val() == self.c_idx[3].val() {
-            self.sel_gid.next = self.gid3.val();
+        self.gsel1[2].next = self.gid4.val();
+        if self.sgi.val().get_bit(0) {
+            self.gsel1[2].next = self.gid5.val();
         }
-        if self.qpc_sgid_index.val() == self.c_idx[4].val() {
-            self.sel_gid.next = self.gid4.val();
+        self.gsel1[3].next = self.gid6.val();
+        if self.sgi.val().get_bit(0) {
+            self.gsel1[3].next = self.gid7.val();
         }
-        if self.qpc_sgid_index.val() == self.c_idx[5].val() {
-            self.sel_gid.next = self.gid5.val();
+        self.gsel1[4].next = self.gid8.val();
+        if self.sgi.val().get_bit(0) {
+            self.gsel1[4].next = self.gid9.val();
         }
-        if self.qpc_sgid_index.val() == self.c_idx[6].val() {
-            self.sel_gid.next = self.gid6.val();
+        self.gsel1[5].next = self.gid10.val();
+        if self.sgi.val().get_bit(0) {
+            self.gsel1[5].next = self.gid11.val();
         }
-        if self.qpc_sgid_index.val() == self.c_idx[7].val() {
-            self.sel_gid.next = self.gid7.val();
+        self.gsel1[6].next = self.gid12.val();
+        if self.sgi.val().get_bit(0) {
+            self.gsel1[6].next = self.gid13.val();
         }
-        if self.qpc_sgid_index.val() == self.c_idx[8].val() {
-            self.sel_gid.next = self.gid8.val();
+        self.gsel1[7].next = self.gid14.val();
+        if self.sgi.val().get_bit(0) {
+            self.gsel1[7].next = self.gid15.val();
         }
-        if self.qpc_sgid_index.val() == self.c_idx[9].val() {
-            self.sel_gid.next = self.gid9.val();
+        self.gsel2[0].next = self.gsel1[0].val();
+        if self.sgi.val().get_bit(1) {
+            self.gsel2[0].next = self.gsel1[1].val();
         }
-        if self.qpc_sgid_index.val() == self.c_idx[10].val() {
-            self.sel_gid.next = self.gid10.val();
+        self.gsel2[1].next = self.gsel1[2].val();
+        if self.sgi.val().get_bit(1) {
+            self.gsel2[1].next = self.gsel1[3].val();
         }
-        if self.qpc_sgid_index.val() == self.c_idx[11].val() {
-            self.sel_gid.next = self.gid11.val();
+        self.gsel2[2].next = self.gsel1[4].val();
+        if self.sgi.val().get_bit(1) {
+            self.gsel2[2].next = self.gsel1[5].val();
         }
-        if self.qpc_sgid_index.val() == self.c_idx[12].val() {
-            self.sel_gid.next = self.gid12.val();
+        self.gsel2[3].next = self.gsel1[6].val();
+        if self.sgi.val().get_bit(1) {
+            self.gsel2[3].next = self.gsel1[7].val();
         }
-        if self.qpc_sgid_index.val() == self.c_idx[13].val() {
-            self.sel_gid.next = self.gid13.val();
+        self.gsel3[0].next = self.gsel2[0].val();
+        if self.sgi.val().get_bit(2) {
+            self.gsel3[0].next = self.gsel2[1].val();
         }
-        if self.qpc_sgid_index.val() == self.c_idx[14].val() {
-            self.sel_gid.next = self.gid14.val();
+        self.gsel3[1].next = self.gsel2[2].val();
+        if self.sgi.val().get_bit(2) {
+            self.gsel3[1].next = self.gsel2[3].val();
         }
-        if self.qpc_sgid_index.val() == self.c_idx[15].val() {
-            self.sel_gid.next = self.gid15.val();
+        self.sel_gid.next = self.gsel3[0].val();
+        if self.sgi.val().get_bit(3) {
+            self.sel_gid.next = self.gsel3[1].val();
+        }
+        // (an index above 15 never reaches here; it selected entry 0 when this was a chain)
+        if self.qpc_sgid_index.val().get_bits::<4>(4).any() {
+            self.sel_gid.next = self.gid0.val();
         }
         self.type_word.next = self.gid_type.val();
         for n in 0..16 {
