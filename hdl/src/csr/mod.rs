@@ -68,6 +68,8 @@
 //! * **Counters** are 48 bits (the HI register reads bits 47:32, upper bits 0). Reading a LO
 //!   latches its HI into one shared shadow register; a HI read returns the shadow if the last LO
 //!   read was of the same counter, else the live HI.
+#[cfg(test)]
+mod area;
 pub mod bfm;
 pub mod block;
 pub mod counters;
