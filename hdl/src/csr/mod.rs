@@ -78,6 +78,7 @@ pub mod ctx;
 pub mod doorbell;
 pub mod fifo;
 pub mod global;
+pub mod lutram;
 pub mod mr_window;
 pub mod qp_config;
 pub mod scenarios;
