@@ -83,6 +83,72 @@ pub enum CtxState {
 /// Number of `(from, to)` entries of the transition lookup (3-bit states).
 const NT: usize = 64;
 
+/// Address bits fixed for a read of the QP and CQ windows: all but raddr[9] (the window) and
+/// raddr[6:2] (the word); they must equal `RD_MATCH` (0x800: raddr[11] set, the rest 0).
+const RD_FREE: u32 = 0x200 | 0x7C;
+const RD_MATCH: u32 = regs::QP_WIN_BASE;
+/// The read-tree leaf of each readable register of the windows (the literal `rl` indices in
+/// `update`).
+const READ_LEAF: [(u32, usize); 37] = [
+    (regs::QP_CMD_QPN, 0),
+    (regs::QP_CMD_STATUS, 2),
+    (regs::QP_ATTR_MASK, 3),
+    (regs::QP_STATE, 4),
+    (regs::QP_ACCESS, 5),
+    (regs::QP_PD, 6),
+    (regs::QP_DEST_QPN, 7),
+    (regs::QP_MTU_RD, 8),
+    (regs::QP_TIMERS, 9),
+    (regs::QP_SQ_PSN, 10),
+    (regs::QP_RQ_PSN, 11),
+    (regs::QP_AV_DMAC_LO, 12),
+    (regs::QP_AV_DMAC_HI, 13),
+    (regs::QP_AV_DGID0, 14),
+    (regs::QP_AV_DGID1, 15),
+    (regs::QP_AV_DGID2, 16),
+    (regs::QP_AV_DGID3, 17),
+    (regs::QP_AV_PATH, 18),
+    (regs::QP_AV_FLOW, 19),
+    (regs::QP_AV_SPORT, 20),
+    (regs::QP_SQ_BASE_LO, 21),
+    (regs::QP_SQ_BASE_HI, 22),
+    (regs::QP_RQ_BASE_LO, 23),
+    (regs::QP_RQ_BASE_HI, 24),
+    (regs::QP_RING_CFG, 25),
+    (regs::QP_CQN, 26),
+    (regs::QP_SQ_INDEX, 27),
+    (regs::QP_RQ_INDEX, 28),
+    (regs::QP_ERR_INFO, 29),
+    (regs::CQ_CMD_CQN, 32),
+    (regs::CQ_CMD_STATUS, 34),
+    (regs::CQ_BASE_LO, 35),
+    (regs::CQ_BASE_HI, 36),
+    (regs::CQ_CFG, 37),
+    (regs::CQ_CI, 38),
+    (regs::CQ_PI, 39),
+    (regs::CQ_STATE, 40),
+];
+
+/// Checks the literal leaf positions of the read tree against the register map.
+fn check_read_leaves() {
+    let mask = (regs::BAR0_SIZE - 1) & !RD_FREE;
+    for (off, l) in READ_LEAF {
+        assert_eq!(off & mask, RD_MATCH, "{off:#x}");
+        assert_eq!(
+            (((off >> 9) & 1) * 32 + ((off >> 2) & 31)) as usize,
+            l,
+            "{off:#x}"
+        );
+    }
+    // every readable register of the two windows is a leaf, and nothing else matches
+    let n = regs::REGISTERS
+        .iter()
+        .filter(|r| (r.offset & mask) == RD_MATCH && r.access != regs::Access::WO)
+        .count();
+    assert_eq!(n, READ_LEAF.len());
+    assert_eq!(regs::CQ_WIN_BASE, regs::QP_WIN_BASE | 0x200);
+}
+
 #[derive(LogicBlock)]
 pub struct CtxWindows<const QA: usize, const CA: usize> {
     pub clock: Signal<In, Clock>,
@@ -230,7 +296,6 @@ pub struct CtxWindows<const QA: usize, const CA: usize> {
     // ---- address constants ----
     a_qpn: Constant<Addr>,
     a_qcmd: Constant<Addr>,
-    a_qstatus: Constant<Addr>,
     a_mask: Constant<Addr>,
     a_state: Constant<Addr>,
     a_access: Constant<Addr>,
@@ -255,18 +320,12 @@ pub struct CtxWindows<const QA: usize, const CA: usize> {
     a_rqb_hi: Constant<Addr>,
     a_ring: Constant<Addr>,
     a_cqn: Constant<Addr>,
-    a_sqi: Constant<Addr>,
-    a_rqi: Constant<Addr>,
-    a_err: Constant<Addr>,
     a_ccqn: Constant<Addr>,
     a_ccmd: Constant<Addr>,
-    a_cstatus: Constant<Addr>,
     a_cbase_lo: Constant<Addr>,
     a_cbase_hi: Constant<Addr>,
     a_ccfg: Constant<Addr>,
     a_cci: Constant<Addr>,
-    a_cpi: Constant<Addr>,
-    a_cst: Constant<Addr>,
     // ---- value constants ----
     k_modify: Constant<Bits<32>>,
     k_query: Constant<Bits<32>>,
@@ -428,11 +487,23 @@ pub struct CtxWindows<const QA: usize, const CA: usize> {
     ref_cnt_nz: Signal<Local, Bit>,
     fl_c: Signal<Local, Bits<FLAGS_W>>,
     fl_n: Signal<Local, Bits<FLAGS_W>>,
+    q_stat: Signal<Local, Bits<32>>,
+    c_stat: Signal<Local, Bits<32>>,
+    rl: [Signal<Local, Bits<32>>; 64],
+    r1: [Signal<Local, Bits<32>>; 32],
+    r2: [Signal<Local, Bits<32>>; 16],
+    r3: [Signal<Local, Bits<32>>; 8],
+    r4: [Signal<Local, Bits<32>>; 4],
+    r5: [Signal<Local, Bits<32>>; 2],
+    r6: Signal<Local, Bits<32>>,
+    k_rd_mask: Constant<Addr>,
+    k_rd_match: Constant<Addr>,
 }
 
 impl<const QA: usize, const CA: usize> CtxWindows<QA, CA> {
     pub fn new(p: &CsrParams) -> Self {
         assert!(QA <= 16 && CA <= 16);
+        check_read_leaves();
         let m = |x: QpAttrMask| konst::<32>(x.0 as u64);
         let f = |x: ferroce_proto::host::Field| konst::<32>(x.mask() as u64);
         let trans: Vec<(bool, u32, u32)> = (0..NT)
@@ -585,7 +656,6 @@ impl<const QA: usize, const CA: usize> CtxWindows<QA, CA> {
             ref_inc: Default::default(),
             a_qpn: addr_const(regs::QP_CMD_QPN),
             a_qcmd: addr_const(regs::QP_CMD),
-            a_qstatus: addr_const(regs::QP_CMD_STATUS),
             a_mask: addr_const(regs::QP_ATTR_MASK),
             a_state: addr_const(regs::QP_STATE),
             a_access: addr_const(regs::QP_ACCESS),
@@ -610,18 +680,12 @@ impl<const QA: usize, const CA: usize> CtxWindows<QA, CA> {
             a_rqb_hi: addr_const(regs::QP_RQ_BASE_HI),
             a_ring: addr_const(regs::QP_RING_CFG),
             a_cqn: addr_const(regs::QP_CQN),
-            a_sqi: addr_const(regs::QP_SQ_INDEX),
-            a_rqi: addr_const(regs::QP_RQ_INDEX),
-            a_err: addr_const(regs::QP_ERR_INFO),
             a_ccqn: addr_const(regs::CQ_CMD_CQN),
             a_ccmd: addr_const(regs::CQ_CMD),
-            a_cstatus: addr_const(regs::CQ_CMD_STATUS),
             a_cbase_lo: addr_const(regs::CQ_BASE_LO),
             a_cbase_hi: addr_const(regs::CQ_BASE_HI),
             a_ccfg: addr_const(regs::CQ_CFG),
             a_cci: addr_const(regs::CQ_CI),
-            a_cpi: addr_const(regs::CQ_PI),
-            a_cst: addr_const(regs::CQ_STATE),
             k_modify: konst(qp_cmd::MODIFY as u64),
             k_query: konst(qp_cmd::QUERY as u64),
             k_create: konst(cq_cmd::CREATE as u64),
@@ -780,6 +844,17 @@ impl<const QA: usize, const CA: usize> CtxWindows<QA, CA> {
             ref_cnt_nz: Default::default(),
             fl_c: Default::default(),
             fl_n: Default::default(),
+            q_stat: Default::default(),
+            c_stat: Default::default(),
+            rl: core::array::from_fn(|_| Default::default()),
+            r1: core::array::from_fn(|_| Default::default()),
+            r2: core::array::from_fn(|_| Default::default()),
+            r3: core::array::from_fn(|_| Default::default()),
+            r4: core::array::from_fn(|_| Default::default()),
+            r5: core::array::from_fn(|_| Default::default()),
+            r6: Default::default(),
+            k_rd_mask: addr_const((regs::BAR0_SIZE - 1) & !RD_FREE),
+            k_rd_match: addr_const(RD_MATCH),
         }
     }
 }
@@ -1609,131 +1684,99 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
         }
 
         // ================= reads =================
+        // A multiplexer tree on the address bits (not a compare per register): 2 x 32 leaves
+        // `rl[window * 32 + word]` (window = raddr[9]: QP 0x800, CQ 0xA00; word = raddr[6:2];
+        // write-only and reserved words are 0 leaves). Only the two windows' exact register
+        // addresses reach a register (see `RD_MATCH`): every other address reads 0, as before.
+        self.q_stat.next = bit_cast::<32, 8>(self.q_result.q.val()) << self.k_result_lsb.val();
+        if self.q_busy.q.val() {
+            self.q_stat.next = (bit_cast::<32, 8>(self.q_result.q.val())
+                << self.k_result_lsb.val())
+                | self.k_busy_mask.val();
+        }
+        self.c_stat.next = bit_cast::<32, 8>(self.c_result.q.val()) << self.k_result_lsb.val();
+        if self.c_busy.q.val() {
+            self.c_stat.next = (bit_cast::<32, 8>(self.c_result.q.val())
+                << self.k_result_lsb.val())
+                | self.k_busy_mask.val();
+        }
+        for i in 0..64 {
+            self.rl[i].next = self.k_zero32.val();
+        }
+        self.rl[0].next = self.s_qpn.q.val();
+        self.rl[2].next = self.q_stat.val();
+        self.rl[3].next = self.s_mask.q.val();
+        self.rl[4].next = self.s_state.q.val();
+        self.rl[5].next = self.s_access.q.val();
+        self.rl[6].next = self.s_pd.q.val();
+        self.rl[7].next = self.s_dqpn.q.val();
+        self.rl[8].next = self.s_mtu.q.val();
+        self.rl[9].next = self.s_tmr.q.val();
+        self.rl[10].next = self.s_spsn.q.val();
+        self.rl[11].next = self.s_rpsn.q.val();
+        self.rl[12].next = self.s_dmac_lo.q.val();
+        self.rl[13].next = self.s_dmac_hi.q.val();
+        self.rl[14].next = self.s_dgid0.q.val();
+        self.rl[15].next = self.s_dgid1.q.val();
+        self.rl[16].next = self.s_dgid2.q.val();
+        self.rl[17].next = self.s_dgid3.q.val();
+        self.rl[18].next = self.s_path.q.val();
+        self.rl[19].next = self.s_flow.q.val();
+        self.rl[20].next = self.s_sport.q.val();
+        self.rl[21].next = self.s_sqb_lo.q.val();
+        self.rl[22].next = self.s_sqb_hi.q.val();
+        self.rl[23].next = self.s_rqb_lo.q.val();
+        self.rl[24].next = self.s_rqb_hi.q.val();
+        self.rl[25].next = self.s_ring.q.val();
+        self.rl[26].next = self.s_cqn.q.val();
+        self.rl[27].next = self.s_sqi.q.val();
+        self.rl[28].next = self.s_rqi.q.val();
+        self.rl[29].next = self.s_err.q.val();
+        self.rl[32].next = self.c_cqn.q.val();
+        self.rl[34].next = self.c_stat.val();
+        self.rl[35].next = self.c_base_lo.q.val();
+        self.rl[36].next = self.c_base_hi.q.val();
+        self.rl[37].next = self.c_cfg.q.val();
+        self.rl[38].next = self.c_ci.q.val();
+        self.rl[39].next = self.c_pi.q.val();
+        self.rl[40].next = self.c_cst.q.val();
+        for i in 0..32 {
+            self.r1[i].next = self.rl[2 * i].val();
+            if self.raddr.val().get_bit(2) {
+                self.r1[i].next = self.rl[2 * i + 1].val();
+            }
+        }
+        for i in 0..16 {
+            self.r2[i].next = self.r1[2 * i].val();
+            if self.raddr.val().get_bit(3) {
+                self.r2[i].next = self.r1[2 * i + 1].val();
+            }
+        }
+        for i in 0..8 {
+            self.r3[i].next = self.r2[2 * i].val();
+            if self.raddr.val().get_bit(4) {
+                self.r3[i].next = self.r2[2 * i + 1].val();
+            }
+        }
+        for i in 0..4 {
+            self.r4[i].next = self.r3[2 * i].val();
+            if self.raddr.val().get_bit(5) {
+                self.r4[i].next = self.r3[2 * i + 1].val();
+            }
+        }
+        for i in 0..2 {
+            self.r5[i].next = self.r4[2 * i].val();
+            if self.raddr.val().get_bit(6) {
+                self.r5[i].next = self.r4[2 * i + 1].val();
+            }
+        }
+        self.r6.next = self.r5[0].val();
+        if self.raddr.val().get_bit(9) {
+            self.r6.next = self.r5[1].val();
+        }
         self.rdata.next = self.k_zero32.val();
-        if self.rd.val() {
-            if self.raddr.val() == self.a_qpn.val() {
-                self.rdata.next = self.s_qpn.q.val();
-            }
-            if self.raddr.val() == self.a_qstatus.val() {
-                self.rdata.next =
-                    bit_cast::<32, 8>(self.q_result.q.val()) << self.k_result_lsb.val();
-                if self.q_busy.q.val() {
-                    self.rdata.next = (bit_cast::<32, 8>(self.q_result.q.val())
-                        << self.k_result_lsb.val())
-                        | self.k_busy_mask.val();
-                }
-            }
-            if self.raddr.val() == self.a_mask.val() {
-                self.rdata.next = self.s_mask.q.val();
-            }
-            if self.raddr.val() == self.a_state.val() {
-                self.rdata.next = self.s_state.q.val();
-            }
-            if self.raddr.val() == self.a_access.val() {
-                self.rdata.next = self.s_access.q.val();
-            }
-            if self.raddr.val() == self.a_pd.val() {
-                self.rdata.next = self.s_pd.q.val();
-            }
-            if self.raddr.val() == self.a_dqpn.val() {
-                self.rdata.next = self.s_dqpn.q.val();
-            }
-            if self.raddr.val() == self.a_mtu.val() {
-                self.rdata.next = self.s_mtu.q.val();
-            }
-            if self.raddr.val() == self.a_tmr.val() {
-                self.rdata.next = self.s_tmr.q.val();
-            }
-            if self.raddr.val() == self.a_spsn.val() {
-                self.rdata.next = self.s_spsn.q.val();
-            }
-            if self.raddr.val() == self.a_rpsn.val() {
-                self.rdata.next = self.s_rpsn.q.val();
-            }
-            if self.raddr.val() == self.a_dmac_lo.val() {
-                self.rdata.next = self.s_dmac_lo.q.val();
-            }
-            if self.raddr.val() == self.a_dmac_hi.val() {
-                self.rdata.next = self.s_dmac_hi.q.val();
-            }
-            if self.raddr.val() == self.a_dgid0.val() {
-                self.rdata.next = self.s_dgid0.q.val();
-            }
-            if self.raddr.val() == self.a_dgid1.val() {
-                self.rdata.next = self.s_dgid1.q.val();
-            }
-            if self.raddr.val() == self.a_dgid2.val() {
-                self.rdata.next = self.s_dgid2.q.val();
-            }
-            if self.raddr.val() == self.a_dgid3.val() {
-                self.rdata.next = self.s_dgid3.q.val();
-            }
-            if self.raddr.val() == self.a_path.val() {
-                self.rdata.next = self.s_path.q.val();
-            }
-            if self.raddr.val() == self.a_flow.val() {
-                self.rdata.next = self.s_flow.q.val();
-            }
-            if self.raddr.val() == self.a_sport.val() {
-                self.rdata.next = self.s_sport.q.val();
-            }
-            if self.raddr.val() == self.a_sqb_lo.val() {
-                self.rdata.next = self.s_sqb_lo.q.val();
-            }
-            if self.raddr.val() == self.a_sqb_hi.val() {
-                self.rdata.next = self.s_sqb_hi.q.val();
-            }
-            if self.raddr.val() == self.a_rqb_lo.val() {
-                self.rdata.next = self.s_rqb_lo.q.val();
-            }
-            if self.raddr.val() == self.a_rqb_hi.val() {
-                self.rdata.next = self.s_rqb_hi.q.val();
-            }
-            if self.raddr.val() == self.a_ring.val() {
-                self.rdata.next = self.s_ring.q.val();
-            }
-            if self.raddr.val() == self.a_cqn.val() {
-                self.rdata.next = self.s_cqn.q.val();
-            }
-            if self.raddr.val() == self.a_sqi.val() {
-                self.rdata.next = self.s_sqi.q.val();
-            }
-            if self.raddr.val() == self.a_rqi.val() {
-                self.rdata.next = self.s_rqi.q.val();
-            }
-            if self.raddr.val() == self.a_err.val() {
-                self.rdata.next = self.s_err.q.val();
-            }
-            if self.raddr.val() == self.a_ccqn.val() {
-                self.rdata.next = self.c_cqn.q.val();
-            }
-            if self.raddr.val() == self.a_cstatus.val() {
-                self.rdata.next =
-                    bit_cast::<32, 8>(self.c_result.q.val()) << self.k_result_lsb.val();
-                if self.c_busy.q.val() {
-                    self.rdata.next = (bit_cast::<32, 8>(self.c_result.q.val())
-                        << self.k_result_lsb.val())
-                        | self.k_busy_mask.val();
-                }
-            }
-            if self.raddr.val() == self.a_cbase_lo.val() {
-                self.rdata.next = self.c_base_lo.q.val();
-            }
-            if self.raddr.val() == self.a_cbase_hi.val() {
-                self.rdata.next = self.c_base_hi.q.val();
-            }
-            if self.raddr.val() == self.a_ccfg.val() {
-                self.rdata.next = self.c_cfg.q.val();
-            }
-            if self.raddr.val() == self.a_cci.val() {
-                self.rdata.next = self.c_ci.q.val();
-            }
-            if self.raddr.val() == self.a_cpi.val() {
-                self.rdata.next = self.c_pi.q.val();
-            }
-            if self.raddr.val() == self.a_cst.val() {
-                self.rdata.next = self.c_cst.q.val();
-            }
+        if self.rd.val() & ((self.raddr.val() & self.k_rd_mask.val()) == self.k_rd_match.val()) {
+            self.rdata.next = self.r6.val();
         }
 
         // ================= status outputs =================

@@ -1,5 +1,7 @@
-//! [`RegFifo`]: a small first-word-fall-through FIFO in registers (a shift register with the
-//! head always in slot 0), for the doorbell and async-event queues of the CSR block.
+//! [`RegFifo`]: a small first-word-fall-through FIFO in registers, for the doorbell and
+//! async-event queues of the CSR block. Storage is a ring of `D` slots with a read and a write
+//! pointer: a push loads only the slot at the write pointer (a register enable, no logic per
+//! stored bit) and `dout` is the slot at the read pointer (one `D`:1 multiplexer per bit).
 //!
 //! Ports: `push`/`din`/`full` (a push while full is ignored: callers check `full`),
 //! `valid`/`dout`/`pop` (`dout` is the head while `valid`; a pop while empty is ignored),
@@ -7,7 +9,8 @@
 //! cycle are both performed (also when full: the pop makes room only for the next cycle, so a
 //! full FIFO still shows `full` and refuses the push).
 //!
-//! `D` entries of `W` bits; `CW` is the width of the count (`D` must fit: `D < 2^CW`).
+//! `D` entries of `W` bits; `CW` is the width of the count and of the pointers (`D` must fit:
+//! `D < 2^CW`). `dout` is defined only while `valid`.
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -22,13 +25,17 @@ pub struct RegFifo<const W: usize, const D: usize, const CW: usize> {
     pub flush: Signal<In, Bit>,
     slot: [DFF<Bits<W>>; D],
     cnt: DFF<Bits<CW>>,
+    rp: DFF<Bits<CW>>,
+    wp: DFF<Bits<CW>>,
     c_idx: [Constant<Bits<CW>>; D],
     c_depth: Constant<Bits<CW>>,
     c_zero: Constant<Bits<CW>>,
     c_one: Constant<Bits<CW>>,
+    c_last: Constant<Bits<CW>>,
+    c_zero_w: Constant<Bits<W>>,
     do_push: Signal<Local, Bit>,
     do_pop: Signal<Local, Bit>,
-    wpos: Signal<Local, Bits<CW>>,
+    head: Signal<Local, Bits<W>>,
 }
 
 impl<const W: usize, const D: usize, const CW: usize> Default for RegFifo<W, D, CW> {
@@ -48,13 +55,17 @@ impl<const W: usize, const D: usize, const CW: usize> Default for RegFifo<W, D, 
             flush: Default::default(),
             slot: core::array::from_fn(|_| Default::default()),
             cnt: Default::default(),
+            rp: Default::default(),
+            wp: Default::default(),
             c_idx: core::array::from_fn(|i| Constant::new((i as u64).into())),
             c_depth: Constant::new((D as u64).into()),
             c_zero: Constant::new(0u64.into()),
             c_one: Constant::new(1u64.into()),
+            c_last: Constant::new(((D - 1) as u64).into()),
+            c_zero_w: Constant::new(0u64.into()),
             do_push: Default::default(),
             do_pop: Default::default(),
-            wpos: Default::default(),
+            head: Default::default(),
         }
     }
 }
@@ -68,21 +79,28 @@ impl<const W: usize, const D: usize, const CW: usize> Logic for RegFifo<W, D, CW
         }
         self.cnt.clock.next = self.clock.val();
         self.cnt.d.next = self.cnt.q.val();
+        self.rp.clock.next = self.clock.val();
+        self.rp.d.next = self.rp.q.val();
+        self.wp.clock.next = self.clock.val();
+        self.wp.d.next = self.wp.q.val();
         // defaults first
         self.do_pop.next = self.pop.val() & (self.cnt.q.val() != self.c_zero.val());
         self.do_push.next = self.push.val() & (self.cnt.q.val() != self.c_depth.val());
-        self.wpos.next = self.cnt.q.val();
         if self.do_pop.val() {
-            self.wpos.next = self.cnt.q.val() - self.c_one.val();
-            for i in 0..(D - 1) {
-                self.slot[i].d.next = self.slot[i + 1].q.val();
+            self.rp.d.next = self.rp.q.val() + self.c_one.val();
+            if self.rp.q.val() == self.c_last.val() {
+                self.rp.d.next = self.c_zero.val();
             }
         }
         if self.do_push.val() {
             for i in 0..D {
-                if self.wpos.val() == self.c_idx[i].val() {
+                if self.wp.q.val() == self.c_idx[i].val() {
                     self.slot[i].d.next = self.din.val();
                 }
+            }
+            self.wp.d.next = self.wp.q.val() + self.c_one.val();
+            if self.wp.q.val() == self.c_last.val() {
+                self.wp.d.next = self.c_zero.val();
             }
         }
         if self.do_push.val() & !self.do_pop.val() {
@@ -93,10 +111,19 @@ impl<const W: usize, const D: usize, const CW: usize> Logic for RegFifo<W, D, CW
         }
         if self.flush.val() {
             self.cnt.d.next = self.c_zero.val();
+            self.rp.d.next = self.c_zero.val();
+            self.wp.d.next = self.c_zero.val();
+        }
+        // the head: slots selected by the read pointer, ORed (one slot matches)
+        self.head.next = self.c_zero_w.val();
+        for i in 0..D {
+            if self.rp.q.val() == self.c_idx[i].val() {
+                self.head.next = self.head.val() | self.slot[i].q.val();
+            }
         }
         self.valid.next = self.cnt.q.val() != self.c_zero.val();
         self.full.next = self.cnt.q.val() == self.c_depth.val();
-        self.dout.next = self.slot[0].q.val();
+        self.dout.next = self.head.val();
     }
 }
 

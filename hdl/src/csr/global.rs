@@ -12,6 +12,7 @@
 //! GID byte 0, first on the wire, in bits 127:120) and `gid_type` (entry n's `GID_ATTR.TYPE` in
 //! bits `2n+1..2n`).
 use super::fifo::RegFifo;
+use super::lutram::LutRam;
 use super::{
     addr_const, konst, lsb_const, rw_reset, Addr, CsrParams, EVENT_FIFO_DEPTH, GID_ENTRIES,
 };
@@ -70,14 +71,57 @@ pub const GID_TYPE_W: usize = gid_attr::TYPE.width as usize;
 /// Async event FIFO entry: id 23:0, type 28:24, status 36:29, vendor error 44:37.
 pub const EV_W: usize = 45;
 
-/// A 128-bit mask with every bit set except GID data word `k` (big-endian position).
-fn word_keep(k: usize) -> Bits<128> {
-    let mut b = Bits::<128>::default();
-    for i in 0..128 {
-        let in_word = i >= 96 - 32 * k && i < 128 - 32 * k;
-        b = b.replace_bit(i, !in_word);
+/// Leaves of the read tree of pages 0x000 .. 0x3FF: `page * 32 + word`.
+pub const NPL: usize = 128;
+/// Address bits that must be 0 for a read to reach a register of this block (above the 2 KiB
+/// of pages 0..3 and the GID table, and the byte offset).
+const RD_OUTSIDE: u32 = (regs::BAR0_SIZE - 1) & !0x7FF | 0x3;
+/// The read-tree leaf of each `rw` register (the literal `pl` indices in `update`).
+const RW_LEAF: [usize; NRW] = [
+    32, 35, 36, 37, 38, 39, 40, 97, 99, 100, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76,
+    77, 78, 79, 41, 80, 81, 82, 42, 43,
+];
+/// The read-tree leaves of the other readable registers, as used in `update`.
+const OTHER_LEAF: [(u32, usize); 7] = [
+    (regs::CFG_STATUS, 33),
+    (regs::IRQ_STATUS, 96),
+    (regs::IRQ_VEC_PENDING, 98),
+    (regs::ASYNC_EVENT, 104),
+    (regs::ASYNC_EVENT_INFO, 105),
+    (regs::ASYNC_EVENT_LOST, 107),
+    (regs::CC_QP_RATE, 83),
+];
+
+/// The read-tree leaf of a register of pages 0x000 .. 0x3FF.
+fn read_leaf(offset: u32) -> usize {
+    assert!(offset < regs::GID_BASE && offset & 0x83 == 0, "{offset:#x}");
+    (((offset >> 8) & 3) * 32 + ((offset >> 2) & 31)) as usize
+}
+
+/// Checks the literal leaf positions of the read tree against the register map: every
+/// readable register of pages 0..3 of this block has its leaf, the identity registers are
+/// leaves 0 .. NID-1 in order, and the GID table is where the tree expects it.
+fn check_read_leaves(id: &[(u32, u32)], rwl: &[u32; NRW]) {
+    for (i, (off, _)) in id.iter().enumerate() {
+        assert_eq!(read_leaf(*off), i, "identity register {off:#x}");
     }
-    b
+    for i in 0..NRW {
+        assert_eq!(read_leaf(rwl[i]), RW_LEAF[i], "rw register {:#x}", rwl[i]);
+    }
+    for (off, l) in OTHER_LEAF {
+        assert_eq!(read_leaf(off), l, "register {off:#x}");
+    }
+    // every readable register below the GID table is one of the above
+    let n = regs::REGISTERS
+        .iter()
+        .filter(|r| r.offset < regs::GID_BASE && r.access != regs::Access::WO)
+        .count();
+    assert_eq!(n, NID + NRW + OTHER_LEAF.len());
+    assert_eq!(regs::GID_BASE, 0x400);
+    assert_eq!(regs::GID_STRIDE, 0x20);
+    assert_eq!(regs::gid_data(0, 0), regs::GID_BASE);
+    assert_eq!(regs::gid_attr(0), regs::GID_BASE + 0x10);
+    assert!(regs::BAR0_SIZE > 0x800);
 }
 
 #[derive(LogicBlock)]
@@ -171,8 +215,15 @@ pub struct CsrGlobal {
     // ---- storage ----
     rw: [DFFWithInit<Bits<32>>; NRW],
     mac: DFF<Bits<48>>,
-    gent: [DFF<Bits<128>>; GID_ENTRIES],
-    gattr: [DFF<Bits<32>>; GID_ENTRIES],
+    /// GID data word k of entry n at `w = 16k + n`, byte-swapped to wire order (GID byte 4k in
+    /// 31:24):
+    /// one 32-bit register per bus word, so a write is a plain enable (no read-modify-write of
+    /// the 128-bit entry).
+    gw: [DFF<Bits<32>>; NGW],
+    /// The GID table again, for the bus reads: data word k of entry n at `16k + n` as written
+    /// (distributed RAM, read in the cycle of the address), and the attribute words.
+    gram: LutRam<32, 6>,
+    aram: LutRam<32, 4>,
     gtype: DFF<Bits<32>>,
     st: DFF<Bits<32>>,
     pend: DFF<Bits<32>>,
@@ -185,25 +236,26 @@ pub struct CsrGlobal {
     evq: RegFifo<EV_W, EVENT_FIFO_DEPTH, 4>,
 
     // ---- constants ----
-    c_id_addr: [Constant<Addr>; NID],
     c_id_val: [Constant<Bits<32>>; NID],
     c_rw_addr: [Constant<Addr>; NRW],
     c_gid_addr: [Constant<Addr>; NGW],
-    /// Bit position of GID data word k (big-endian) in its entry, and the mask keeping the
-    /// other three words.
-    c_wsh: [Constant<Bits<7>>; 4],
-    c_word_keep: [Constant<Bits<128>>; 4],
     c_attr_addr: [Constant<Addr>; GID_ENTRIES],
+    /// raddr[4:2] of a GID attribute word
+    c_slot_attr: Constant<Bits<3>>,
+    /// GID data words (0x400 + 0x20 n + 4 k) and attribute words (0x410 + 0x20 n): the
+    /// address bits that must match, and their value
+    c_gdat_mask: Constant<Addr>,
+    c_gdat_match: Constant<Addr>,
+    c_gattr_mask: Constant<Addr>,
+    c_gattr_match: Constant<Addr>,
+    /// Address bits outside every register of this block's read tree (20:11 and 1:0)
+    c_rd_outside: Constant<Addr>,
+    c_addr_zero: Constant<Addr>,
     c_type_sh: [Constant<Bits<5>>; GID_ENTRIES],
-    c_a_status: Constant<Addr>,
     c_a_reset: Constant<Addr>,
     c_a_irq_status: Constant<Addr>,
     c_a_vec_pending: Constant<Addr>,
-    c_a_event: Constant<Addr>,
-    c_a_event_info: Constant<Addr>,
     c_a_event_pop: Constant<Addr>,
-    c_a_event_lost: Constant<Addr>,
-    c_a_qp_rate: Constant<Addr>,
     c_a_mac_hi: Constant<Addr>,
     c_a_rate_limit: Constant<Addr>,
     c_a_qp_dcqcn: Constant<Addr>,
@@ -225,9 +277,15 @@ pub struct CsrGlobal {
 
     // ---- locals ----
     wbs: Signal<Local, Bits<32>>,
-    wbs128: Signal<Local, Bits<128>>,
     gsel: Signal<Local, Bits<32>>,
-    rd_gid: Signal<Local, Bit>,
+    pl: [Signal<Local, Bits<32>>; NPL],
+    p1: [Signal<Local, Bits<32>>; 64],
+    p2: [Signal<Local, Bits<32>>; 32],
+    p3: [Signal<Local, Bits<32>>; 16],
+    p4: [Signal<Local, Bits<32>>; 8],
+    p5: [Signal<Local, Bits<32>>; 4],
+    p6: [Signal<Local, Bits<32>>; 2],
+    p7: Signal<Local, Bits<32>>,
     set_async: Signal<Local, Bits<32>>,
     set_fatal: Signal<Local, Bits<32>>,
     set_cmd: Signal<Local, Bits<32>>,
@@ -269,8 +327,11 @@ impl CsrGlobal {
             got, expect,
             "CsrGlobal::plain_rw does not match regs::REGISTERS"
         );
-        let gid_addr: [u32; NGW] =
-            core::array::from_fn(|w| regs::gid_data((w / 4) as u32, (w % 4) as u32));
+        // word-major: data word k of entry n at 16k + n
+        let gid_addr: [u32; NGW] = core::array::from_fn(|w| {
+            regs::gid_data((w % GID_ENTRIES) as u32, (w / GID_ENTRIES) as u32)
+        });
+        check_read_leaves(&id, &rwl);
         CsrGlobal {
             clock: Default::default(),
             wr: Default::default(),
@@ -342,8 +403,9 @@ impl CsrGlobal {
             ev_vendor: Default::default(),
             rw: core::array::from_fn(|i| DFFWithInit::new((rw_reset(rwl[i]) as u64).into())),
             mac: Default::default(),
-            gent: core::array::from_fn(|_| Default::default()),
-            gattr: core::array::from_fn(|_| Default::default()),
+            gw: core::array::from_fn(|_| Default::default()),
+            gram: Default::default(),
+            aram: Default::default(),
             gtype: Default::default(),
             st: Default::default(),
             pend: Default::default(),
@@ -354,23 +416,22 @@ impl CsrGlobal {
             dq_wr: Default::default(),
             lost: Default::default(),
             evq: Default::default(),
-            c_id_addr: core::array::from_fn(|i| addr_const(id[i].0)),
             c_id_val: core::array::from_fn(|i| konst(id[i].1 as u64)),
             c_rw_addr: core::array::from_fn(|i| addr_const(rwl[i])),
             c_gid_addr: core::array::from_fn(|w| addr_const(gid_addr[w])),
-            c_wsh: core::array::from_fn(|k| konst((96 - 32 * k) as u64)),
-            c_word_keep: core::array::from_fn(|k| Constant::new(word_keep(k))),
             c_attr_addr: core::array::from_fn(|n| addr_const(regs::gid_attr(n as u32))),
+            c_slot_attr: konst(4),
+            c_gdat_mask: addr_const((regs::BAR0_SIZE - 1) & !(0x1E0 | 0xC)),
+            c_gdat_match: addr_const(regs::GID_BASE),
+            c_gattr_mask: addr_const((regs::BAR0_SIZE - 1) & !0x1E0),
+            c_gattr_match: addr_const(regs::gid_attr(0)),
+            c_rd_outside: addr_const(RD_OUTSIDE),
+            c_addr_zero: addr_const(0),
             c_type_sh: core::array::from_fn(|n| konst((GID_TYPE_W * n) as u64)),
-            c_a_status: addr_const(regs::CFG_STATUS),
             c_a_reset: addr_const(regs::CFG_RESET),
             c_a_irq_status: addr_const(regs::IRQ_STATUS),
             c_a_vec_pending: addr_const(regs::IRQ_VEC_PENDING),
-            c_a_event: addr_const(regs::ASYNC_EVENT),
-            c_a_event_info: addr_const(regs::ASYNC_EVENT_INFO),
             c_a_event_pop: addr_const(regs::ASYNC_EVENT_POP),
-            c_a_event_lost: addr_const(regs::ASYNC_EVENT_LOST),
-            c_a_qp_rate: addr_const(regs::CC_QP_RATE),
             c_a_mac_hi: addr_const(regs::CFG_MAC_HI),
             c_a_rate_limit: addr_const(regs::CC_QP_RATE_LIMIT),
             c_a_qp_dcqcn: addr_const(regs::CC_QP_DCQCN),
@@ -391,9 +452,15 @@ impl CsrGlobal {
             // IRQ_CTRL_VECTOR values at or above MAX_VECTORS name no vector (bits 7:5)
             c_vec_bad: konst((0xFF & !(regs::MAX_VECTORS - 1)) as u64),
             wbs: Default::default(),
-            wbs128: Default::default(),
             gsel: Default::default(),
-            rd_gid: Default::default(),
+            pl: core::array::from_fn(|_| Default::default()),
+            p1: core::array::from_fn(|_| Default::default()),
+            p2: core::array::from_fn(|_| Default::default()),
+            p3: core::array::from_fn(|_| Default::default()),
+            p4: core::array::from_fn(|_| Default::default()),
+            p5: core::array::from_fn(|_| Default::default()),
+            p6: core::array::from_fn(|_| Default::default()),
+            p7: Default::default(),
             set_async: Default::default(),
             set_fatal: Default::default(),
             set_cmd: Default::default(),
@@ -421,11 +488,9 @@ impl Logic for CsrGlobal {
             self.rw[i].clock.next = self.clock.val();
             self.rw[i].d.next = self.rw[i].q.val();
         }
-        for n in 0..GID_ENTRIES {
-            self.gattr[n].clock.next = self.clock.val();
-            self.gattr[n].d.next = self.gattr[n].q.val();
-            self.gent[n].clock.next = self.clock.val();
-            self.gent[n].d.next = self.gent[n].q.val();
+        for w in 0..NGW {
+            self.gw[w].clock.next = self.clock.val();
+            self.gw[w].d.next = self.gw[w].q.val();
         }
         self.evq.clock.next = self.clock.val();
 
@@ -435,9 +500,7 @@ impl Logic for CsrGlobal {
             | (bit_cast::<32, 8>(self.wdata.val().get_bits::<8>(8)) << 16)
             | (bit_cast::<32, 8>(self.wdata.val().get_bits::<8>(16)) << 8)
             | bit_cast::<32, 8>(self.wdata.val().get_bits::<8>(24));
-        self.wbs128.next = bit_cast::<128, 32>(self.wbs.val());
         self.gsel.next = self.c_zero32.val();
-        self.rd_gid.next = false;
         self.ev_push.next = self.ev_valid.val() & !self.evq.full.val();
         self.set_async.next = self.c_zero32.val();
         if self.ev_push.val() {
@@ -513,6 +576,22 @@ impl Logic for CsrGlobal {
         self.rl_wr.d.next = false;
         self.dq_wr.d.next = false;
 
+        // ---------------- GID read copies ----------------
+        self.gram.clock.next = self.clock.val();
+        self.gram.write_enable.next = self.wr.val()
+            & ((self.waddr.val() & self.c_gdat_mask.val()) == self.c_gdat_match.val());
+        self.gram.write_address.next = (bit_cast::<6, 2>(self.waddr.val().get_bits::<2>(2)) << 4)
+            | bit_cast::<6, 4>(self.waddr.val().get_bits::<4>(5));
+        self.gram.write_data.next = self.wdata.val();
+        self.gram.read_address.next = (bit_cast::<6, 2>(self.raddr.val().get_bits::<2>(2)) << 4)
+            | bit_cast::<6, 4>(self.raddr.val().get_bits::<4>(5));
+        self.aram.clock.next = self.clock.val();
+        self.aram.write_enable.next = self.wr.val()
+            & ((self.waddr.val() & self.c_gattr_mask.val()) == self.c_gattr_match.val());
+        self.aram.write_address.next = self.waddr.val().get_bits::<4>(5);
+        self.aram.write_data.next = self.wdata.val();
+        self.aram.read_address.next = self.raddr.val().get_bits::<4>(5);
+
         // ---------------- writes ----------------
         if self.wr.val() {
             if self.waddr.val() == self.c_a_rate_limit.val() {
@@ -547,17 +626,13 @@ impl Logic for CsrGlobal {
             if self.waddr.val() == self.c_a_event_pop.val() {
                 self.evq.pop.next = true;
             }
-            for n in 0..GID_ENTRIES {
-                for k in 0..4 {
-                    if self.waddr.val() == self.c_gid_addr[n * 4 + k].val() {
-                        self.gent[n].d.next = (self.gent[n].q.val() & self.c_word_keep[k].val())
-                            | (self.wbs128.val() << self.c_wsh[k].val());
-                    }
+            for w in 0..NGW {
+                if self.waddr.val() == self.c_gid_addr[w].val() {
+                    self.gw[w].d.next = self.wbs.val();
                 }
             }
             for n in 0..GID_ENTRIES {
                 if self.waddr.val() == self.c_attr_addr[n].val() {
-                    self.gattr[n].d.next = self.wdata.val();
                     self.gtype.d.next = (self.gtype.q.val()
                         & !(self.c_type_ones.val() << self.c_type_sh[n].val()))
                         | (bit_cast::<32, GID_TYPE_W>(
@@ -575,60 +650,122 @@ impl Logic for CsrGlobal {
         }
 
         // ---------------- reads ----------------
+        // A multiplexer tree on the address bits (not a compare per register): pages 0x000 ..
+        // 0x3FF are 4 x 32 leaves `pl[page * 32 + word]` (word = raddr[6:2], raddr[7] = 0;
+        // reserved and write-only words are 0 leaves), the GID table (0x400 .. 0x5FF) is read
+        // from its distributed-RAM copies. Only exact register addresses reach a register
+        // (raddr[20:11] and raddr[1:0] are 0): every other address reads 0, as before.
+        for i in 0..NPL {
+            self.pl[i].next = self.c_zero32.val();
+        }
+        self.pl[0].next = self.c_id_val[0].val();
+        self.pl[1].next = self.c_id_val[1].val();
+        self.pl[2].next = self.c_id_val[2].val();
+        self.pl[3].next = self.c_id_val[3].val();
+        self.pl[4].next = self.c_id_val[4].val();
+        self.pl[5].next = self.c_id_val[5].val();
+        self.pl[6].next = self.c_id_val[6].val();
+        self.pl[7].next = self.c_id_val[7].val();
+        self.pl[8].next = self.c_id_val[8].val();
+        self.pl[9].next = self.c_id_val[9].val();
+        self.pl[10].next = self.c_id_val[10].val();
+        self.pl[11].next = self.c_id_val[11].val();
+        self.pl[12].next = self.c_id_val[12].val();
+        self.pl[32].next = self.rw[0].q.val();
+        self.pl[33].next = self.status_word.val();
+        self.pl[35].next = self.rw[1].q.val();
+        self.pl[36].next = self.rw[2].q.val();
+        self.pl[37].next = self.rw[3].q.val();
+        self.pl[38].next = self.rw[4].q.val();
+        self.pl[39].next = self.rw[5].q.val();
+        self.pl[40].next = self.rw[6].q.val();
+        self.pl[41].next = self.rw[26].q.val();
+        self.pl[42].next = self.rw[30].q.val();
+        self.pl[43].next = self.rw[31].q.val();
+        self.pl[64].next = self.rw[10].q.val();
+        self.pl[65].next = self.rw[11].q.val();
+        self.pl[66].next = self.rw[12].q.val();
+        self.pl[67].next = self.rw[13].q.val();
+        self.pl[68].next = self.rw[14].q.val();
+        self.pl[69].next = self.rw[15].q.val();
+        self.pl[70].next = self.rw[16].q.val();
+        self.pl[71].next = self.rw[17].q.val();
+        self.pl[72].next = self.rw[18].q.val();
+        self.pl[73].next = self.rw[19].q.val();
+        self.pl[74].next = self.rw[20].q.val();
+        self.pl[75].next = self.rw[21].q.val();
+        self.pl[76].next = self.rw[22].q.val();
+        self.pl[77].next = self.rw[23].q.val();
+        self.pl[78].next = self.rw[24].q.val();
+        self.pl[79].next = self.rw[25].q.val();
+        self.pl[80].next = self.rw[27].q.val();
+        self.pl[81].next = self.rw[28].q.val();
+        self.pl[82].next = self.rw[29].q.val();
+        self.pl[83].next = self.cc_qp_rate_now.val();
+        self.pl[96].next = self.st.q.val();
+        self.pl[97].next = self.rw[7].q.val();
+        self.pl[98].next = self.pend.q.val();
+        self.pl[99].next = self.rw[8].q.val();
+        self.pl[100].next = self.rw[9].q.val();
+        self.pl[104].next = self.ev_word.val();
+        self.pl[105].next = self.ev_info.val();
+        self.pl[107].next = self.lost.q.val();
+        for i in 0..64 {
+            self.p1[i].next = self.pl[2 * i].val();
+            if self.raddr.val().get_bit(2) {
+                self.p1[i].next = self.pl[2 * i + 1].val();
+            }
+        }
+        for i in 0..32 {
+            self.p2[i].next = self.p1[2 * i].val();
+            if self.raddr.val().get_bit(3) {
+                self.p2[i].next = self.p1[2 * i + 1].val();
+            }
+        }
+        for i in 0..16 {
+            self.p3[i].next = self.p2[2 * i].val();
+            if self.raddr.val().get_bit(4) {
+                self.p3[i].next = self.p2[2 * i + 1].val();
+            }
+        }
+        for i in 0..8 {
+            self.p4[i].next = self.p3[2 * i].val();
+            if self.raddr.val().get_bit(5) {
+                self.p4[i].next = self.p3[2 * i + 1].val();
+            }
+        }
+        for i in 0..4 {
+            self.p5[i].next = self.p4[2 * i].val();
+            if self.raddr.val().get_bit(6) {
+                self.p5[i].next = self.p4[2 * i + 1].val();
+            }
+        }
+        for i in 0..2 {
+            self.p6[i].next = self.p5[2 * i].val();
+            if self.raddr.val().get_bit(8) {
+                self.p6[i].next = self.p5[2 * i + 1].val();
+            }
+        }
+        self.p7.next = self.p6[0].val();
+        if self.raddr.val().get_bit(9) {
+            self.p7.next = self.p6[1].val();
+        }
+        // GID: the read copies (raddr[4:2]: data words 0..3, attributes 4, else 0)
+        self.gsel.next = self.c_zero32.val();
+        if !self.raddr.val().get_bit(4) {
+            self.gsel.next = self.gram.read_data.val();
+        } else if self.raddr.val().get_bits::<3>(2) == self.c_slot_attr.val() {
+            self.gsel.next = self.aram.read_data.val();
+        }
         self.rdata.next = self.c_zero32.val();
-        if self.rd.val() {
-            for i in 0..NID {
-                if self.raddr.val() == self.c_id_addr[i].val() {
-                    self.rdata.next = self.c_id_val[i].val();
+        if self.rd.val() & ((self.raddr.val() & self.c_rd_outside.val()) == self.c_addr_zero.val())
+        {
+            if !self.raddr.val().get_bit(10) {
+                if !self.raddr.val().get_bit(7) {
+                    self.rdata.next = self.p7.val();
                 }
-            }
-            for i in 0..NRW {
-                if self.raddr.val() == self.c_rw_addr[i].val() {
-                    self.rdata.next = self.rw[i].q.val();
-                }
-            }
-            if self.raddr.val() == self.c_a_status.val() {
-                self.rdata.next = self.status_word.val();
-            }
-            if self.raddr.val() == self.c_a_irq_status.val() {
-                self.rdata.next = self.st.q.val();
-            }
-            if self.raddr.val() == self.c_a_vec_pending.val() {
-                self.rdata.next = self.pend.q.val();
-            }
-            if self.raddr.val() == self.c_a_event.val() {
-                self.rdata.next = self.ev_word.val();
-            }
-            if self.raddr.val() == self.c_a_event_info.val() {
-                self.rdata.next = self.ev_info.val();
-            }
-            if self.raddr.val() == self.c_a_event_lost.val() {
-                self.rdata.next = self.lost.q.val();
-            }
-            if self.raddr.val() == self.c_a_qp_rate.val() {
-                self.rdata.next = self.cc_qp_rate_now.val();
-            }
-            for n in 0..GID_ENTRIES {
-                for k in 0..4 {
-                    if self.raddr.val() == self.c_gid_addr[n * 4 + k].val() {
-                        self.rd_gid.next = true;
-                        self.gsel.next = self.gent[n]
-                            .q
-                            .val()
-                            .get_bits::<32>(self.c_wsh[k].val().index());
-                    }
-                }
-            }
-            if self.rd_gid.val() {
-                self.rdata.next = (bit_cast::<32, 8>(self.gsel.val().get_bits::<8>(0)) << 24)
-                    | (bit_cast::<32, 8>(self.gsel.val().get_bits::<8>(8)) << 16)
-                    | (bit_cast::<32, 8>(self.gsel.val().get_bits::<8>(16)) << 8)
-                    | bit_cast::<32, 8>(self.gsel.val().get_bits::<8>(24));
-            }
-            for n in 0..GID_ENTRIES {
-                if self.raddr.val() == self.c_attr_addr[n].val() {
-                    self.rdata.next = self.gattr[n].q.val();
-                }
+            } else if !self.raddr.val().get_bit(9) {
+                self.rdata.next = self.gsel.val();
             }
         }
 
@@ -663,22 +800,70 @@ impl Logic for CsrGlobal {
         self.cc_qp_rate_wr.next = self.rl_wr.q.val();
         self.cc_qp_dcqcn.next = self.rw[29].q.val();
         self.cc_qp_dcqcn_wr.next = self.dq_wr.q.val();
-        self.gid0.next = self.gent[0].q.val();
-        self.gid1.next = self.gent[1].q.val();
-        self.gid2.next = self.gent[2].q.val();
-        self.gid3.next = self.gent[3].q.val();
-        self.gid4.next = self.gent[4].q.val();
-        self.gid5.next = self.gent[5].q.val();
-        self.gid6.next = self.gent[6].q.val();
-        self.gid7.next = self.gent[7].q.val();
-        self.gid8.next = self.gent[8].q.val();
-        self.gid9.next = self.gent[9].q.val();
-        self.gid10.next = self.gent[10].q.val();
-        self.gid11.next = self.gent[11].q.val();
-        self.gid12.next = self.gent[12].q.val();
-        self.gid13.next = self.gent[13].q.val();
-        self.gid14.next = self.gent[14].q.val();
-        self.gid15.next = self.gent[15].q.val();
+        self.gid0.next = (bit_cast::<128, 32>(self.gw[0].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[16].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[32].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[48].q.val());
+        self.gid1.next = (bit_cast::<128, 32>(self.gw[1].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[17].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[33].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[49].q.val());
+        self.gid2.next = (bit_cast::<128, 32>(self.gw[2].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[18].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[34].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[50].q.val());
+        self.gid3.next = (bit_cast::<128, 32>(self.gw[3].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[19].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[35].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[51].q.val());
+        self.gid4.next = (bit_cast::<128, 32>(self.gw[4].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[20].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[36].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[52].q.val());
+        self.gid5.next = (bit_cast::<128, 32>(self.gw[5].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[21].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[37].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[53].q.val());
+        self.gid6.next = (bit_cast::<128, 32>(self.gw[6].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[22].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[38].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[54].q.val());
+        self.gid7.next = (bit_cast::<128, 32>(self.gw[7].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[23].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[39].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[55].q.val());
+        self.gid8.next = (bit_cast::<128, 32>(self.gw[8].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[24].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[40].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[56].q.val());
+        self.gid9.next = (bit_cast::<128, 32>(self.gw[9].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[25].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[41].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[57].q.val());
+        self.gid10.next = (bit_cast::<128, 32>(self.gw[10].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[26].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[42].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[58].q.val());
+        self.gid11.next = (bit_cast::<128, 32>(self.gw[11].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[27].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[43].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[59].q.val());
+        self.gid12.next = (bit_cast::<128, 32>(self.gw[12].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[28].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[44].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[60].q.val());
+        self.gid13.next = (bit_cast::<128, 32>(self.gw[13].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[29].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[45].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[61].q.val());
+        self.gid14.next = (bit_cast::<128, 32>(self.gw[14].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[30].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[46].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[62].q.val());
+        self.gid15.next = (bit_cast::<128, 32>(self.gw[15].q.val()) << 96)
+            | (bit_cast::<128, 32>(self.gw[31].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.gw[47].q.val()) << 32)
+            | bit_cast::<128, 32>(self.gw[63].q.val());
         self.gid_type.next = self.gtype.q.val();
         self.irq_pulse.next = self.pulse.q.val();
         self.irq_level.next = self.pend.q.val() & !self.rw[8].q.val();

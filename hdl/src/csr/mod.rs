@@ -69,6 +69,8 @@
 //! * **Counters** are 48 bits (the HI register reads bits 47:32, upper bits 0). Reading a LO
 //!   latches its HI into one shared shadow register; a HI read returns the shadow if the last LO
 //!   read was of the same counter, else the live HI.
+#[cfg(test)]
+mod area;
 pub mod bfm;
 pub mod block;
 pub mod counters;
@@ -77,6 +79,7 @@ pub mod ctx;
 pub mod doorbell;
 pub mod fifo;
 pub mod global;
+pub mod lutram;
 pub mod mr_window;
 pub mod qp_config;
 pub mod scenarios;
