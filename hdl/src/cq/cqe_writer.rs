@@ -103,6 +103,8 @@ pub struct CqeWriter<const CA: usize> {
     // ---- counters ----
     pub cnt_written: Signal<Out, Bits<32>>,
     pub cnt_dropped: Signal<Out, Bits<32>>,
+    /// one-cycle pulse per CQE written (`cnt_written` counts them; this feeds `CNT_CQE`)
+    pub ev_written: Signal<Out, Bit>,
 
     ram_pi: RAM<Bits<24>, CA>,
     ram_ci: RAM<Bits<24>, CA>,
@@ -191,6 +193,7 @@ impl<const CA: usize> Default for CqeWriter<CA> {
             rtq_ci: Default::default(),
             rtq_state: Default::default(),
             cnt_written: Default::default(),
+            ev_written: Default::default(),
             cnt_dropped: Default::default(),
             ram_pi: zram(),
             ram_ci: zram(),
@@ -260,6 +263,7 @@ impl<const CA: usize> Logic for CqeWriter<CA> {
         self.cq_irq_vector.next = self.k_vector.q.val().get_bits::<5>(0);
         self.cnt_written.next = self.n_written.q.val();
         self.cnt_dropped.next = self.n_dropped.q.val();
+        self.ev_written.next = false;
         self.ram_pi.read_address.next = self.r_cqn.q.val();
         self.ram_ci.read_address.next = self.r_cqn.q.val();
         self.ram_arm.read_address.next = self.r_cqn.q.val();
@@ -470,6 +474,7 @@ impl<const CA: usize> Logic for CqeWriter<CA> {
                     self.state.d.next = CqwState::Done;
                     self.s_pi.d.next = self.s_pi.q.val() + 1;
                     self.n_written.d.next = self.n_written.q.val() + 1;
+                    self.ev_written.next = true;
                     if self.fire.val() {
                         self.cq_irq_valid.next = true;
                         self.s_arm.d.next = 0.into();

@@ -140,6 +140,11 @@ const C_PFC_XON_SENT: usize = cnt(regs::CNT_PFC_XON_SENT_LO);
 const C_ACK_PARKED: usize = cnt(regs::CNT_RESP_ACK_PARKED_LO);
 const C_REQ_PFC_YIELD: usize = cnt(regs::CNT_REQ_PFC_YIELD_LO);
 const C_REQ_SHAPER_YIELD: usize = cnt(regs::CNT_REQ_SHAPER_YIELD_LO);
+const C_UNKNOWN_QP: usize = cnt(regs::CNT_RX_DROP_UNKNOWN_QP_LO);
+const C_QP_STATE: usize = cnt(regs::CNT_RX_DROP_QP_STATE_LO);
+const C_OUT_OF_SEQ: usize = cnt(regs::CNT_RX_DROP_OUT_OF_SEQ_LO);
+const C_CQE: usize = cnt(regs::CNT_CQE_LO);
+const C_DMA_ERROR: usize = cnt(regs::CNT_DMA_ERROR_LO);
 // Per-priority PFC counters: eight consecutive counters each, priority 0 first, so an 8-bit
 // per-priority event vector shifted to the first one is their `cnt_inc` bits.
 const C_PFC_RX_XOFF0: usize = cnt(regs::CNT_PFC_RX_XOFF_P0_LO);
@@ -150,7 +155,7 @@ const C_PFC_TX_XON0: usize = cnt(regs::CNT_PFC_TX_XON_P0_LO);
 // (proto checks that each group is eight consecutive counters; the shifts are 8 bits wide)
 const _: () = assert!(C_PFC_TX_XON0 + 7 < 256);
 /// Counter events the top pulses (the `idx` table in `Default`).
-const NEV: usize = 45;
+const NEV: usize = 50;
 // PFC (docs/CONGESTION.md): the kernel reads CFG_CONTROL.PFC_ENABLE as bit 6 and CFG_PFC's
 // fields at their positions as literals.
 const _: () = assert!(
@@ -273,6 +278,10 @@ pub struct NicTop {
     pay_resp: Signal<Local, Bit>,
     // ---- glue
     ev: [Signal<Local, Bits<NIC_COUNTERS>>; NEV],
+    /// DMA failures not yet counted (see `update`), and this cycle's count after each source
+    dma_err_q: DFF<Bits<8>>,
+    dma_err_n: Signal<Local, Bits<8>>,
+    dma_err_m: Signal<Local, Bits<8>>,
     load_hit: Signal<Local, Bit>,
     /// a MODIFY that restarts the queues (into RESET, or RESET->INIT): responder, then requester
     rqr_hit: Signal<Local, Bit>,
@@ -426,6 +435,11 @@ impl Default for NicTop {
             C_ACK_PARKED,
             C_REQ_PFC_YIELD,
             C_REQ_SHAPER_YIELD,
+            C_UNKNOWN_QP,
+            C_QP_STATE,
+            C_OUT_OF_SEQ,
+            C_CQE,
+            C_DMA_ERROR,
         ];
         NicTop {
             clock: Default::default(),
@@ -516,6 +530,9 @@ impl Default for NicTop {
             pay_own: Default::default(),
             pay_resp: Default::default(),
             ev: core::array::from_fn(|_| Default::default()),
+            dma_err_q: Default::default(),
+            dma_err_n: Default::default(),
+            dma_err_m: Default::default(),
             load_hit: Default::default(),
             rqr_hit: Default::default(),
             err_hit: Default::default(),
@@ -596,6 +613,7 @@ impl Logic for NicTop {
         dff_setup!(
             self,
             clock,
+            dma_err_q,
             draining,
             ev_half,
             pay_req,
@@ -1654,6 +1672,43 @@ impl Logic for NicTop {
         if self.req.ev_sh_yield.val() {
             self.ev[44].next = self.c_mask[44].val();
         }
+        // requests the responder dropped: QPN not implemented, QP not receiving, PSN ahead
+        if self.resp.ev_unknown_qp.val() {
+            self.ev[45].next = self.c_mask[45].val();
+        }
+        if self.resp.ev_qp_state.val() {
+            self.ev[46].next = self.c_mask[46].val();
+        }
+        if self.resp.ev_out_of_seq.val() {
+            self.ev[47].next = self.c_mask[47].val();
+        }
+        if self.cqw.ev_written.val() {
+            self.ev[48].next = self.c_mask[48].val();
+        }
+        // DMA transactions the shell reported as failed: a read response (at its last beat,
+        // `rsp_error` being sticky over the beats) and a write completion. Both can come in
+        // one cycle and the counter takes one a cycle, so a count of pending events carries
+        // the second to the next cycle (it saturates at 255: two failures a cycle for 255
+        // cycles).
+        self.dma_err_n.next = self.dma_err_q.q.val();
+        if self.dma.rd.rsp.valid.val()
+            & self.dma.rd.rsp.ready.val()
+            & self.dma.rd.rsp.last.val()
+            & self.dma.rd.rsp_error.val()
+            & !self.dma_err_q.q.val().all()
+        {
+            self.dma_err_n.next = self.dma_err_q.q.val() + 1;
+        }
+        self.dma_err_m.next = self.dma_err_n.val();
+        if self.dma.wr.done_valid.val() & self.dma.wr.done_error.val() & !self.dma_err_n.val().all()
+        {
+            self.dma_err_m.next = self.dma_err_n.val() + 1;
+        }
+        self.dma_err_q.d.next = 0.into();
+        if self.dma_err_m.val() != 0 {
+            self.ev[49].next = self.c_mask[49].val();
+            self.dma_err_q.d.next = self.dma_err_m.val() - 1;
+        }
         // per priority: PFC frames received naming it (XOFF: a nonzero time, XON: 0), cycles
         // it was paused, PFC frames sent on it (the XOFF generator's, on the RoCE priority)
         self.pfc_roce_bit.next = self.c_prio_one.val() << self.pfc_roce_prio.val();
@@ -1716,6 +1771,11 @@ impl Logic for NicTop {
             | self.ev[42].val()
             | self.ev[43].val()
             | self.ev[44].val()
+            | self.ev[45].val()
+            | self.ev[46].val()
+            | self.ev[47].val()
+            | self.ev[48].val()
+            | self.ev[49].val()
             | self.pfc_prio_inc.val();
         self.csr.cnt_rx_bytes.next = 0.into();
         if self.rx.vd_valid.val() {

@@ -156,6 +156,8 @@ pub struct RespSequenceCheck<const QA: usize> {
     pub v_unsupported: Signal<Out, Bit>,
     /// the QP does not receive (state, QPN, ERR): dropped, no response
     pub v_qp_drop: Signal<Out, Bit>,
+    /// with `v_qp_drop`: the QPN is not one the NIC implements (else: the QP's state)
+    pub qpn_unknown: Signal<Out, Bit>,
     /// a duplicate atomic: answered from the replay cache
     pub v_dup_atomic: Signal<Out, Bit>,
     /// a duplicate READ: answered again from host memory, after its MR check
@@ -236,6 +238,7 @@ impl<const QA: usize> Default for RespSequenceCheck<QA> {
             pmtu_bytes: Default::default(),
             v_unsupported: Default::default(),
             v_qp_drop: Default::default(),
+            qpn_unknown: Default::default(),
             v_dup_atomic: Default::default(),
             v_dup_read: Default::default(),
             v_dup: Default::default(),
@@ -309,7 +312,8 @@ impl<const QA: usize> Logic for RespSequenceCheck<QA> {
 
         // ---- the QP receives: RTR 2, RTS 3, SQD 4 (QpState::receives), in the table, and
         // not moved to ERR by the responder
-        self.qp_ok.next = (self.qpn.val() < self.c_nqp.val())
+        self.qpn_unknown.next = self.qpn.val() >= self.c_nqp.val();
+        self.qp_ok.next = !self.qpn_unknown.val()
             & ((self.qp_state.val() == 2)
                 | (self.qp_state.val() == 3)
                 | (self.qp_state.val() == 4))

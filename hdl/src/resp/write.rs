@@ -268,6 +268,11 @@ pub struct RcWriteResponder<const QA: usize> {
     pub cnt_recv: Signal<Out, Bits<32>>,
     /// one-cycle pulse per duplicate request (re-ACKed or replayed, not executed)
     pub ev_duplicate: Signal<Out, Bit>,
+    /// one-cycle pulses per request dropped: QPN not implemented, QP not receiving (state or
+    /// ERR), PSN ahead of the expected one (NAKed once, then dropped)
+    pub ev_unknown_qp: Signal<Out, Bit>,
+    pub ev_qp_state: Signal<Out, Bit>,
+    pub ev_out_of_seq: Signal<Out, Bit>,
 
     ackq: RespAckQueue<QA>,
     /// the receive queue's reads: a receive WQE (header and SGE 0) or one later SGE, decoded
@@ -644,6 +649,9 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             cnt_rnr: Default::default(),
             cnt_recv: Default::default(),
             ev_duplicate: Default::default(),
+            ev_unknown_qp: Default::default(),
+            ev_qp_state: Default::default(),
+            ev_out_of_seq: Default::default(),
             cutter: Default::default(),
             cqf: Default::default(),
             r_imm: Default::default(),
@@ -2005,5 +2013,9 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.cnt_rnr.next = self.counters.rnr.val();
         self.cnt_recv.next = self.counters.recv.val();
         self.ev_duplicate.next = self.counters.inc_duplicate.val();
+        // (the sequence check's outputs hold in `Check`, where `inc_qp_drop` is set)
+        self.ev_unknown_qp.next = self.counters.inc_qp_drop.val() & self.seqchk.qpn_unknown.val();
+        self.ev_qp_state.next = self.counters.inc_qp_drop.val() & !self.seqchk.qpn_unknown.val();
+        self.ev_out_of_seq.next = self.counters.inc_psn_err.val();
     }
 }

@@ -356,7 +356,7 @@ register_map! {
     CNT_RX_DROP_QP_STATE_HI = 0x104C, RO, "High half of CNT_RX_DROP_QP_STATE.";
     CNT_RX_DROP_OUT_OF_SEQ_LO = 0x1050, RO, "Dropped: PSN out of sequence (a NAK was already sent).";
     CNT_RX_DROP_OUT_OF_SEQ_HI = 0x1054, RO, "High half of CNT_RX_DROP_OUT_OF_SEQ.";
-    CNT_RX_DROP_OVERRUN_LO = 0x1058, RO, "Dropped: receive buffer full.";
+    CNT_RX_DROP_OVERRUN_LO = 0x1058, RO, "Reads 0 in this NIC: a frame dropped for want of receive buffer counts in CNT_RX_DROP_NO_ROOM.";
     CNT_RX_DROP_OVERRUN_HI = 0x105C, RO, "High half of CNT_RX_DROP_OVERRUN.";
     CNT_RX_DUPLICATE_LO = 0x1060, RO, "Duplicate requests (re-acknowledged or replayed, not executed).";
     CNT_RX_DUPLICATE_HI = 0x1064, RO, "High half of CNT_RX_DUPLICATE.";
