@@ -226,15 +226,25 @@ fn generator_random_frames_with_gaps() {
         let mut good = vec![];
         let mut blank = vec![];
         for i in 0..40 {
-            let (f, at) = random_roce_frame(&mut rng, FrameOpts::default());
+            let (mut f, at) = random_roce_frame(&mut rng, FrameOpts::default());
+            // the placeholder's content is XORed into the ICRC: zeros give the ICRC, ones its
+            // complement (a poisoned frame), anything else that XOR
+            let ph = match i % 5 {
+                0 => vec![0; 4],
+                1 => vec![0xFF; 4],
+                _ => rng.bytes(4),
+            };
             let mut g = f.clone();
-            g[at..at + 4].copy_from_slice(&rng.bytes(4));
+            g[at..at + 4].copy_from_slice(&ph);
             if i % 7 == 3 {
                 // not RoCE: passes unchanged
                 g[12] = 0x08;
                 g[13] = 0x06;
                 good.push(g.clone());
             } else {
+                for k in 0..4 {
+                    f[at + k] ^= ph[k];
+                }
                 good.push(f);
             }
             blank.push(g);

@@ -5,8 +5,11 @@
 //! padding), and `FrameRepr::parse` of it gives back the descriptor. Plus a proptest over random
 //! descriptors and timings.
 use ferroce_hdl::header::{RoceHeader, L3_IPV4, L3_IPV6, L3_ROCEV1};
+use ferroce_hdl::icrc::reference_icrc;
 use ferroce_hdl::testbench::{Bench, Rng};
-use ferroce_hdl::tx::drive::{all_opcodes, no_payload, random_header, run_builder, Timing};
+use ferroce_hdl::tx::drive::{
+    all_opcodes, no_payload, random_header, run_builder, run_builder_with_bad, Timing,
+};
 use ferroce_hdl::tx::TxHeaderBuilder;
 use ferroce_proto::wire::FrameRepr;
 use proptest::prelude::*;
@@ -101,6 +104,78 @@ fn tx_proto_payload_0_to_4096() {
         },
         3,
     );
+}
+
+/// A payload beat taken with `pay_bad` poisons its frame: the frame is the same byte for byte
+/// except the ICRC, which is complemented, so proto's ICRC check (any receiver's) fails. Frames
+/// of the same run without a bad beat are untouched, and the timing does not change.
+#[test]
+fn tx_poisoned_payload_complements_the_icrc() {
+    let mut rng = Rng::new(33);
+    let ops = [0x04u8, 0x06, 0x0a, 0x10, 0x00, 0x24, 0x65];
+    let mut jobs = vec![];
+    let mut bad_beats = vec![];
+    let mut poisoned = vec![];
+    let mut beat = 0;
+    for i in 0..60 {
+        let len = rng.range(1, 300);
+        jobs.push(job(
+            &mut rng,
+            ops[i % ops.len()],
+            [L3_IPV4, L3_IPV6, L3_ROCEV1][i % 3],
+            i % 4 == 1,
+            len,
+        ));
+        let beats = len.div_ceil(8);
+        let bad = rng.percent(40);
+        if bad {
+            // one bad beat anywhere in the payload, sometimes two
+            bad_beats.push(beat + rng.range(0, beats - 1));
+            if rng.percent(30) {
+                bad_beats.push(beat + beats - 1);
+            }
+        }
+        poisoned.push(bad);
+        beat += beats;
+    }
+    for (seed, t) in [
+        (4, Timing::default()),
+        (
+            5,
+            Timing {
+                desc_gap: 30,
+                pay_gap: 30,
+                stall: 30,
+            },
+        ),
+    ] {
+        let mut b = Bench::new(TxHeaderBuilder::default(), |u| &mut u.clock);
+        let mut rng = Rng::new(seed);
+        let r = run_builder_with_bad(&mut b, &jobs, &bad_beats, t, &mut rng);
+        // the same jobs without poison take exactly as long
+        let mut b2 = Bench::new(TxHeaderBuilder::default(), |u| &mut u.clock);
+        let mut rng = Rng::new(seed);
+        let clean = run_builder(&mut b2, &jobs, t, &mut rng);
+        assert_eq!(r.frame_end_cycles, clean.frame_end_cycles, "{t:?}");
+        for (i, (h, p)) in jobs.iter().enumerate() {
+            let mut want = h.to_frame(p).emit();
+            let fr = FrameRepr::parse(&r.frames[i]).expect("proto parses a poisoned frame");
+            if poisoned[i] {
+                let (_, at) = reference_icrc(&want).expect("a RoCE frame");
+                for x in &mut want[at..at + 4] {
+                    *x ^= 0xFF;
+                }
+                assert_eq!(fr.icrc_ok(), Some(false), "{t:?} frame {i}");
+            } else {
+                assert_eq!(fr.icrc_ok(), Some(true), "{t:?} frame {i}");
+            }
+            assert!(
+                r.frames[i] == want,
+                "{t:?} frame {i} (poisoned {})",
+                poisoned[i]
+            );
+        }
+    }
 }
 
 proptest! {

@@ -3,10 +3,13 @@
 //! The upstream (header builder) emits the complete frame with a 4-byte placeholder where the
 //! ICRC goes, i.e. at `[end-4, end)` where `end` follows from the UDP length (GRH payload length
 //! for RoCEv1); bytes after it (Ethernet padding) are passed unchanged. The generator
-//! overwrites the placeholder with the ICRC, least significant byte first. Frames that are not
-//! RoCE (EtherType) pass unchanged.
+//! XORs the ICRC, least significant byte first, into the placeholder: a builder that leaves
+//! zeros there gets the ICRC; one that leaves ones gets its complement, a frame that every
+//! receiver's ICRC check drops (how the transmit path poisons a frame whose payload could not
+//! be read from host memory, see [`crate::tx::TxFrameCore`]). Frames that are not RoCE
+//! (EtherType) pass unchanged.
 //!
-//! Why overwrite-in-place instead of append: frame lengths do not change, so the builder's IP
+//! Why patch in place instead of append: frame lengths do not change, so the builder's IP
 //! and UDP lengths (which include the ICRC anyway) are final, no extra beat and no bubble is
 //! ever needed, and the minimum-frame padding stays the builder's business.
 //!
@@ -73,7 +76,6 @@ pub struct IcrcGenerator<const B: usize, const K: usize> {
     e4: Signal<Local, Bits<16>>,
     icrc: Signal<Local, Bits<32>>,
     icrc_top: Signal<Local, Bits<B>>,
-    pmask: Signal<Local, Bits<B>>,
     pbits: Signal<Local, Bits<B>>,
 }
 
@@ -127,7 +129,6 @@ impl<const B: usize, const K: usize> Default for IcrcGenerator<B, K> {
             e4: Default::default(),
             icrc: Default::default(),
             icrc_top: Default::default(),
-            pmask: Default::default(),
             pbits: Default::default(),
         }
     }
@@ -189,7 +190,6 @@ impl<const B: usize, const K: usize> Logic for IcrcGenerator<B, K> {
             | bit_cast::<32, 8>(self.icrc.val().get_bits::<8>(24));
         // --- stage 5: patch --------------------------------------------------------------------
         self.icrc_top.next = self.c_top_ones.val();
-        self.pmask.next = self.c_top_ones.val();
         self.pbits.next = self.c_top_ones.val();
         self.p_valid.d.next = self.g_valid.q.val();
         self.p_data.d.next = self.g_data.q.val();
@@ -197,9 +197,9 @@ impl<const B: usize, const K: usize> Logic for IcrcGenerator<B, K> {
         self.p_last.d.next = self.g_last.q.val();
         if self.g_patch.q.val() {
             self.icrc_top.next = bit_cast::<B, 32>(self.g_icrc.q.val()) << self.c_top.val();
-            self.pmask.next = (self.c_top_ones.val() << self.g_shl.q.val()) >> self.g_shr.q.val();
+            // (the shifts fill with zeros: only the placeholder's bits are XORed)
             self.pbits.next = (self.icrc_top.val() << self.g_shl.q.val()) >> self.g_shr.q.val();
-            self.p_data.d.next = (self.g_data.q.val() & !self.pmask.val()) | self.pbits.val();
+            self.p_data.d.next = self.g_data.q.val() ^ self.pbits.val();
         }
         // --- output FIFO -------------------------------------------------------------------------
         self.f_data.write.next = self.p_valid.q.val();

@@ -1436,8 +1436,6 @@ impl Logic for NicTop {
         self.tx.desc_valid.next = self.fmt.hdr_valid.val();
         self.fmt.hdr_ready.next = self.tx.desc_ready.val();
         self.tx.desc.next = self.fmt.hdr.val();
-        // payload: only requester packets have any (the builder takes no beat for an ACK's
-        // payload_len 0, so the requester's packed payload always meets its own header)
         // payload: the responder's READ responses or the requester's packets, in the order
         // the formatter took their headers
         self.pay_own.push.next =
@@ -1452,6 +1450,8 @@ impl Logic for NicTop {
         self.tx.pay.data.next = self.req.pay.data.val();
         self.tx.pay.keep.next = self.req.pay.keep.val();
         self.tx.pay.last.next = self.req.pay.last.val();
+        // (a payload beat from a failed host read poisons its frame: TxFrameCore)
+        self.tx.pay_bad.next = self.req.pay_bad.val();
         self.req.pay.ready.next =
             self.pay_own.valid.val() & !self.pay_resp.val() & self.tx.pay.ready.val();
         self.resp.rpay.ready.next =
@@ -1461,6 +1461,7 @@ impl Logic for NicTop {
             self.tx.pay.data.next = self.resp.rpay.data.val();
             self.tx.pay.keep.next = self.resp.rpay.keep.val();
             self.tx.pay.last.next = self.resp.rpay.last.val();
+            self.tx.pay_bad.next = self.resp.rpay_bad.val();
         }
         self.pay_own.pop.next =
             self.tx.pay.valid.val() & self.tx.pay.ready.val() & self.tx.pay.last.val();

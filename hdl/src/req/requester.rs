@@ -45,6 +45,10 @@
 //!   NAK invalid request / remote access / remote operational, or retries exhausted: error
 //!   completion, QP to ERR.
 //! * a QP in ERR: every WQE left completes with WR_FLUSH_ERR.
+//! * a failed DMA read (docs/DMA.md 6): a WQE or SGE that could not be read fails its WQE
+//!   (FATAL_ERR, QP to ERR; `wr_id` 0 for an unreadable WQE); a payload beat that could not be
+//!   read poisons its packet (`pay_bad`: the frame leaves with its ICRC complemented), which
+//!   Go-Back-N then sends again like a packet lost on the link.
 use super::inflight::{InflightTable, PSN_WINDOW, WINDOW, WIN_LOG2};
 use super::retransmit_timer::{QpTimer, RetransmitTimer};
 use super::send_scheduler::SendScheduler;
@@ -185,8 +189,8 @@ pub enum ReqState {
 // Job kinds (`r_job`, written as literals in the kernel: rust-hdl emits named constants as
 // undeclared Verilog identifiers): 0 SQ event, 1 send / flush from the work ring, 2 ACK.
 // `c_st` / `c_vend` indices: status 0 success, 1 LOC_LEN, 2 LOC_QP_OP, 3 LOC_PROT, 4 WR_FLUSH,
-// 5 REM_INV_REQ, 6 REM_ACCESS, 7 REM_OP; vendor 0 none, 1 owner, 2 opcode, 3 SGE count,
-// 4 length, 5 lkey.
+// 5 REM_INV_REQ, 6 REM_ACCESS, 7 REM_OP, 8 RETRY_EXC, 9 RNR_RETRY_EXC, 10 FATAL; vendor 0 none,
+// 1 owner, 2 opcode, 3 SGE count, 4 length, 5 lkey, 6 retry timeout, 7 retry NAK, 8 DMA.
 
 #[derive(LogicBlock)]
 pub struct RcRequester<const QA: usize, const TA: usize> {
@@ -267,6 +271,9 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     pub pk_compare: Signal<Out, Bits<64>>,
     pub pk_plen: Signal<Out, Bits<13>>,
     pub pay: StreamSource<64, 8>,
+    /// valid with `pay` beats: a beat of this packet's payload came from a failed DMA read
+    /// (or was zero-filled after its SGE went away), so the frame must be poisoned
+    pub pay_bad: Signal<Out, Bit>,
     // ---- completions ----
     pub cqe_valid: Signal<Out, Bit>,
     pub cqe_ready: Signal<In, Bit>,
@@ -345,13 +352,13 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     /// FIFO has room for its whole response (`resv` counts the beats reserved), so the shared
     /// DMA read channel never waits for the TX path (which may wait for the peer, whose
     /// responder may wait for its own reads: a cycle that would deadlock two NICs)
-    pfifo: SynchronousFIFO<Bits<74>, 10, 11, 1>,
+    pfifo: SynchronousFIFO<Bits<75>, 10, 11, 1>,
     resv: DFF<Bits<11>>,
     pf_beats: Signal<Local, Bits<11>>,
     pf_room: Signal<Local, Bit>,
     pf_pop: Signal<Local, Bit>,
-    pf_out: Signal<Local, Bits<74>>,
-    pf_lastb: Signal<Local, Bits<74>>,
+    pf_out: Signal<Local, Bits<75>>,
+    pf_lastb: Signal<Local, Bits<75>>,
     pf_c14: Signal<Local, Bits<14>>,
     // per-QP state
     ram_pi: RAM<Bits<16>, QA>,
@@ -521,6 +528,19 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     d3: DFF<Bits<64>>,
     d_cnt: DFF<Bits<4>>,
     d_done: DFF<Bit>,
+    /// the descriptor read that set `d_done` failed (`rsp_error` on one of its beats)
+    d_err: DFF<Bit>,
+    d_erracc: DFF<Bit>,
+    // poisoned packets: the packer's current input packet had a bad beat; the packet whose
+    // end the packer is still flushing, and whether it is bad
+    pb_acc: DFF<Bit>,
+    pb_pend: DFF<Bit>,
+    pb_flush: DFF<Bit>,
+    in_err: Signal<Local, Bit>,
+    pk_in_fire: Signal<Local, Bit>,
+    pk_out_last: Signal<Local, Bit>,
+    cur_bad: Signal<Local, Bit>,
+    c_err_bit: Constant<Bits<75>>,
     // the WQE being sent
     r_flush: DFF<Bit>,
     w_op: DFF<Bits<8>>,
@@ -565,8 +585,8 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
 
     /// 2^QA: ACKs for QPNs at or above it are dropped
     c_nqp: Constant<Bits<24>>,
-    c_st: [Constant<Bits<8>>; 10],
-    c_vend: [Constant<Bits<8>>; 8],
+    c_st: [Constant<Bits<8>>; 11],
+    c_vend: [Constant<Bits<8>>; 9],
     /// RNR NAK timer field -> wait in ticks (`rnr_timer_ns`, 1 tick per us)
     c_rnr: [Constant<Bits<32>>; 32],
     c_idx5: [Constant<Bits<5>>; 32],
@@ -654,6 +674,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             WcStatus::RemOpErr,
             WcStatus::RetryExcErr,
             WcStatus::RnrRetryExcErr,
+            WcStatus::FatalErr,
         ];
         let vend = [
             vendor_err::NONE,
@@ -664,6 +685,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             vendor_err::LKEY,
             vendor_err::RETRY_TIMEOUT,
             vendor_err::RETRY_NAK,
+            vendor_err::DMA,
         ];
         RcRequester {
             clock: Default::default(),
@@ -770,6 +792,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             pk_compare: Default::default(),
             pk_plen: Default::default(),
             pay: Default::default(),
+            pay_bad: Default::default(),
             cqe_valid: Default::default(),
             cqe_ready: Default::default(),
             cqe_cqn: Default::default(),
@@ -912,6 +935,16 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             d3: Default::default(),
             d_cnt: Default::default(),
             d_done: Default::default(),
+            d_err: Default::default(),
+            d_erracc: Default::default(),
+            pb_acc: Default::default(),
+            pb_pend: Default::default(),
+            pb_flush: Default::default(),
+            in_err: Default::default(),
+            pk_in_fire: Default::default(),
+            pk_out_last: Default::default(),
+            cur_bad: Default::default(),
+            c_err_bit: Constant::new(Bits::<75>::from(1u64) << 74),
             r_flush: Default::default(),
             w_op: Default::default(),
             w_flags: Default::default(),
@@ -1061,6 +1094,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             d3,
             d_cnt,
             d_done,
+            d_err,
+            d_erracc,
+            pb_acc,
+            pb_pend,
+            pb_flush,
             r_flush,
             w_op,
             w_flags,
@@ -1351,10 +1389,13 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         // payload beats into the FIFO (room was reserved when the read was issued) as
         // {data, keep, last, end of packet}; the packer takes them from there
         self.pfifo.write.next = self.dma_rd.rsp.valid.val() & self.is_pay.val();
-        self.pfifo.data_in.next = (bit_cast::<74, 64>(self.dma_rd.rsp.data.val()) << 10)
-            | (bit_cast::<74, 8>(self.dma_rd.rsp.keep.val()) << 2)
+        if self.dma_rd.rsp_error.val() {
+            self.pf_lastb.next = self.pf_lastb.val() | self.c_err_bit.val();
+        }
+        self.pfifo.data_in.next = (bit_cast::<75, 64>(self.dma_rd.rsp.data.val()) << 10)
+            | (bit_cast::<75, 8>(self.dma_rd.rsp.keep.val()) << 2)
             | self.pf_lastb.val()
-            | bit_cast::<74, 1>(self.kinds.dout.val().get_bits::<1>(1));
+            | bit_cast::<75, 1>(self.kinds.dout.val().get_bits::<1>(1));
         self.pf_out.next = self.pfifo.data_out.val();
         self.packer.inp.valid.next = !self.pfifo.empty.val();
         self.packer.inp.data.next = self.pf_out.val().get_bits::<64>(10);
@@ -1393,9 +1434,13 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.d5.d.next = self.dma_rd.rsp.data.val();
             }
             self.d_cnt.d.next = self.d_cnt.q.val() + 1;
+            self.d_erracc.d.next = self.d_erracc.q.val() | self.dma_rd.rsp_error.val();
             if self.dma_rd.rsp.last.val() {
                 self.d_cnt.d.next = 0.into();
                 self.d_done.d.next = true;
+                // (docs/DMA.md 6: the flag may come on a later beat only; OR over the beats)
+                self.d_err.d.next = self.d_erracc.q.val() | self.dma_rd.rsp_error.val();
+                self.d_erracc.d.next = false;
             }
         }
         self.pay.valid.next = self.packer.out.valid.val();
@@ -1999,6 +2044,16 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.s_si.d.next = self.s_ci.q.val() + 1;
                     self.s_hi.d.next = self.s_ci.q.val() + 1;
                     self.state.d.next = ReqState::Cqe;
+                    if self.d_err.q.val() {
+                        // (the WQE could not be read: its wr_id is unknown)
+                        self.c_wrid.d.next = 0.into();
+                    }
+                } else if self.d_err.q.val() {
+                    // the WQE's read failed (docs/DMA.md 6): nothing of it is used; a fatal
+                    // error completion (wr_id unknown, 0), the QP to ERR
+                    self.c_wrid.d.next = 0.into();
+                    self.c_status.d.next = self.c_st[10].val();
+                    self.c_vendor.d.next = self.c_vend[8].val();
                 } else if self.wq_rdat.val()
                     & (self.s_si.q.val() != self.s_ci.q.val())
                     & (self.d0.q.val().get_bit(56) == self.exp_owner.val())
@@ -2103,6 +2158,26 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.g_len.d.next = self.x_slen.val();
                     self.g_lkey.d.next = self.x_lkey.val();
                     self.state.d.next = ReqState::SgeMr;
+                    if self.d_err.q.val() {
+                        // the SGE's read failed: handled like an SGE that fails its lkey
+                        // check (SgeMrWait), with the fatal status: a READ's response is
+                        // discarded; a packet whose header is out is finished with zeros,
+                        // poisoned (`pay_bad`)
+                        self.g_len.d.next = 0.into();
+                        self.c_status.d.next = self.c_st[10].val();
+                        self.c_vendor.d.next = self.c_vend[8].val();
+                        self.state.d.next = ReqState::Qerr;
+                        self.r_resume.d.next = false;
+                        if self.r_pass2.q.val() & !self.r_skip.q.val() & !self.r_resume.q.val() {
+                            self.state.d.next = ReqState::ZeroFill;
+                        }
+                        if self.r_rrsp.q.val() {
+                            // (`w_err`: the READ then fails as a failed DMA access)
+                            self.r_rfail.d.next = true;
+                            self.w_err.d.next = true;
+                            self.state.d.next = ReqState::RrPlace;
+                        }
+                    }
                 }
             }
             ReqState::SgeMr => {
@@ -2553,7 +2628,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             }
             ReqState::AtDone => {
                 // the value is in host memory: the atomic completes (a failed write is a
-                // local protection error, the QP goes to ERR)
+                // fatal error, docs/DMA.md 6: the QP goes to ERR)
                 if self.dma_wr.done_valid.val() {
                     self.s_ci.d.next = self.s_ci.q.val() + 1;
                     self.s_si.d.next = self.s_ci.q.val() + 1;
@@ -2564,7 +2639,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     if self.dma_wr.done_error.val() {
                         self.s_flags.d.next.err = true;
                         self.c_err.d.next = true;
-                        self.c_status.d.next = self.c_st[3].val();
+                        self.c_status.d.next = self.c_st[10].val();
+                        self.c_vendor.d.next = self.c_vend[8].val();
                         self.state.d.next = ReqState::Qerr;
                     } else {
                         self.c_status.d.next = self.c_st[0].val();
@@ -2739,14 +2815,20 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     }
                     self.state.d.next = ReqState::Writeback;
                     if self.r_rfail.q.val() | self.w_err.q.val() {
-                        // an SGE invalidated meanwhile, or a failed write: local protection
-                        // error, the QP to ERR
+                        // an SGE invalidated meanwhile: local protection error; a failed write
+                        // (or SGE read): fatal; the QP to ERR
                         self.s_flags.d.next.read_gap = false;
                         self.s_flags.d.next.err = true;
                         self.s_ci.d.next = self.s_ci.q.val() + 1;
                         self.s_tmr.d.next = self.c_tmr_stop.val();
                         self.c_err.d.next = true;
                         self.c_status.d.next = self.c_st[3].val();
+                        self.c_vendor.d.next = self.c_vend[5].val();
+                        if self.w_err.q.val() {
+                            // (a failed DMA write is a fatal error, docs/DMA.md 6)
+                            self.c_status.d.next = self.c_st[10].val();
+                            self.c_vendor.d.next = self.c_vend[8].val();
+                        }
                         self.state.d.next = ReqState::Qerr;
                     } else if self.rr_lastp.val() {
                         self.s_flags.d.next.read_gap = false;
@@ -2899,6 +2981,44 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         }
         if self.dma_wr.done_valid.val() & self.dma_wr.done_error.val() {
             self.w_err.d.next = true;
+        }
+
+        // ================= poisoned packets ==================================================
+        // A payload beat from a failed DMA read (its FIFO entry's error bit), or a zero beat
+        // of ZeroFill, makes its packet bad: `pay_bad` goes with the packet's beats to the TX
+        // builder, which complements the frame's ICRC, so no receiver takes its bytes. The
+        // packet is then lost like one dropped on the link: Go-Back-N sends it again,
+        // re-reading host memory, until the retries run out (RETRY_EXC_ERR).
+        // (After all assignments to the packer's input above: this reads them.)
+        self.in_err.next = self.pf_out.val().get_bit(74);
+        if (self.state.q.val() == ReqState::ZeroFill)
+            & !self.kinds.valid.val()
+            & self.pfifo.empty.val()
+        {
+            self.in_err.next = true;
+        }
+        self.pk_in_fire.next = self.packer.inp.valid.val() & self.packer.inp.ready.val();
+        self.pk_out_last.next =
+            self.packer.out.valid.val() & self.packer.out.ready.val() & self.packer.out.last.val();
+        self.cur_bad.next = self.pb_acc.q.val() | (self.pk_in_fire.val() & self.in_err.val());
+        // the packer's output is the packet it is flushing, if any, else its input's packet
+        self.pay_bad.next = self.cur_bad.val();
+        if self.pb_pend.q.val() {
+            self.pay_bad.next = self.pb_flush.q.val();
+        }
+        if self.pk_in_fire.val() {
+            self.pb_acc.d.next = self.cur_bad.val();
+            if self.packer.inp.last.val() & self.packer.inp_eop.val() {
+                self.pb_acc.d.next = false;
+                if !self.pk_out_last.val() {
+                    // the packer keeps the packet's last bytes for a flush cycle
+                    self.pb_pend.d.next = true;
+                    self.pb_flush.d.next = self.cur_bad.val();
+                }
+            }
+        }
+        if self.pb_pend.q.val() & self.pk_out_last.val() {
+            self.pb_pend.d.next = false;
         }
     }
 }

@@ -9,6 +9,10 @@
 //! last packet's header has been taken: the ACK queue holds everything after the READ until
 //! then (the payload still in the FIFO follows its header through the TX path in order).
 //!
+//! A payload beat from a failed DMA read (`rsp_error`, docs/DMA.md 6) sets `pay_bad` for the
+//! rest of its packet: the TX builder sends that response with its ICRC complemented, so the
+//! requester drops it and asks again (its READ retry), and the bytes never reach its memory.
+//!
 //! The payload goes through a FIFO of 512 beats (one 4096-byte packet), and a packet's DMA read
 //! is issued only when the FIFO has room for all of it: the DMA read channel is shared, in
 //! order, with the requester and the responder's descriptor reads, so a response must never
@@ -63,10 +67,14 @@ pub struct RcReadResponder<const QA: usize> {
     pub pk_msn: Signal<Out, Bits<24>>,
     pub pk_plen: Signal<Out, Bits<13>>,
     pub pay: StreamSource<64, 8>,
+    /// valid with `pay` beats: the packet's payload read failed so far (poison the frame)
+    pub pay_bad: Signal<Out, Bit>,
     // ---- payload reads ----
     pub dma_rd: DmaReadMaster<64, 8>,
 
-    pfifo: SynchronousFIFO<Bits<73>, 9, 10, 1>,
+    pfifo: SynchronousFIFO<Bits<74>, 9, 10, 1>,
+    /// a beat of the packet being sent came from a failed read
+    bad: DFF<Bit>,
     /// beats reserved in the FIFO (issued reads not yet popped)
     resv: DFF<Bits<11>>,
     state: DFF<ReadRespState>,
@@ -87,11 +95,12 @@ pub struct RcReadResponder<const QA: usize> {
     is_last: Signal<Local, Bit>,
     beats: Signal<Local, Bits<11>>,
     p7: Signal<Local, Bits<13>>,
-    lastb: Signal<Local, Bits<73>>,
+    lastb: Signal<Local, Bits<74>>,
     room: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     rd_fire: Signal<Local, Bit>,
-    fout: Signal<Local, Bits<73>>,
+    fout: Signal<Local, Bits<74>>,
+    c_err_bit: Constant<Bits<74>>,
 }
 
 impl<const QA: usize> Default for RcReadResponder<QA> {
@@ -119,8 +128,11 @@ impl<const QA: usize> Default for RcReadResponder<QA> {
             pk_msn: Default::default(),
             pk_plen: Default::default(),
             pay: Default::default(),
+            pay_bad: Default::default(),
             dma_rd: Default::default(),
             pfifo: Default::default(),
+            bad: Default::default(),
+            c_err_bit: Constant::new(Bits::<74>::from(1u64) << 73),
             resv: Default::default(),
             state: Default::default(),
             r_qpn: Default::default(),
@@ -154,7 +166,7 @@ impl<const QA: usize> Logic for RcReadResponder<QA> {
         clock!(self, clock, pfifo);
         dff_setup!(
             self, clock, resv, state, r_qpn, r_dest, r_psn, r_msn, r_syn, r_addr, r_rem, r_pmtu,
-            r_first, r_rdd
+            r_first, r_rdd, bad
         );
         // this packet: min(PMTU, the rest); PMTU bytes = 128 << code (1 = 256 .. 5 = 4096)
         self.pmtu.next = self.c_128.val() << self.r_pmtu.q.val();
@@ -174,8 +186,11 @@ impl<const QA: usize> Logic for RcReadResponder<QA> {
         if self.dma_rd.rsp.last.val() {
             self.lastb.next = 1.into();
         }
-        self.pfifo.data_in.next = (bit_cast::<73, 64>(self.dma_rd.rsp.data.val()) << 9)
-            | (bit_cast::<73, 8>(self.dma_rd.rsp.keep.val()) << 1)
+        if self.dma_rd.rsp_error.val() {
+            self.lastb.next = self.lastb.val() | self.c_err_bit.val();
+        }
+        self.pfifo.data_in.next = (bit_cast::<74, 64>(self.dma_rd.rsp.data.val()) << 9)
+            | (bit_cast::<74, 8>(self.dma_rd.rsp.keep.val()) << 1)
             | self.lastb.val();
         self.dma_rd.rsp.ready.next = !self.pfifo.full.val();
         self.fout.next = self.pfifo.data_out.val();
@@ -185,6 +200,13 @@ impl<const QA: usize> Logic for RcReadResponder<QA> {
         self.pay.last.next = self.fout.val().get_bit(0);
         self.pop.next = !self.pfifo.empty.val() & self.pay.ready.val();
         self.pfifo.read.next = self.pop.val();
+        self.pay_bad.next = self.bad.q.val() | self.fout.val().get_bit(73);
+        if self.pop.val() {
+            self.bad.d.next = self.bad.q.val() | self.fout.val().get_bit(73);
+            if self.fout.val().get_bit(0) {
+                self.bad.d.next = false;
+            }
+        }
 
         // defaults
         self.job_ready.next = false;

@@ -247,6 +247,8 @@ pub struct RcWriteResponder<const QA: usize> {
     pub ack_parked: Signal<Out, Bit>,
     /// READ response payload, in the order of the READ_RESPONSE headers on `ack_*`
     pub rpay: StreamSource<64, 8>,
+    /// valid with `rpay` beats: the response's payload read failed (poison the frame)
+    pub rpay_bad: Signal<Out, Bit>,
     /// the READ responder's payload reads
     pub rd_dma: DmaReadMaster<64, 8>,
     // ---- QP to ERR ----
@@ -526,6 +528,7 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             ack_orig: Default::default(),
             ack_plen: Default::default(),
             rpay: Default::default(),
+            rpay_bad: Default::default(),
             rd_dma: Default::default(),
             rdr: Default::default(),
             r_rddup: Default::default(),
@@ -1996,6 +1999,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             self.ack_plen.next = self.rdr.pk_plen.val();
         }
         StreamSource::<64, 8>::link(&mut self.rpay, &mut self.rdr.pay);
+        self.rpay_bad.next = self.rdr.pay_bad.val();
         DmaReadMaster::<64, 8>::link(&mut self.rd_dma, &mut self.rdr.dma_rd);
         self.qerr_valid.next = self.ackq.qerr_valid.val();
         self.ackq.qerr_ready.next = self.qerr_ready.val();

@@ -22,6 +22,8 @@ pub trait BuilderPorts: Block {
     );
     /// Drive the descriptor port.
     fn set_desc(&mut self, h: RoceHeader);
+    /// Drive `pay_bad` (valid with the payload beat presented).
+    fn set_pay_bad(&mut self, bad: bool);
 }
 impl BuilderPorts for TxHeaderBuilder {
     fn io(
@@ -41,6 +43,9 @@ impl BuilderPorts for TxHeaderBuilder {
     }
     fn set_desc(&mut self, h: RoceHeader) {
         self.desc.next = h;
+    }
+    fn set_pay_bad(&mut self, bad: bool) {
+        self.pay_bad.next = bad;
     }
 }
 impl BuilderPorts for TxFrameCore {
@@ -62,6 +67,9 @@ impl BuilderPorts for TxFrameCore {
     fn set_desc(&mut self, h: RoceHeader) {
         self.desc.next = h;
     }
+    fn set_pay_bad(&mut self, bad: bool) {
+        self.pay_bad.next = bad;
+    }
 }
 impl BuilderPorts for TxHeaderBuilderFlat {
     fn io(
@@ -81,6 +89,9 @@ impl BuilderPorts for TxHeaderBuilderFlat {
     }
     fn set_desc(&mut self, h: RoceHeader) {
         self.desc.next = h.into();
+    }
+    fn set_pay_bad(&mut self, bad: bool) {
+        self.pay_bad.next = bad;
     }
 }
 
@@ -122,6 +133,19 @@ pub fn run_builder<U: BuilderPorts, S: Stepper<U>>(
     t: Timing,
     rng: &mut Rng,
 ) -> RunResult {
+    run_builder_with_bad(s, jobs, &[], t, rng)
+}
+
+/// [`run_builder`] with `pay_bad` driven high on the payload beats whose indices (counted over
+/// all jobs' payload beats, from 0) are in `bad_beats`.
+pub fn run_builder_with_bad<U: BuilderPorts, S: Stepper<U>>(
+    s: &mut S,
+    jobs: &[(RoceHeader, Vec<u8>)],
+    bad_beats: &[usize],
+    t: Timing,
+    rng: &mut Rng,
+) -> RunResult {
+    let mut beat = 0usize;
     let mut descs: VecDeque<RoceHeader> = jobs.iter().map(|j| j.0).collect();
     let mut feeder = Feeder::new(t.pay_gap);
     for (h, p) in jobs {
@@ -143,6 +167,7 @@ pub fn run_builder<U: BuilderPorts, S: Stepper<U>>(
             } else {
                 RoceHeader::default()
             });
+            u.set_pay_bad(bad_beats.contains(&beat));
             let (dv, _dr, pay, out) = u.io();
             dv.next = presenting;
             feeder.drive(pay, rng);
@@ -165,6 +190,9 @@ pub fn run_builder<U: BuilderPorts, S: Stepper<U>>(
             *ends.last_mut().unwrap() = s.cycles() - start;
         }
         feeder.after_edge(pfired);
+        if pfired {
+            beat += 1;
+        }
         if dfired {
             descs.pop_front();
             presenting = false;

@@ -18,6 +18,7 @@ pub struct TxHeaderBuilderFlat {
     pub desc_ready: Signal<Out, Bit>,
     pub desc: Signal<In, Bits<ROCE_HEADER_BITS>>,
     pub pay: Sink64,
+    pub pay_bad: Signal<In, Bit>,
     pub out: Source64,
     builder: TxHeaderBuilder,
 }
@@ -30,6 +31,7 @@ impl Logic for TxHeaderBuilderFlat {
         self.builder.desc.next = self.desc.val().into();
         self.desc_ready.next = self.builder.desc_ready.val();
         StreamSink::<64, 8>::link(&mut self.pay, &mut self.builder.pay);
+        self.builder.pay_bad.next = self.pay_bad.val();
         StreamSource::<64, 8>::link(&mut self.out, &mut self.builder.out);
     }
 }

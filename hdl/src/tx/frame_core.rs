@@ -42,8 +42,15 @@
 //! payload_len 0) and trusts `payload_len`: the payload's `keep` and `last` are not looked at;
 //! bytes past `payload_len` in the last beat are replaced by zeros (they become the pad).
 //!
-//! Ports: `clock`; descriptor handshake `desc_valid`/`desc_ready`/`desc`; `pay` (sink); `out`
-//! (source, registered).
+//! *Poisoned frames.* `pay_bad`, sampled with every payload beat taken, says that the beat's
+//! bytes could not be read from host memory (docs/DMA.md, section 6). One such beat fills the
+//! frame's ICRC placeholder with ones instead of zeros; the [`crate::icrc::IcrcGenerator`]
+//! XORs the ICRC into it, so the frame leaves with the complement of its ICRC and every
+//! receiver drops it (IBTA Vol 1, 7.8.1: a packet with a bad ICRC is silently dropped). The
+//! length and timing of the frame do not change.
+//!
+//! Ports: `clock`; descriptor handshake `desc_valid`/`desc_ready`/`desc`; `pay` (sink) and
+//! `pay_bad`; `out` (source, registered).
 use crate::header::{ExtDecode, RoceHeader};
 use crate::stream::{Sink64, Source64};
 use rust_hdl::prelude::*;
@@ -74,9 +81,14 @@ pub struct TxFrameCore {
     pub desc_ready: Signal<Out, Bit>,
     pub desc: Signal<In, RoceHeader>,
     pub pay: Sink64,
+    /// valid with each `pay` beat: the beat's data is bad, poison the frame
+    pub pay_bad: Signal<In, Bit>,
     pub out: Source64,
 
     dec: ExtDecode,
+    /// a payload beat of the frame in stage 0 came with `pay_bad`
+    bad: DFF<Bit>,
+    bad_now: Signal<Local, Bit>,
     // descriptor register and its age (cycles since accepted, saturating at 3 = side pipe done)
     a_v: DFF<Bit>,
     a_h: DFF<RoceHeader>,
@@ -131,6 +143,10 @@ pub struct TxFrameCore {
     c_ones: Constant<Bits<64>>,
     c_m2: Constant<Bits<64>>,
     c_m6: Constant<Bits<64>>,
+    // the placeholder's bytes in a last beat with 2 covered bytes, in one with 6, in Tail
+    c_ph2: Constant<Bits<64>>,
+    c_ph6: Constant<Bits<64>>,
+    c_ph_tail: Constant<Bits<64>>,
     // locals: side pipeline
     l_len: Signal<Local, Bits<13>>,
     l_pad: Signal<Local, Bits<2>>,
@@ -188,8 +204,11 @@ impl Default for TxFrameCore {
             desc_ready: Default::default(),
             desc: Default::default(),
             pay: Default::default(),
+            pay_bad: Default::default(),
             out: Default::default(),
             dec: Default::default(),
+            bad: Default::default(),
+            bad_now: Default::default(),
             a_v: Default::default(),
             a_h: Default::default(),
             a_age: Default::default(),
@@ -235,6 +254,9 @@ impl Default for TxFrameCore {
             c_ones: Constant::new(Bits::<64>::mask()),
             c_m2: Constant::new(0xFFFF_0000_0000_0000u64.into()),
             c_m6: Constant::new(0xFFFF_FFFF_FFFF_0000u64.into()),
+            c_ph2: Constant::new(0x0000_FFFF_FFFF_0000u64.into()),
+            c_ph6: Constant::new(0x0000_0000_0000_FFFFu64.into()),
+            c_ph_tail: Constant::new(0xFFFF_0000_0000_0000u64.into()),
             l_len: Default::default(),
             l_pad: Default::default(),
             l_s4: Default::default(),
@@ -290,7 +312,7 @@ impl Logic for TxFrameCore {
             self, clock, a_v, a_h, a_age, s1_ext, s1_deth, s1_reth, s1_atomic, s1_aeth, s1_ack,
             s1_imm, s1_ieth, s1_pad, s1_lp, s1_part, s1_nv, s2_lib, s2_sum, s2_c, s2_pb, s2_hb,
             s2_pmask, s3_csum, s3_n6, s3_flush, s3_small, st, hcnt, pcnt, hlast, plast, endf_r,
-            e_pbz, e_r6, e_n6, e_flush, e_small, e_pmask, o_v, o_data, o_keep, o_last
+            e_pbz, e_r6, e_n6, e_flush, e_small, e_pmask, o_v, o_data, o_keep, o_last, bad
         );
         for i in 0..NQ {
             self.q[i].clock.next = self.clock.val();
@@ -469,6 +491,11 @@ impl Logic for TxFrameCore {
             }
         }
         self.fire.next = self.s0_valid.val() & self.o_free.val();
+        // poison: any payload beat of the frame taken with `pay_bad` (this one included);
+        // cleared when the next frame's header is loaded (never in a cycle that takes payload)
+        self.bad_now.next = self.bad.q.val()
+            | ((self.st.q.val() == CoreState::Pay) & self.fire.val() & self.pay_bad.val());
+        self.bad.d.next = self.bad_now.val();
         self.pay.ready.next = (self.st.q.val() == CoreState::Pay) & self.o_free.val();
         // a frame ends with Tail or with a 2-byte Flush (+4 placeholder bytes). (A last payload
         // beat without Flush always leaves 6 bytes, since C = 2 mod 4: it is followed by Tail.)
@@ -628,9 +655,17 @@ impl Logic for TxFrameCore {
                 if self.e_n6.q.val() {
                     // 6 covered bytes + 2 placeholder bytes; Tail follows
                     self.o_data.d.next = self.l_beat.val() & self.c_m6.val();
+                    if self.bad_now.val() {
+                        self.o_data.d.next =
+                            (self.l_beat.val() & self.c_m6.val()) | self.c_ph6.val();
+                    }
                 } else {
                     // 2 covered bytes + 4 placeholder bytes: the frame's last beat
                     self.o_data.d.next = self.l_beat.val() & self.c_m2.val();
+                    if self.bad_now.val() {
+                        self.o_data.d.next =
+                            (self.l_beat.val() & self.c_m2.val()) | self.c_ph2.val();
+                    }
                     self.o_keep.d.next = 0xFC.into();
                     self.o_last.d.next = true;
                 }
@@ -638,6 +673,9 @@ impl Logic for TxFrameCore {
             if self.st.q.val() == CoreState::Tail {
                 // 2 placeholder bytes, +2 zero bytes of Ethernet padding for a 58-byte frame
                 self.o_data.d.next = 0.into();
+                if self.bad_now.val() {
+                    self.o_data.d.next = self.c_ph_tail.val();
+                }
                 self.o_keep.d.next = 0xC0.into();
                 if self.e_small.q.val() {
                     self.o_keep.d.next = 0xF0.into();
@@ -694,6 +732,7 @@ impl Logic for TxFrameCore {
 
         // ---------------------------------------------------------------- load / accept
         if self.load.val() {
+            self.bad.d.next = false;
             self.st_nx.next = CoreState::Hdr;
             self.hcnt.d.next = self.s2_hb.q.val();
             self.pcnt.d.next = self.s2_pb.q.val();

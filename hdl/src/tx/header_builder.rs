@@ -37,7 +37,8 @@
 //! now pipelined (docs/RESOURCES.md has the per-block numbers).
 //!
 //! Ports: `clock`, `desc_valid` (in), `desc_ready` (out), `desc` (in, [`RoceHeader`]), `pay`
-//! (sink, 64-bit), `out` (source, 64-bit).
+//! (sink, 64-bit) with `pay_bad` (in: a payload beat that could not be read poisons its frame,
+//! see [`TxFrameCore`]), `out` (source, 64-bit).
 use super::TxFrameCore;
 use crate::header::RoceHeader;
 use crate::icrc::IcrcGenerator;
@@ -51,6 +52,9 @@ pub struct TxHeaderBuilder {
     pub desc_ready: Signal<Out, Bit>,
     pub desc: Signal<In, RoceHeader>,
     pub pay: Sink64,
+    /// valid with each `pay` beat: the beat could not be read, poison the frame
+    /// ([`TxFrameCore`]: its ICRC leaves complemented)
+    pub pay_bad: Signal<In, Bit>,
     pub out: Source64,
     core: TxFrameCore,
     skid: StreamSkid<64, 8>,
@@ -67,6 +71,7 @@ impl Logic for TxHeaderBuilder {
         self.core.desc.next = self.desc.val();
         self.desc_ready.next = self.core.desc_ready.val();
         StreamSink::<64, 8>::link(&mut self.pay, &mut self.core.pay);
+        self.core.pay_bad.next = self.pay_bad.val();
         StreamSource::<64, 8>::join(&mut self.core.out, &mut self.skid.inp);
         StreamSource::<64, 8>::join(&mut self.skid.out, &mut self.gen.inp);
         StreamSource::<64, 8>::link(&mut self.out, &mut self.gen.out);
