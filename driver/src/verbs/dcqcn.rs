@@ -76,6 +76,69 @@ impl Default for DcqcnParams {
 const MAX_20: u32 = (1 << 20) - 1;
 
 impl DcqcnParams {
+    /// The mlx5 names of the parameters, in field order (`roce_rp/*`, then `roce_np/*`).
+    pub const NAMES: [&'static str; 19] = [
+        "rpg_time_reset",
+        "rpg_byte_reset",
+        "rpg_threshold",
+        "rpg_max_rate",
+        "rpg_ai_rate",
+        "rpg_hai_rate",
+        "rpg_gd",
+        "rpg_min_dec_fac",
+        "rpg_min_rate",
+        "rate_to_set_on_first_cnp",
+        "dce_tcp_g",
+        "dce_tcp_rtt",
+        "rate_reduce_monitor_period",
+        "initial_alpha_value",
+        "clamp_tgt_rate",
+        "clamp_tgt_rate_after_time_inc",
+        "min_time_between_cnps",
+        "cnp_dscp",
+        "cnp_802p_prio",
+    ];
+
+    /// True for the parameters that are on/off flags (`clamp_tgt_rate*`).
+    pub fn is_flag(name: &str) -> bool {
+        matches!(name, "clamp_tgt_rate" | "clamp_tgt_rate_after_time_inc")
+    }
+
+    /// Set the parameter of mlx5 name `name` (a flag: `value != 0`). `None` if no parameter has
+    /// that name. Ranges are checked when the parameters are written ([`DcqcnParams::writes`]).
+    pub fn set(&mut self, name: &str, value: u32) -> Option<()> {
+        let f = match name {
+            "rpg_time_reset" => &mut self.rpg_time_reset,
+            "rpg_byte_reset" => &mut self.rpg_byte_reset,
+            "rpg_threshold" => &mut self.rpg_threshold,
+            "rpg_max_rate" => &mut self.rpg_max_rate,
+            "rpg_ai_rate" => &mut self.rpg_ai_rate,
+            "rpg_hai_rate" => &mut self.rpg_hai_rate,
+            "rpg_gd" => &mut self.rpg_gd,
+            "rpg_min_dec_fac" => &mut self.rpg_min_dec_fac,
+            "rpg_min_rate" => &mut self.rpg_min_rate,
+            "rate_to_set_on_first_cnp" => &mut self.rate_to_set_on_first_cnp,
+            "dce_tcp_g" => &mut self.dce_tcp_g,
+            "dce_tcp_rtt" => &mut self.dce_tcp_rtt,
+            "rate_reduce_monitor_period" => &mut self.rate_reduce_monitor_period,
+            "initial_alpha_value" => &mut self.initial_alpha_value,
+            "min_time_between_cnps" => &mut self.min_time_between_cnps,
+            "cnp_dscp" => &mut self.cnp_dscp,
+            "cnp_802p_prio" => &mut self.cnp_802p_prio,
+            "clamp_tgt_rate" => {
+                self.clamp_tgt_rate = value != 0;
+                return Some(());
+            }
+            "clamp_tgt_rate_after_time_inc" => {
+                self.clamp_tgt_rate_after_time_inc = value != 0;
+                return Some(());
+            }
+            _ => return None,
+        };
+        *f = value;
+        Some(())
+    }
+
     /// The register writes that apply these parameters (`CC_*` words only; the CNP DSCP and
     /// priority are fields of `CFG_TRAFFIC` and `CFG_PFC`, see [`DcqcnParams::cnp_fields`]),
     /// after checking every value against its range and `line_rate_mbps`. The error names the
@@ -216,5 +279,37 @@ impl DcqcnParams {
             regs::cfg_traffic::CNP_DSCP.set(traffic, self.cnp_dscp),
             regs::cfg_pfc::CNP_PRIO.set(pfc, self.cnp_802p_prio),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DcqcnParams;
+
+    /// Every mlx5 name sets its own field and no other; unknown names are refused.
+    #[test]
+    fn every_name_sets_one_field() {
+        let d = DcqcnParams::default();
+        let mut seen = std::collections::HashSet::new();
+        for name in DcqcnParams::NAMES {
+            let mut p = d;
+            // a value no default has (flags: the opposite of the default)
+            let v = if DcqcnParams::is_flag(name) { 7 } else { 4_321 };
+            p.set(name, v).unwrap();
+            if DcqcnParams::is_flag(name) {
+                let mut q = d;
+                q.set(name, 0).unwrap();
+                assert_ne!(p, q, "{name}");
+            } else {
+                assert_ne!(p, d, "{name} changed nothing");
+            }
+            let dbg = format!("{p:?}");
+            assert!(dbg.contains(&format!("{name}: ")), "{name} is a field");
+            assert!(
+                seen.insert(dbg),
+                "{name} set the same field as another name"
+            );
+        }
+        assert_eq!(DcqcnParams::default().set("rpg_nonsense", 1), None);
     }
 }

@@ -1904,32 +1904,18 @@ pub fn parse_dcqcn_params(text: &str, what: &str) -> Result<DcqcnParams, CliErro
                 "{what}: '{k}' must be true or false, got {val}"
             ))),
         };
-        match k.as_str() {
-            "rpg_time_reset" => p.rpg_time_reset = num()?,
-            "rpg_byte_reset" => p.rpg_byte_reset = num()?,
-            "rpg_threshold" => p.rpg_threshold = num()?,
-            "rpg_max_rate" => p.rpg_max_rate = num()?,
-            "rpg_ai_rate" => p.rpg_ai_rate = num()?,
-            "rpg_hai_rate" => p.rpg_hai_rate = num()?,
-            "rpg_gd" => p.rpg_gd = num()?,
-            "rpg_min_dec_fac" => p.rpg_min_dec_fac = num()?,
-            "rpg_min_rate" => p.rpg_min_rate = num()?,
-            "rate_to_set_on_first_cnp" => p.rate_to_set_on_first_cnp = num()?,
-            "dce_tcp_g" => p.dce_tcp_g = num()?,
-            "dce_tcp_rtt" => p.dce_tcp_rtt = num()?,
-            "rate_reduce_monitor_period" => p.rate_reduce_monitor_period = num()?,
-            "initial_alpha_value" => p.initial_alpha_value = num()?,
-            "clamp_tgt_rate" => p.clamp_tgt_rate = flag()?,
-            "clamp_tgt_rate_after_time_inc" => p.clamp_tgt_rate_after_time_inc = flag()?,
-            "min_time_between_cnps" => p.min_time_between_cnps = num()?,
-            "cnp_dscp" => p.cnp_dscp = num()?,
-            "cnp_802p_prio" => p.cnp_802p_prio = num()?,
-            _ => {
-                return Err(CliError(format!(
-                    "{what}: '{k}' is not a DCQCN parameter (mlx5 names: rpg_time_reset, rpg_byte_reset, rpg_threshold, rpg_max_rate, rpg_ai_rate, rpg_hai_rate, rpg_gd, rpg_min_dec_fac, rpg_min_rate, rate_to_set_on_first_cnp, dce_tcp_g, dce_tcp_rtt, rate_reduce_monitor_period, initial_alpha_value, clamp_tgt_rate, clamp_tgt_rate_after_time_inc, min_time_between_cnps, cnp_dscp, cnp_802p_prio)"
-                )))
-            }
+        if !DcqcnParams::NAMES.contains(&k.as_str()) {
+            return Err(CliError(format!(
+                "{what}: '{k}' is not a DCQCN parameter (mlx5 names: {})",
+                DcqcnParams::NAMES.join(", ")
+            )));
         }
+        let v = if DcqcnParams::is_flag(k) {
+            flag()? as u32
+        } else {
+            num()?
+        };
+        p.set(k, v).expect("a name of DcqcnParams::NAMES");
     }
     Ok(p)
 }
