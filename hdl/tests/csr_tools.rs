@@ -196,7 +196,7 @@ fn csr_icarus_no_x_from_power_up() {
     wr(21'h100038, 32'h1234);
     repeat (5) @(negedge clock);
     // read the QP table port
-    @(negedge clock); qpc_rd_valid = 1; qpc_rd_qpn = 5; @(negedge clock); qpc_rd_valid = 0;
+    @(negedge clock); qpc$rd_valid = 1; qpc$rd_qpn = 5; @(negedge clock); qpc$rd_valid = 0;
     repeat (5) @(negedge clock);
     if (errors == 0) $display("PASS"); else $display("FAIL %0d", errors);
     $finish;

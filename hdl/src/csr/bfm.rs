@@ -146,7 +146,7 @@ impl<S: Stepper<CsrBlock<QA, CA, MA>>, const QA: usize, const CA: usize, const M
             u.cq_irq_valid.next = false;
             u.fatal_set.next = false;
             u.qerr_valid.next = false;
-            u.qpc_rd_valid.next = false;
+            u.qpc.rd_valid.next = false;
             u.cqc_rd_valid.next = false;
             u.mr_req_valid.next = false;
             u.qev_ready.next = qev_ready;

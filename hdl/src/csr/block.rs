@@ -19,9 +19,10 @@
 //!   `cnt_tx_bytes`.
 //! * Doorbell / notification streams (out, valid/ready): `qev_*`, `cev_*`
 //!   ([`super::doorbell`]).
-//! * QP config read port: `qpc_rd_valid`, `qpc_rd_qpn` (in) -> `qpc_*` (out, latency 2,
-//!   [`QpConfigTable`]). CQ config read port: `cqc_rd_valid`, `cqc_rd_cqn` -> `cqc_*`
-//!   (latency 2, [`super::CqConfigTable`]).
+//! * QP config read port: `qpc`, a [`super::QpcReadSlave`] (`qpc.rd_valid`, `qpc.rd_qpn` in
+//!   -> `qpc.valid` and the context fields out, latency 2, always ready;
+//!   [`super::QpConfigTable`], interface in [`super::qpc_port`]). CQ config read port:
+//!   `cqc_rd_valid`, `cqc_rd_cqn` -> `cqc_*` (latency 2, [`super::CqConfigTable`]).
 //! * `qerr_*`: the engines move a QP to ERR (valid/ready; QP_ERR_INFO = status, vendor).
 //! * `rtq_*`: the runtime-state query of QUERY commands (see the module documentation).
 //! * `mr_req_*` / `mr_resp_*`: the MR table's lookup port ([`crate::mr`]); `mr_drain_req` /
@@ -31,7 +32,7 @@ use super::ctx::CtxWindows;
 use super::doorbell::{CsrDoorbells, DB_NUM_BITS, PI_BITS};
 use super::global::CsrGlobal;
 use super::mr_window::MrWindow;
-use super::qp_config::*;
+use super::qpc_port::QpcReadSlave;
 use super::{cq_config, konst, Addr, CsrParams, AXIL_ADDR_BITS, NUM_COUNTERS};
 use rust_hdl::prelude::*;
 
@@ -136,39 +137,7 @@ pub struct CsrBlock<const QA: usize, const CA: usize, const MA: usize> {
     pub cev_cqn: Signal<Out, Bits<DB_NUM_BITS>>,
     pub cev_value: Signal<Out, Bits<32>>,
     // ---- QP / CQ tables: engine ports ----
-    pub qpc_rd_valid: Signal<In, Bit>,
-    pub qpc_rd_qpn: Signal<In, Bits<QA>>,
-    pub qpc_valid: Signal<Out, Bit>,
-    pub qpc_state: Signal<Out, Bits<ST_W>>,
-    pub qpc_sqd_notify: Signal<Out, Bit>,
-    pub qpc_access: Signal<Out, Bits<ACC_W>>,
-    pub qpc_pd: Signal<Out, Bits<W24>>,
-    pub qpc_dest_qpn: Signal<Out, Bits<W24>>,
-    pub qpc_pmtu: Signal<Out, Bits<PMTU_W>>,
-    pub qpc_max_rd_atomic: Signal<Out, Bits<RD_W>>,
-    pub qpc_max_dest_rd_atomic: Signal<Out, Bits<RD_W>>,
-    pub qpc_timeout: Signal<Out, Bits<TIMEOUT_W>>,
-    pub qpc_retry_cnt: Signal<Out, Bits<RETRY_W>>,
-    pub qpc_rnr_retry: Signal<Out, Bits<RETRY_W>>,
-    pub qpc_min_rnr_timer: Signal<Out, Bits<RNR_W>>,
-    pub qpc_sq_psn: Signal<Out, Bits<W24>>,
-    pub qpc_rq_psn: Signal<Out, Bits<W24>>,
-    pub qpc_dmac: Signal<Out, Bits<48>>,
-    pub qpc_dgid: Signal<Out, Bits<128>>,
-    pub qpc_sgid_index: Signal<Out, Bits<SGID_W>>,
-    pub qpc_traffic_class: Signal<Out, Bits<8>>,
-    pub qpc_hop_limit: Signal<Out, Bits<8>>,
-    pub qpc_default_dscp: Signal<Out, Bit>,
-    pub qpc_flow_label: Signal<Out, Bits<FLOW_W>>,
-    pub qpc_udp_sport: Signal<Out, Bits<SPORT_W>>,
-    pub qpc_sq_base: Signal<Out, Bits<64>>,
-    pub qpc_rq_base: Signal<Out, Bits<64>>,
-    pub qpc_sq_log2_entries: Signal<Out, Bits<LOG2E_W>>,
-    pub qpc_sq_log2_stride: Signal<Out, Bits<LOG2S_W>>,
-    pub qpc_rq_log2_entries: Signal<Out, Bits<LOG2E_W>>,
-    pub qpc_rq_log2_stride: Signal<Out, Bits<LOG2S_W>>,
-    pub qpc_send_cqn: Signal<Out, Bits<CQN_W>>,
-    pub qpc_recv_cqn: Signal<Out, Bits<CQN_W>>,
+    pub qpc: QpcReadSlave<QA>,
     pub cqc_rd_valid: Signal<In, Bit>,
     pub cqc_rd_cqn: Signal<In, Bits<CA>>,
     pub cqc_valid: Signal<Out, Bit>,
@@ -328,39 +297,7 @@ impl<const QA: usize, const CA: usize, const MA: usize> CsrBlock<QA, CA, MA> {
             cev_kind: Default::default(),
             cev_cqn: Default::default(),
             cev_value: Default::default(),
-            qpc_rd_valid: Default::default(),
-            qpc_rd_qpn: Default::default(),
-            qpc_valid: Default::default(),
-            qpc_state: Default::default(),
-            qpc_sqd_notify: Default::default(),
-            qpc_access: Default::default(),
-            qpc_pd: Default::default(),
-            qpc_dest_qpn: Default::default(),
-            qpc_pmtu: Default::default(),
-            qpc_max_rd_atomic: Default::default(),
-            qpc_max_dest_rd_atomic: Default::default(),
-            qpc_timeout: Default::default(),
-            qpc_retry_cnt: Default::default(),
-            qpc_rnr_retry: Default::default(),
-            qpc_min_rnr_timer: Default::default(),
-            qpc_sq_psn: Default::default(),
-            qpc_rq_psn: Default::default(),
-            qpc_dmac: Default::default(),
-            qpc_dgid: Default::default(),
-            qpc_sgid_index: Default::default(),
-            qpc_traffic_class: Default::default(),
-            qpc_hop_limit: Default::default(),
-            qpc_default_dscp: Default::default(),
-            qpc_flow_label: Default::default(),
-            qpc_udp_sport: Default::default(),
-            qpc_sq_base: Default::default(),
-            qpc_rq_base: Default::default(),
-            qpc_sq_log2_entries: Default::default(),
-            qpc_sq_log2_stride: Default::default(),
-            qpc_rq_log2_entries: Default::default(),
-            qpc_rq_log2_stride: Default::default(),
-            qpc_send_cqn: Default::default(),
-            qpc_recv_cqn: Default::default(),
+            qpc: Default::default(),
             cqc_rd_valid: Default::default(),
             cqc_rd_cqn: Default::default(),
             cqc_valid: Default::default(),
@@ -611,39 +548,7 @@ impl<const QA: usize, const CA: usize, const MA: usize> Logic for CsrBlock<QA, C
         self.cev_kind.next = self.db.cev_kind.val();
         self.cev_cqn.next = self.db.cev_cqn.val();
         self.cev_value.next = self.db.cev_value.val();
-        self.ctx.qpc_rd_valid.next = self.qpc_rd_valid.val();
-        self.ctx.qpc_rd_qpn.next = self.qpc_rd_qpn.val();
-        self.qpc_valid.next = self.ctx.qpc_valid.val();
-        self.qpc_state.next = self.ctx.qpc_state.val();
-        self.qpc_sqd_notify.next = self.ctx.qpc_sqd_notify.val();
-        self.qpc_access.next = self.ctx.qpc_access.val();
-        self.qpc_pd.next = self.ctx.qpc_pd.val();
-        self.qpc_dest_qpn.next = self.ctx.qpc_dest_qpn.val();
-        self.qpc_pmtu.next = self.ctx.qpc_pmtu.val();
-        self.qpc_max_rd_atomic.next = self.ctx.qpc_max_rd_atomic.val();
-        self.qpc_max_dest_rd_atomic.next = self.ctx.qpc_max_dest_rd_atomic.val();
-        self.qpc_timeout.next = self.ctx.qpc_timeout.val();
-        self.qpc_retry_cnt.next = self.ctx.qpc_retry_cnt.val();
-        self.qpc_rnr_retry.next = self.ctx.qpc_rnr_retry.val();
-        self.qpc_min_rnr_timer.next = self.ctx.qpc_min_rnr_timer.val();
-        self.qpc_sq_psn.next = self.ctx.qpc_sq_psn.val();
-        self.qpc_rq_psn.next = self.ctx.qpc_rq_psn.val();
-        self.qpc_dmac.next = self.ctx.qpc_dmac.val();
-        self.qpc_dgid.next = self.ctx.qpc_dgid.val();
-        self.qpc_sgid_index.next = self.ctx.qpc_sgid_index.val();
-        self.qpc_traffic_class.next = self.ctx.qpc_traffic_class.val();
-        self.qpc_hop_limit.next = self.ctx.qpc_hop_limit.val();
-        self.qpc_default_dscp.next = self.ctx.qpc_default_dscp.val();
-        self.qpc_flow_label.next = self.ctx.qpc_flow_label.val();
-        self.qpc_udp_sport.next = self.ctx.qpc_udp_sport.val();
-        self.qpc_sq_base.next = self.ctx.qpc_sq_base.val();
-        self.qpc_rq_base.next = self.ctx.qpc_rq_base.val();
-        self.qpc_sq_log2_entries.next = self.ctx.qpc_sq_log2_entries.val();
-        self.qpc_sq_log2_stride.next = self.ctx.qpc_sq_log2_stride.val();
-        self.qpc_rq_log2_entries.next = self.ctx.qpc_rq_log2_entries.val();
-        self.qpc_rq_log2_stride.next = self.ctx.qpc_rq_log2_stride.val();
-        self.qpc_send_cqn.next = self.ctx.qpc_send_cqn.val();
-        self.qpc_recv_cqn.next = self.ctx.qpc_recv_cqn.val();
+        QpcReadSlave::<QA>::link(&mut self.qpc, &mut self.ctx.qpc);
         self.ctx.cqc_rd_valid.next = self.cqc_rd_valid.val();
         self.ctx.cqc_rd_cqn.next = self.cqc_rd_cqn.val();
         self.cqc_valid.next = self.ctx.cqc_valid.val();

@@ -39,6 +39,7 @@ use super::cq_config::{
     CqConfigTable, CFG_W as CQ_CFG_W, LOG2_W as CQ_LOG2_W, REF_W, VEC_W as CQ_VEC_W,
 };
 use super::qp_config::*;
+use super::qpc_port::QpcReadSlave;
 use super::{addr_const, konst, lsb_const, Addr, CsrParams, CEV_CREATE, CEV_DESTROY};
 use crate::csr::doorbell::DB_NUM_BITS;
 use ferroce_proto::host::qp::{transition_attrs, QpAttrMask, QpState};
@@ -188,39 +189,7 @@ pub struct CtxWindows<const QA: usize, const CA: usize> {
     pub qerr_status: Signal<In, Bits<8>>,
     pub qerr_vendor: Signal<In, Bits<8>>,
     // ---- engine read ports of the tables (pass-through) ----
-    pub qpc_rd_valid: Signal<In, Bit>,
-    pub qpc_rd_qpn: Signal<In, Bits<QA>>,
-    pub qpc_valid: Signal<Out, Bit>,
-    pub qpc_state: Signal<Out, Bits<ST_W>>,
-    pub qpc_sqd_notify: Signal<Out, Bit>,
-    pub qpc_access: Signal<Out, Bits<ACC_W>>,
-    pub qpc_pd: Signal<Out, Bits<W24>>,
-    pub qpc_dest_qpn: Signal<Out, Bits<W24>>,
-    pub qpc_pmtu: Signal<Out, Bits<PMTU_W>>,
-    pub qpc_max_rd_atomic: Signal<Out, Bits<RD_W>>,
-    pub qpc_max_dest_rd_atomic: Signal<Out, Bits<RD_W>>,
-    pub qpc_timeout: Signal<Out, Bits<TIMEOUT_W>>,
-    pub qpc_retry_cnt: Signal<Out, Bits<RETRY_W>>,
-    pub qpc_rnr_retry: Signal<Out, Bits<RETRY_W>>,
-    pub qpc_min_rnr_timer: Signal<Out, Bits<RNR_W>>,
-    pub qpc_sq_psn: Signal<Out, Bits<W24>>,
-    pub qpc_rq_psn: Signal<Out, Bits<W24>>,
-    pub qpc_dmac: Signal<Out, Bits<48>>,
-    pub qpc_dgid: Signal<Out, Bits<128>>,
-    pub qpc_sgid_index: Signal<Out, Bits<SGID_W>>,
-    pub qpc_traffic_class: Signal<Out, Bits<8>>,
-    pub qpc_hop_limit: Signal<Out, Bits<8>>,
-    pub qpc_default_dscp: Signal<Out, Bit>,
-    pub qpc_flow_label: Signal<Out, Bits<FLOW_W>>,
-    pub qpc_udp_sport: Signal<Out, Bits<SPORT_W>>,
-    pub qpc_sq_base: Signal<Out, Bits<64>>,
-    pub qpc_rq_base: Signal<Out, Bits<64>>,
-    pub qpc_sq_log2_entries: Signal<Out, Bits<LOG2E_W>>,
-    pub qpc_sq_log2_stride: Signal<Out, Bits<LOG2S_W>>,
-    pub qpc_rq_log2_entries: Signal<Out, Bits<LOG2E_W>>,
-    pub qpc_rq_log2_stride: Signal<Out, Bits<LOG2S_W>>,
-    pub qpc_send_cqn: Signal<Out, Bits<CQN_W>>,
-    pub qpc_recv_cqn: Signal<Out, Bits<CQN_W>>,
+    pub qpc: QpcReadSlave<QA>,
     pub cqc_rd_valid: Signal<In, Bit>,
     pub cqc_rd_cqn: Signal<In, Bits<CA>>,
     pub cqc_valid: Signal<Out, Bit>,
@@ -556,39 +525,7 @@ impl<const QA: usize, const CA: usize> CtxWindows<QA, CA> {
             qerr_qpn: Default::default(),
             qerr_status: Default::default(),
             qerr_vendor: Default::default(),
-            qpc_rd_valid: Default::default(),
-            qpc_rd_qpn: Default::default(),
-            qpc_valid: Default::default(),
-            qpc_state: Default::default(),
-            qpc_sqd_notify: Default::default(),
-            qpc_access: Default::default(),
-            qpc_pd: Default::default(),
-            qpc_dest_qpn: Default::default(),
-            qpc_pmtu: Default::default(),
-            qpc_max_rd_atomic: Default::default(),
-            qpc_max_dest_rd_atomic: Default::default(),
-            qpc_timeout: Default::default(),
-            qpc_retry_cnt: Default::default(),
-            qpc_rnr_retry: Default::default(),
-            qpc_min_rnr_timer: Default::default(),
-            qpc_sq_psn: Default::default(),
-            qpc_rq_psn: Default::default(),
-            qpc_dmac: Default::default(),
-            qpc_dgid: Default::default(),
-            qpc_sgid_index: Default::default(),
-            qpc_traffic_class: Default::default(),
-            qpc_hop_limit: Default::default(),
-            qpc_default_dscp: Default::default(),
-            qpc_flow_label: Default::default(),
-            qpc_udp_sport: Default::default(),
-            qpc_sq_base: Default::default(),
-            qpc_rq_base: Default::default(),
-            qpc_sq_log2_entries: Default::default(),
-            qpc_sq_log2_stride: Default::default(),
-            qpc_rq_log2_entries: Default::default(),
-            qpc_rq_log2_stride: Default::default(),
-            qpc_send_cqn: Default::default(),
-            qpc_recv_cqn: Default::default(),
+            qpc: Default::default(),
             cqc_rd_valid: Default::default(),
             cqc_rd_cqn: Default::default(),
             cqc_valid: Default::default(),
@@ -873,39 +810,7 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
         self.qpt.clock.next = self.clock.val();
         self.cqt.clock.next = self.clock.val();
         // engine read ports
-        self.qpt.rd_valid.next = self.qpc_rd_valid.val();
-        self.qpt.rd_qpn.next = self.qpc_rd_qpn.val();
-        self.qpc_valid.next = self.qpt.qpc_valid.val();
-        self.qpc_state.next = self.qpt.qpc_state.val();
-        self.qpc_sqd_notify.next = self.qpt.qpc_sqd_notify.val();
-        self.qpc_access.next = self.qpt.qpc_access.val();
-        self.qpc_pd.next = self.qpt.qpc_pd.val();
-        self.qpc_dest_qpn.next = self.qpt.qpc_dest_qpn.val();
-        self.qpc_pmtu.next = self.qpt.qpc_pmtu.val();
-        self.qpc_max_rd_atomic.next = self.qpt.qpc_max_rd_atomic.val();
-        self.qpc_max_dest_rd_atomic.next = self.qpt.qpc_max_dest_rd_atomic.val();
-        self.qpc_timeout.next = self.qpt.qpc_timeout.val();
-        self.qpc_retry_cnt.next = self.qpt.qpc_retry_cnt.val();
-        self.qpc_rnr_retry.next = self.qpt.qpc_rnr_retry.val();
-        self.qpc_min_rnr_timer.next = self.qpt.qpc_min_rnr_timer.val();
-        self.qpc_sq_psn.next = self.qpt.qpc_sq_psn.val();
-        self.qpc_rq_psn.next = self.qpt.qpc_rq_psn.val();
-        self.qpc_dmac.next = self.qpt.qpc_dmac.val();
-        self.qpc_dgid.next = self.qpt.qpc_dgid.val();
-        self.qpc_sgid_index.next = self.qpt.qpc_sgid_index.val();
-        self.qpc_traffic_class.next = self.qpt.qpc_traffic_class.val();
-        self.qpc_hop_limit.next = self.qpt.qpc_hop_limit.val();
-        self.qpc_default_dscp.next = self.qpt.qpc_default_dscp.val();
-        self.qpc_flow_label.next = self.qpt.qpc_flow_label.val();
-        self.qpc_udp_sport.next = self.qpt.qpc_udp_sport.val();
-        self.qpc_sq_base.next = self.qpt.qpc_sq_base.val();
-        self.qpc_rq_base.next = self.qpt.qpc_rq_base.val();
-        self.qpc_sq_log2_entries.next = self.qpt.qpc_sq_log2_entries.val();
-        self.qpc_sq_log2_stride.next = self.qpt.qpc_sq_log2_stride.val();
-        self.qpc_rq_log2_entries.next = self.qpt.qpc_rq_log2_entries.val();
-        self.qpc_rq_log2_stride.next = self.qpt.qpc_rq_log2_stride.val();
-        self.qpc_send_cqn.next = self.qpt.qpc_send_cqn.val();
-        self.qpc_recv_cqn.next = self.qpt.qpc_recv_cqn.val();
+        QpcReadSlave::<QA>::link(&mut self.qpc, &mut self.qpt.qpc);
         self.cqt.rd_valid.next = self.cqc_rd_valid.val();
         self.cqt.rd_cqn.next = self.cqc_rd_cqn.val();
         self.cqc_valid.next = self.cqt.cqc_valid.val();

@@ -82,11 +82,13 @@ pub mod global;
 pub mod lutram;
 pub mod mr_window;
 pub mod qp_config;
+pub mod qpc_port;
 pub mod scenarios;
 
 pub use block::CsrBlock;
 pub use cq_config::CqConfigTable;
 pub use qp_config::QpConfigTable;
+pub use qpc_port::{QpcReadMaster, QpcReadSlave};
 
 use ferroce_proto::host::regs::{self, caps, id_misc, id_qp_limits, id_ring_limits, Access};
 use ferroce_proto::host::{ring, wqe};

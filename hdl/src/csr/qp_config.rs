@@ -15,19 +15,22 @@
 //!
 //! # Engine read port (fixed latency 2)
 //!
-//! `rd_valid`/`rd_qpn` in cycle `c` -> `qpc_valid` = 1 and every `qpc_*` field of that QP in cycle
-//! `c + 2` (registered; the fields hold until the next read's data replace them). One read per
-//! cycle, no back-pressure, full throughput. A read sees every write committed at an edge
-//! before the read's own edge (a MODIFY writes all its words at one edge, so a read never sees
-//! half of a MODIFY). Byte strings come out in wire order (`qpc_dmac`: first byte in 47:40;
-//! `qpc_dgid`: GID byte 0 in 127:120), 64-bit ring bases as one value.
+//! `qpc`, a [`QpcReadSlave`] (the interface is declared once, in [`super::qpc_port`]):
+//! `qpc.rd_valid`/`qpc.rd_qpn` in cycle `c` -> `qpc.valid` = 1 and every field of that QP in
+//! cycle `c + 2` (registered; the fields hold until the next read's data replace them).
+//! `qpc.rd_ready` is always 1: one read per cycle, no back-pressure, full throughput. A read
+//! sees every write committed at an edge before the read's own edge (a MODIFY writes all its
+//! words at one edge, so a read never sees half of a MODIFY). Byte strings come out in wire
+//! order (`qpc.dmac`: first byte in 47:40; `qpc.dgid`: GID byte 0 in 127:120), 64-bit ring
+//! bases as one value.
 //!
 //! # Command port (the CSR block's QP window, [`super::ctx::CtxWindows`])
 //!
 //! * read: `fsm_rd` with `fsm_qpn`; granted (`fsm_ack`) in a cycle where the engines do not read
-//!   (`rd_valid` = 0: the engines have priority); the raw words appear on `rq_*` in the next
+//!   (`qpc.rd_valid` = 0: the engines have priority); the raw words appear on `rq_*` in the next
 //!   cycle (and stay while the engines leave the port idle).
 //! * write: `wr_qpn` and per-group enables (`we_*`) with data `wd_*`, committed at the edge.
+use super::qpc_port::QpcReadSlave;
 use super::{konst, lsb_const};
 use ferroce_proto::host::qp::AccessFlags;
 use ferroce_proto::host::regs::{
@@ -74,40 +77,8 @@ fn zero_ram<D: Synth, const A: usize>() -> RAM<D, A> {
 #[derive(LogicBlock)]
 pub struct QpConfigTable<const QA: usize> {
     pub clock: Signal<In, Clock>,
-    // ---- engine read port ----
-    pub rd_valid: Signal<In, Bit>,
-    pub rd_qpn: Signal<In, Bits<QA>>,
-    pub qpc_valid: Signal<Out, Bit>,
-    pub qpc_state: Signal<Out, Bits<ST_W>>,
-    pub qpc_sqd_notify: Signal<Out, Bit>,
-    pub qpc_access: Signal<Out, Bits<ACC_W>>,
-    pub qpc_pd: Signal<Out, Bits<W24>>,
-    pub qpc_dest_qpn: Signal<Out, Bits<W24>>,
-    pub qpc_pmtu: Signal<Out, Bits<PMTU_W>>,
-    pub qpc_max_rd_atomic: Signal<Out, Bits<RD_W>>,
-    pub qpc_max_dest_rd_atomic: Signal<Out, Bits<RD_W>>,
-    pub qpc_timeout: Signal<Out, Bits<TIMEOUT_W>>,
-    pub qpc_retry_cnt: Signal<Out, Bits<RETRY_W>>,
-    pub qpc_rnr_retry: Signal<Out, Bits<RETRY_W>>,
-    pub qpc_min_rnr_timer: Signal<Out, Bits<RNR_W>>,
-    pub qpc_sq_psn: Signal<Out, Bits<W24>>,
-    pub qpc_rq_psn: Signal<Out, Bits<W24>>,
-    pub qpc_dmac: Signal<Out, Bits<48>>,
-    pub qpc_dgid: Signal<Out, Bits<128>>,
-    pub qpc_sgid_index: Signal<Out, Bits<SGID_W>>,
-    pub qpc_traffic_class: Signal<Out, Bits<8>>,
-    pub qpc_hop_limit: Signal<Out, Bits<8>>,
-    pub qpc_default_dscp: Signal<Out, Bit>,
-    pub qpc_flow_label: Signal<Out, Bits<FLOW_W>>,
-    pub qpc_udp_sport: Signal<Out, Bits<SPORT_W>>,
-    pub qpc_sq_base: Signal<Out, Bits<64>>,
-    pub qpc_rq_base: Signal<Out, Bits<64>>,
-    pub qpc_sq_log2_entries: Signal<Out, Bits<LOG2E_W>>,
-    pub qpc_sq_log2_stride: Signal<Out, Bits<LOG2S_W>>,
-    pub qpc_rq_log2_entries: Signal<Out, Bits<LOG2E_W>>,
-    pub qpc_rq_log2_stride: Signal<Out, Bits<LOG2S_W>>,
-    pub qpc_send_cqn: Signal<Out, Bits<CQN_W>>,
-    pub qpc_recv_cqn: Signal<Out, Bits<CQN_W>>,
+    // ---- engine read port (super::qpc_port) ----
+    pub qpc: QpcReadSlave<QA>,
 
     // ---- command port: read ----
     pub fsm_rd: Signal<In, Bit>,
@@ -280,39 +251,7 @@ impl<const QA: usize> Default for QpConfigTable<QA> {
         assert!((2..=16).contains(&QA), "QpConfigTable: QA must be 2..=16");
         Self {
             clock: Default::default(),
-            rd_valid: Default::default(),
-            rd_qpn: Default::default(),
-            qpc_valid: Default::default(),
-            qpc_state: Default::default(),
-            qpc_sqd_notify: Default::default(),
-            qpc_access: Default::default(),
-            qpc_pd: Default::default(),
-            qpc_dest_qpn: Default::default(),
-            qpc_pmtu: Default::default(),
-            qpc_max_rd_atomic: Default::default(),
-            qpc_max_dest_rd_atomic: Default::default(),
-            qpc_timeout: Default::default(),
-            qpc_retry_cnt: Default::default(),
-            qpc_rnr_retry: Default::default(),
-            qpc_min_rnr_timer: Default::default(),
-            qpc_sq_psn: Default::default(),
-            qpc_rq_psn: Default::default(),
-            qpc_dmac: Default::default(),
-            qpc_dgid: Default::default(),
-            qpc_sgid_index: Default::default(),
-            qpc_traffic_class: Default::default(),
-            qpc_hop_limit: Default::default(),
-            qpc_default_dscp: Default::default(),
-            qpc_flow_label: Default::default(),
-            qpc_udp_sport: Default::default(),
-            qpc_sq_base: Default::default(),
-            qpc_rq_base: Default::default(),
-            qpc_sq_log2_entries: Default::default(),
-            qpc_sq_log2_stride: Default::default(),
-            qpc_rq_log2_entries: Default::default(),
-            qpc_rq_log2_stride: Default::default(),
-            qpc_send_cqn: Default::default(),
-            qpc_recv_cqn: Default::default(),
+            qpc: Default::default(),
             fsm_rd: Default::default(),
             fsm_qpn: Default::default(),
             fsm_ack: Default::default(),
@@ -565,10 +504,10 @@ impl<const QA: usize> Logic for QpConfigTable<QA> {
 
         // ---------------- addresses (engines first) ----------------
         self.rd_addr.next = self.fsm_qpn.val();
-        if self.rd_valid.val() {
-            self.rd_addr.next = self.rd_qpn.val();
+        if self.qpc.rd_valid.val() {
+            self.rd_addr.next = self.qpc.rd_qpn.val();
         }
-        self.fsm_ack.next = self.fsm_rd.val() & !self.rd_valid.val();
+        self.fsm_ack.next = self.fsm_rd.val() & !self.qpc.rd_valid.val();
         self.w_addr.next = self.wr_qpn.val();
         if self.clr.q.val() {
             self.w_addr.next = self.clr_idx.q.val();
@@ -786,7 +725,7 @@ impl<const QA: usize> Logic for QpConfigTable<QA> {
             | (bit_cast::<32, 8>(self.m_dmac_lo.read_data.val().get_bits::<8>(8)) << 16)
             | (bit_cast::<32, 8>(self.m_dmac_lo.read_data.val().get_bits::<8>(16)) << 8)
             | bit_cast::<32, 8>(self.m_dmac_lo.read_data.val().get_bits::<8>(24));
-        self.v1.d.next = self.rd_valid.val();
+        self.v1.d.next = self.qpc.rd_valid.val();
         self.o_valid.d.next = self.v1.q.val();
         if self.v1.q.val() {
             self.o_state.d.next = self.m_st.read_data.val();
@@ -895,37 +834,39 @@ impl<const QA: usize> Logic for QpConfigTable<QA> {
                 .val()
                 .get_bits::<CQN_W>(self.c_rcqn_lsb.val().index());
         }
-        self.qpc_valid.next = self.o_valid.q.val();
-        self.qpc_state.next = self.o_state.q.val();
-        self.qpc_sqd_notify.next = self.o_notify.q.val();
-        self.qpc_access.next = self.o_access.q.val();
-        self.qpc_pd.next = self.o_pd.q.val();
-        self.qpc_dest_qpn.next = self.o_dqpn.q.val();
-        self.qpc_pmtu.next = self.o_pmtu.q.val();
-        self.qpc_max_rd_atomic.next = self.o_rd.q.val();
-        self.qpc_max_dest_rd_atomic.next = self.o_drd.q.val();
-        self.qpc_timeout.next = self.o_timeout.q.val();
-        self.qpc_retry_cnt.next = self.o_retry.q.val();
-        self.qpc_rnr_retry.next = self.o_rnr_retry.q.val();
-        self.qpc_min_rnr_timer.next = self.o_min_rnr.q.val();
-        self.qpc_sq_psn.next = self.o_spsn.q.val();
-        self.qpc_rq_psn.next = self.o_rpsn.q.val();
-        self.qpc_dmac.next = self.o_dmac.q.val();
-        self.qpc_dgid.next = self.o_dgid.q.val();
-        self.qpc_sgid_index.next = self.o_sgid.q.val();
-        self.qpc_traffic_class.next = self.o_tclass.q.val();
-        self.qpc_hop_limit.next = self.o_hop.q.val();
-        self.qpc_default_dscp.next = self.o_dscp.q.val();
-        self.qpc_flow_label.next = self.o_flow.q.val();
-        self.qpc_udp_sport.next = self.o_sport.q.val();
-        self.qpc_sq_base.next = self.o_sqb.q.val();
-        self.qpc_rq_base.next = self.o_rqb.q.val();
-        self.qpc_sq_log2_entries.next = self.o_sqe.q.val();
-        self.qpc_sq_log2_stride.next = self.o_sqs.q.val();
-        self.qpc_rq_log2_entries.next = self.o_rqe.q.val();
-        self.qpc_rq_log2_stride.next = self.o_rqs.q.val();
-        self.qpc_send_cqn.next = self.o_scqn.q.val();
-        self.qpc_recv_cqn.next = self.o_rcqn.q.val();
+        // no back-pressure: the engines have priority over the command port
+        self.qpc.rd_ready.next = true;
+        self.qpc.valid.next = self.o_valid.q.val();
+        self.qpc.state.next = self.o_state.q.val();
+        self.qpc.sqd_notify.next = self.o_notify.q.val();
+        self.qpc.access.next = self.o_access.q.val();
+        self.qpc.pd.next = self.o_pd.q.val();
+        self.qpc.dest_qpn.next = self.o_dqpn.q.val();
+        self.qpc.pmtu.next = self.o_pmtu.q.val();
+        self.qpc.max_rd_atomic.next = self.o_rd.q.val();
+        self.qpc.max_dest_rd_atomic.next = self.o_drd.q.val();
+        self.qpc.timeout.next = self.o_timeout.q.val();
+        self.qpc.retry_cnt.next = self.o_retry.q.val();
+        self.qpc.rnr_retry.next = self.o_rnr_retry.q.val();
+        self.qpc.min_rnr_timer.next = self.o_min_rnr.q.val();
+        self.qpc.sq_psn.next = self.o_spsn.q.val();
+        self.qpc.rq_psn.next = self.o_rpsn.q.val();
+        self.qpc.dmac.next = self.o_dmac.q.val();
+        self.qpc.dgid.next = self.o_dgid.q.val();
+        self.qpc.sgid_index.next = self.o_sgid.q.val();
+        self.qpc.traffic_class.next = self.o_tclass.q.val();
+        self.qpc.hop_limit.next = self.o_hop.q.val();
+        self.qpc.default_dscp.next = self.o_dscp.q.val();
+        self.qpc.flow_label.next = self.o_flow.q.val();
+        self.qpc.udp_sport.next = self.o_sport.q.val();
+        self.qpc.sq_base.next = self.o_sqb.q.val();
+        self.qpc.rq_base.next = self.o_rqb.q.val();
+        self.qpc.sq_log2_entries.next = self.o_sqe.q.val();
+        self.qpc.sq_log2_stride.next = self.o_sqs.q.val();
+        self.qpc.rq_log2_entries.next = self.o_rqe.q.val();
+        self.qpc.rq_log2_stride.next = self.o_rqs.q.val();
+        self.qpc.send_cqn.next = self.o_scqn.q.val();
+        self.qpc.recv_cqn.next = self.o_rcqn.q.val();
     }
 }
 

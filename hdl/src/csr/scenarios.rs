@@ -158,7 +158,7 @@ pub fn window<
     offs.into_iter().zip(v).collect()
 }
 
-/// The fields on the QP config read port (`qpc_*`) in one cycle.
+/// The fields on the QP config read port (`qpc`) in one cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QpcOut {
     pub state: u8,
@@ -235,40 +235,40 @@ impl QpcOut {
     fn sample<const QA: usize, const CA: usize, const MA: usize>(
         u: &CsrBlock<QA, CA, MA>,
     ) -> Option<QpcOut> {
-        if !u.qpc_valid.val() {
+        if !u.qpc.valid.val() {
             return None;
         }
         Some(QpcOut {
-            state: u.qpc_state.val().to_u64() as u8,
-            sqd_notify: u.qpc_sqd_notify.val(),
-            access: u.qpc_access.val().to_u64() as u32,
-            pd: u.qpc_pd.val().to_u64() as u32,
-            dest_qpn: u.qpc_dest_qpn.val().to_u64() as u32,
-            pmtu: u.qpc_pmtu.val().to_u64() as u8,
-            max_rd_atomic: u.qpc_max_rd_atomic.val().to_u64() as u8,
-            max_dest_rd_atomic: u.qpc_max_dest_rd_atomic.val().to_u64() as u8,
-            timeout: u.qpc_timeout.val().to_u64() as u8,
-            retry_cnt: u.qpc_retry_cnt.val().to_u64() as u8,
-            rnr_retry: u.qpc_rnr_retry.val().to_u64() as u8,
-            min_rnr_timer: u.qpc_min_rnr_timer.val().to_u64() as u8,
-            sq_psn: u.qpc_sq_psn.val().to_u64() as u32,
-            rq_psn: u.qpc_rq_psn.val().to_u64() as u32,
-            dmac: u.qpc_dmac.val().to_u64(),
-            dgid: u.qpc_dgid.val().to_u128(),
-            sgid_index: u.qpc_sgid_index.val().to_u64() as u8,
-            traffic_class: u.qpc_traffic_class.val().to_u64() as u8,
-            hop_limit: u.qpc_hop_limit.val().to_u64() as u8,
-            default_dscp: u.qpc_default_dscp.val(),
-            flow_label: u.qpc_flow_label.val().to_u64() as u32,
-            udp_sport: u.qpc_udp_sport.val().to_u64() as u16,
-            sq_base: u.qpc_sq_base.val().to_u64(),
-            rq_base: u.qpc_rq_base.val().to_u64(),
-            sq_log2_entries: u.qpc_sq_log2_entries.val().to_u64() as u8,
-            sq_log2_stride: u.qpc_sq_log2_stride.val().to_u64() as u8,
-            rq_log2_entries: u.qpc_rq_log2_entries.val().to_u64() as u8,
-            rq_log2_stride: u.qpc_rq_log2_stride.val().to_u64() as u8,
-            send_cqn: u.qpc_send_cqn.val().to_u64() as u16,
-            recv_cqn: u.qpc_recv_cqn.val().to_u64() as u16,
+            state: u.qpc.state.val().to_u64() as u8,
+            sqd_notify: u.qpc.sqd_notify.val(),
+            access: u.qpc.access.val().to_u64() as u32,
+            pd: u.qpc.pd.val().to_u64() as u32,
+            dest_qpn: u.qpc.dest_qpn.val().to_u64() as u32,
+            pmtu: u.qpc.pmtu.val().to_u64() as u8,
+            max_rd_atomic: u.qpc.max_rd_atomic.val().to_u64() as u8,
+            max_dest_rd_atomic: u.qpc.max_dest_rd_atomic.val().to_u64() as u8,
+            timeout: u.qpc.timeout.val().to_u64() as u8,
+            retry_cnt: u.qpc.retry_cnt.val().to_u64() as u8,
+            rnr_retry: u.qpc.rnr_retry.val().to_u64() as u8,
+            min_rnr_timer: u.qpc.min_rnr_timer.val().to_u64() as u8,
+            sq_psn: u.qpc.sq_psn.val().to_u64() as u32,
+            rq_psn: u.qpc.rq_psn.val().to_u64() as u32,
+            dmac: u.qpc.dmac.val().to_u64(),
+            dgid: u.qpc.dgid.val().to_u128(),
+            sgid_index: u.qpc.sgid_index.val().to_u64() as u8,
+            traffic_class: u.qpc.traffic_class.val().to_u64() as u8,
+            hop_limit: u.qpc.hop_limit.val().to_u64() as u8,
+            default_dscp: u.qpc.default_dscp.val(),
+            flow_label: u.qpc.flow_label.val().to_u64() as u32,
+            udp_sport: u.qpc.udp_sport.val().to_u64() as u16,
+            sq_base: u.qpc.sq_base.val().to_u64(),
+            rq_base: u.qpc.rq_base.val().to_u64(),
+            sq_log2_entries: u.qpc.sq_log2_entries.val().to_u64() as u8,
+            sq_log2_stride: u.qpc.sq_log2_stride.val().to_u64() as u8,
+            rq_log2_entries: u.qpc.rq_log2_entries.val().to_u64() as u8,
+            rq_log2_stride: u.qpc.rq_log2_stride.val().to_u64() as u8,
+            send_cqn: u.qpc.send_cqn.val().to_u64() as u16,
+            recv_cqn: u.qpc.recv_cqn.val().to_u64() as u16,
         })
     }
 }
@@ -298,10 +298,10 @@ pub fn qpc_read<
         let o = c.cycle(
             |u, rng| {
                 idle_axi(u, rng);
-                u.qpc_rd_qpn.next = (rng.next_u64() & ((1 << QA) - 1)).into();
+                u.qpc.rd_qpn.next = (rng.next_u64() & ((1 << QA) - 1)).into();
                 if let Some(q) = req {
-                    u.qpc_rd_valid.next = true;
-                    u.qpc_rd_qpn.next = (q as u64).into();
+                    u.qpc.rd_valid.next = true;
+                    u.qpc.rd_qpn.next = (q as u64).into();
                 }
             },
             QpcOut::sample,
@@ -313,7 +313,7 @@ pub fn qpc_read<
         if let Some(o) = o {
             out.push((cyc, o));
         }
-        assert!(i >= out.len(), "qpc_valid without a read");
+        assert!(i >= out.len(), "qpc.valid without a read");
         assert!(
             out.len() + 4 > issued.len() || i < qpns.len(),
             "read port stuck"

@@ -31,11 +31,13 @@
 //! pulses instead of `hdr_valid`.
 //!
 //! Flow: `pk_*` is taken (`pk_ready` high in `Idle`) into registers, the QP's context is read
-//! through `qpc_rd_*` (granted by `qpc_rd_ready`; data on `qpc_valid`, which the NIC's
-//! [`super::QpcReadMux`] raises only for this requester's reads), the header is computed into a
+//! through the `qpc` port (a [`QpcReadMaster`]: `qpc.rd_valid`/`qpc.rd_qpn`, granted by
+//! `qpc.rd_ready`; data on `qpc.valid`, which the NIC's [`super::QpcReadMux`] raises only for
+//! this formatter's reads), the header is computed into a
 //! register and offered on `hdr_*`. One packet every ~5 cycles: far above the one-per-packet
 //! worst case of minimum-size packets (8 cycles each at 64 bits).
-use crate::csr::qp_config::{FLOW_W, SGID_W, SPORT_W, ST_W};
+use crate::csr::qp_config::{SGID_W, ST_W};
+use crate::csr::qpc_port::QpcReadMaster;
 use crate::header::{RoceHeader, L3_IPV4, L3_IPV6, L3_ROCEV1, OPCODE_CNP};
 use ferroce_proto::host::config::GidType;
 use ferroce_proto::host::qp::QpState;
@@ -102,22 +104,9 @@ pub struct PacketFormatter<const QA: usize> {
     /// AtomicAckETH original value (ATOMIC ACKNOWLEDGE)
     pub pk_orig: Signal<In, Bits<64>>,
     pub pk_plen: Signal<In, Bits<13>>,
-    // ---- QP context read (through the NIC's QpcReadMux)
-    pub qpc_rd_valid: Signal<Out, Bit>,
-    pub qpc_rd_ready: Signal<In, Bit>,
-    pub qpc_rd_qpn: Signal<Out, Bits<QA>>,
-    pub qpc_valid: Signal<In, Bit>,
-    pub qpc_dmac: Signal<In, Bits<48>>,
-    pub qpc_dgid: Signal<In, Bits<128>>,
-    pub qpc_sgid_index: Signal<In, Bits<SGID_W>>,
-    pub qpc_traffic_class: Signal<In, Bits<8>>,
-    pub qpc_hop_limit: Signal<In, Bits<8>>,
-    pub qpc_default_dscp: Signal<In, Bit>,
-    pub qpc_flow_label: Signal<In, Bits<FLOW_W>>,
-    pub qpc_udp_sport: Signal<In, Bits<SPORT_W>>,
-    /// the QP's peer (a CNP's DestQP) and state (a CNP is sent only in a receiving state)
-    pub qpc_dest_qpn: Signal<In, Bits<24>>,
-    pub qpc_state: Signal<In, Bits<ST_W>>,
+    // ---- QP context read (through the NIC's QpcReadMux): the address vector, and the QP's
+    // peer (a CNP's DestQP) and state (a CNP is sent only in a receiving state)
+    pub qpc: QpcReadMaster<QA>,
     /// a CNP request was discarded: its QP is not in a receiving state
     pub cnp_drop: Signal<Out, Bit>,
     // ---- device configuration (CSR block)
@@ -219,20 +208,7 @@ impl<const QA: usize> Default for PacketFormatter<QA> {
             pk_compare: Default::default(),
             pk_orig: Default::default(),
             pk_plen: Default::default(),
-            qpc_rd_valid: Default::default(),
-            qpc_rd_ready: Default::default(),
-            qpc_rd_qpn: Default::default(),
-            qpc_valid: Default::default(),
-            qpc_dmac: Default::default(),
-            qpc_dgid: Default::default(),
-            qpc_sgid_index: Default::default(),
-            qpc_traffic_class: Default::default(),
-            qpc_hop_limit: Default::default(),
-            qpc_default_dscp: Default::default(),
-            qpc_flow_label: Default::default(),
-            qpc_udp_sport: Default::default(),
-            qpc_dest_qpn: Default::default(),
-            qpc_state: Default::default(),
+            qpc: Default::default(),
             cnp_drop: Default::default(),
             cfg_mac: Default::default(),
             cfg_traffic: Default::default(),
@@ -316,14 +292,14 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
         );
         // defaults
         self.pk_ready.next = false;
-        self.qpc_rd_valid.next = false;
-        self.qpc_rd_qpn.next = self.a_qpn.q.val();
+        self.qpc.rd_valid.next = false;
+        self.qpc.rd_qpn.next = self.a_qpn.q.val();
         self.hdr_valid.next = false;
         self.hdr.next = self.h.q.val();
         // GID entry and type of the QP's source GID index (the CSR block rejects indices >= 16)
         // GID entry of the QP's source GID index (the CSR block rejects indices >= 16): a tree
         // on the index bits, not a chain of 16 compares (one 16:1 multiplexer per bit)
-        self.sgi.next = self.qpc_sgid_index.val().get_bits::<4>(0);
+        self.sgi.next = self.qpc.sgid_index.val().get_bits::<4>(0);
         self.gsel1[0].next = self.gid0.val();
         if self.sgi.val().get_bit(0) {
             self.gsel1[0].next = self.gid1.val();
@@ -385,18 +361,18 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
             self.sel_gid.next = self.gsel3[1].val();
         }
         // (an index above 15 never reaches here; it selected entry 0 when this was a chain)
-        if self.qpc_sgid_index.val().get_bits::<4>(4).any() {
+        if self.qpc.sgid_index.val().get_bits::<4>(4).any() {
             self.sel_gid.next = self.gid0.val();
         }
         self.type_word.next = self.gid_type.val();
         for n in 0..16 {
-            if self.qpc_sgid_index.val() == self.c_idx[n].val() {
+            if self.qpc.sgid_index.val() == self.c_idx[n].val() {
                 self.type_word.next = self.gid_type.val() >> self.c_type_sh[n].val();
             }
         }
         self.sel_type.next = self.type_word.val().get_bits::<2>(0);
-        self.dscp.next = self.qpc_traffic_class.val().get_bits::<6>(2);
-        if self.qpc_default_dscp.val() {
+        self.dscp.next = self.qpc.traffic_class.val().get_bits::<6>(2);
+        if self.qpc.default_dscp.val() {
             self.dscp.next = self.cfg_traffic.val().get_bits::<6>(0);
         }
         self.is_cnp.next = self.a_opcode.q.val() == self.c_cnp.val();
@@ -417,7 +393,7 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
             self.ecn.next = self.cfg_traffic.val().get_bits::<2>(16);
         }
         self.rx_state_ok.next =
-            (self.qpc_state.val() >= self.c_rtr.val()) & (self.qpc_state.val() <= self.c_sqe.val());
+            (self.qpc.state.val() >= self.c_rtr.val()) & (self.qpc.state.val() <= self.c_sqe.val());
         self.cnp_drop.next = false;
 
         match self.state.q.val() {
@@ -444,16 +420,16 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
                 }
             }
             PktFmtState::Read => {
-                self.qpc_rd_valid.next = true;
-                if self.qpc_rd_ready.val() {
+                self.qpc.rd_valid.next = true;
+                if self.qpc.rd_ready.val() {
                     self.state.d.next = PktFmtState::Wait;
                 }
             }
             PktFmtState::Wait => {
-                if self.qpc_valid.val() {
+                if self.qpc.valid.val() {
                     // the fields not written here (DEI, IP ID, DETH, RETH, ...) are never
                     // written at all and stay 0
-                    self.h.d.next.eth_dst = self.qpc_dmac.val();
+                    self.h.d.next.eth_dst = self.qpc.dmac.val();
                     self.h.d.next.eth_src = self.cfg_mac.val();
                     // IEEE 802.1Q tag when CFG_TRAFFIC.VLAN_TAG asks for it: one port-wide VID,
                     // the priority of the packet's kind as PCP
@@ -470,15 +446,15 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
                     }
                     self.h.d.next.tclass =
                         (bit_cast::<8, 6>(self.dscp.val()) << 2) | bit_cast::<8, 2>(self.ecn.val());
-                    self.h.d.next.hop_limit = self.qpc_hop_limit.val();
+                    self.h.d.next.hop_limit = self.qpc.hop_limit.val();
                     self.h.d.next.ip_frag = self.c_df.val();
                     self.h.d.next.ip4_src = self.sel_gid.val().get_bits::<32>(0);
-                    self.h.d.next.ip4_dst = self.qpc_dgid.val().get_bits::<32>(0);
-                    self.h.d.next.flow_label = self.qpc_flow_label.val();
+                    self.h.d.next.ip4_dst = self.qpc.dgid.val().get_bits::<32>(0);
+                    self.h.d.next.flow_label = self.qpc.flow_label.val();
                     self.h.d.next.ip6_src = self.sel_gid.val();
-                    self.h.d.next.ip6_dst = self.qpc_dgid.val();
-                    self.h.d.next.udp_sport = self.qpc_udp_sport.val();
-                    if !self.qpc_udp_sport.val().any() {
+                    self.h.d.next.ip6_dst = self.qpc.dgid.val();
+                    self.h.d.next.udp_sport = self.qpc.udp_sport.val();
+                    if !self.qpc.udp_sport.val().any() {
                         self.h.d.next.udp_sport = self.cfg_udp_sport.val().get_bits::<16>(0);
                     }
                     self.h.d.next.udp_dport = self.c_dport.val();
@@ -501,7 +477,7 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
                     self.h.d.next.becn = false;
                     self.state.d.next = PktFmtState::Offer;
                     if self.is_cnp.val() {
-                        self.h.d.next.dest_qp = self.qpc_dest_qpn.val();
+                        self.h.d.next.dest_qp = self.qpc.dest_qpn.val();
                         self.h.d.next.becn = true;
                         self.h.d.next.udp_sport = 0.into();
                         self.h.d.next.psn = 0.into();

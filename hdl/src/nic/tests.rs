@@ -135,26 +135,26 @@ fn format_req(
         // drive the mux from the formatter and the competing reader
         let (b_valid, b_qpn) = {
             let u = fmt.uut();
-            (u.qpc_rd_valid.val(), u.qpc_rd_qpn.val())
+            (u.qpc.rd_valid.val(), u.qpc.rd_qpn.val())
         };
         let answer = pipe[1];
         {
             let m = mux.uut();
-            m.a_rd_valid.next = cycles <= grant_delay;
-            m.a_rd_qpn.next = 3u64.into();
-            m.b_rd_valid.next = b_valid;
-            m.b_rd_qpn.next = b_qpn;
-            m.valid.next = answer.is_some();
+            m.a.rd_valid.next = cycles <= grant_delay;
+            m.a.rd_qpn.next = 3u64.into();
+            m.b.rd_valid.next = b_valid;
+            m.b.rd_qpn.next = b_qpn;
+            m.out.valid.next = answer.is_some();
         }
         mux.settle();
         let (rd_valid, rd_qpn, b_ready, b_data_valid, a_data_valid) = {
             let m = mux.uut();
             (
-                m.rd_valid.val(),
-                m.rd_qpn.val().to_u64(),
-                m.b_rd_ready.val(),
-                m.b_valid.val(),
-                m.a_valid.val(),
+                m.out.rd_valid.val(),
+                m.out.rd_qpn.val().to_u64(),
+                m.b.rd_ready.val(),
+                m.b.valid.val(),
+                m.a.valid.val(),
             )
         };
         if let Some(q) = answer {
@@ -164,18 +164,18 @@ fn format_req(
         }
         {
             let u = fmt.uut();
-            u.qpc_rd_ready.next = b_ready;
-            u.qpc_valid.next = b_data_valid;
-            u.qpc_dmac.next = av.dmac.into();
-            u.qpc_dgid.next = b128(av.dgid);
-            u.qpc_sgid_index.next = av.sgid_index.into();
-            u.qpc_traffic_class.next = av.traffic_class.into();
-            u.qpc_hop_limit.next = av.hop_limit.into();
-            u.qpc_default_dscp.next = av.default_dscp;
-            u.qpc_flow_label.next = av.flow_label.into();
-            u.qpc_udp_sport.next = av.udp_sport.into();
-            u.qpc_dest_qpn.next = av.dest_qpn.into();
-            u.qpc_state.next = av.state.into();
+            u.qpc.rd_ready.next = b_ready;
+            u.qpc.valid.next = b_data_valid;
+            u.qpc.dmac.next = av.dmac.into();
+            u.qpc.dgid.next = b128(av.dgid);
+            u.qpc.sgid_index.next = av.sgid_index.into();
+            u.qpc.traffic_class.next = av.traffic_class.into();
+            u.qpc.hop_limit.next = av.hop_limit.into();
+            u.qpc.default_dscp.next = av.default_dscp;
+            u.qpc.flow_label.next = av.flow_label.into();
+            u.qpc.udp_sport.next = av.udp_sport.into();
+            u.qpc.dest_qpn.next = av.dest_qpn.into();
+            u.qpc.state.next = av.state.into();
             u.hdr_ready.next = stall == 0;
         }
         fmt.settle();

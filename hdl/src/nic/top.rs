@@ -44,7 +44,7 @@ use crate::cc::{
 };
 use crate::cq::CqeWriter;
 use crate::csr::fifo::RegFifo;
-use crate::csr::{CsrBlockDefault, QEV_MODIFY, QEV_RQ};
+use crate::csr::{CsrBlockDefault, QpcReadMaster, QEV_MODIFY, QEV_RQ};
 use crate::dma::{DmaMaster, DmaReadMaster, DmaWriteMaster};
 use crate::header::{L3_IPV4, L3_IPV6, L3_ROCEV1};
 use crate::req::{RcRequester, RxAck, RX_ACKQ_BITS};
@@ -1096,43 +1096,13 @@ impl Logic for NicTop {
         self.req.rr_plen.next = self.rx.hdr.val().payload_len;
 
         // ---- responder
-        // QP context: the responder is the mux's priority reader (fixed latency, no ready)
-        self.qmux.a_rd_valid.next = self.resp.qpc_rd_valid.val();
-        self.qmux.a_rd_qpn.next = self.resp.qpc_rd_qpn.val();
-        self.qmux.b_rd_valid.next = self.fmt.qpc_rd_valid.val();
-        self.qmux.b_rd_qpn.next = self.fmt.qpc_rd_qpn.val();
-        self.fmt.qpc_rd_ready.next = self.qmux.b_rd_ready.val();
-        self.qmux.c_rd_valid.next = self.req.qpc_rd_valid.val();
-        self.qmux.c_rd_qpn.next = self.req.qpc_rd_qpn.val();
-        self.req.qpc_rd_ready.next = self.qmux.c_rd_ready.val();
-        self.req.qpc_valid.next = self.qmux.c_valid.val();
-        self.req.qpc_state.next = self.csr.qpc_state.val();
-        self.req.qpc_pd.next = self.csr.qpc_pd.val();
-        self.req.qpc_dest_qpn.next = self.csr.qpc_dest_qpn.val();
-        self.req.qpc_pmtu.next = self.csr.qpc_pmtu.val();
-        self.req.qpc_sq_psn.next = self.csr.qpc_sq_psn.val();
-        self.req.qpc_sq_base.next = self.csr.qpc_sq_base.val();
-        self.req.qpc_sq_log2_entries.next = self.csr.qpc_sq_log2_entries.val();
-        self.req.qpc_sq_log2_stride.next = self.csr.qpc_sq_log2_stride.val();
-        self.req.qpc_send_cqn.next = self.csr.qpc_send_cqn.val();
-        self.req.qpc_timeout.next = self.csr.qpc_timeout.val();
-        self.req.qpc_retry_cnt.next = self.csr.qpc_retry_cnt.val();
-        self.req.qpc_rnr_retry.next = self.csr.qpc_rnr_retry.val();
-        self.csr.qpc_rd_valid.next = self.qmux.rd_valid.val();
-        self.csr.qpc_rd_qpn.next = self.qmux.rd_qpn.val();
-        self.qmux.valid.next = self.csr.qpc_valid.val();
-        self.resp.qpc_state.next = self.csr.qpc_state.val();
-        self.resp.qpc_access.next = self.csr.qpc_access.val();
-        self.resp.qpc_pd.next = self.csr.qpc_pd.val();
-        self.resp.qpc_dest_qpn.next = self.csr.qpc_dest_qpn.val();
-        self.resp.qpc_pmtu.next = self.csr.qpc_pmtu.val();
-        self.resp.qpc_rq_psn.next = self.csr.qpc_rq_psn.val();
+        // QP context (one interface, crate::csr::qpc_port): the responder is the mux's
+        // priority reader (fixed latency, no ready), then the formatter, then the requester
+        QpcReadMaster::<NIC_QA>::join(&mut self.resp.qpc, &mut self.qmux.a);
+        QpcReadMaster::<NIC_QA>::join(&mut self.fmt.qpc, &mut self.qmux.b);
+        QpcReadMaster::<NIC_QA>::join(&mut self.req.qpc, &mut self.qmux.c);
+        QpcReadMaster::<NIC_QA>::join(&mut self.qmux.out, &mut self.csr.qpc);
         self.resp.cfg_ack_every.next = self.csr.cfg_ack_coalesce.val().get_bits::<8>(0);
-        self.resp.qpc_rq_base.next = self.csr.qpc_rq_base.val();
-        self.resp.qpc_rq_log2_entries.next = self.csr.qpc_rq_log2_entries.val();
-        self.resp.qpc_rq_log2_stride.next = self.csr.qpc_rq_log2_stride.val();
-        self.resp.qpc_recv_cqn.next = self.csr.qpc_recv_cqn.val();
-        self.resp.qpc_min_rnr_timer.next = self.csr.qpc_min_rnr_timer.val();
         // queue events, in order: a MODIFY into RTR (re)loads the responder's state from the
         // QP's RQ_PSN; RQ doorbells go to the responder (its receive queue); a MODIFY into
         // RESET or RESET->INIT restarts both queues, a MODIFY into ERR (host or engine) flushes
@@ -1401,17 +1371,6 @@ impl Logic for NicTop {
             self.fmt.pk_compare.next = 0.into();
             self.fmt.pk_orig.next = 0.into();
         }
-        self.fmt.qpc_valid.next = self.qmux.b_valid.val();
-        self.fmt.qpc_dmac.next = self.csr.qpc_dmac.val();
-        self.fmt.qpc_dgid.next = self.csr.qpc_dgid.val();
-        self.fmt.qpc_sgid_index.next = self.csr.qpc_sgid_index.val();
-        self.fmt.qpc_traffic_class.next = self.csr.qpc_traffic_class.val();
-        self.fmt.qpc_hop_limit.next = self.csr.qpc_hop_limit.val();
-        self.fmt.qpc_default_dscp.next = self.csr.qpc_default_dscp.val();
-        self.fmt.qpc_flow_label.next = self.csr.qpc_flow_label.val();
-        self.fmt.qpc_udp_sport.next = self.csr.qpc_udp_sport.val();
-        self.fmt.qpc_dest_qpn.next = self.csr.qpc_dest_qpn.val();
-        self.fmt.qpc_state.next = self.csr.qpc_state.val();
         self.fmt.cfg_mac.next = self.csr.cfg_mac.val();
         self.fmt.cfg_traffic.next = self.csr.cfg_traffic.val();
         self.fmt.cfg_pfc.next = self.csr.cfg_pfc.val();

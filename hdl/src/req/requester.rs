@@ -6,7 +6,8 @@
 //! * `ev_*`: SQ doorbells (kind `QEV_SQ`, value = producer index) and QP MODIFY notifications
 //!   (kind `QEV_MODIFY`, value = new state in 2:0, old state in 6:4) from the CSR block.
 //! * `ack_*`: ACKNOWLEDGE packets from the RX parser (BTH destination QP, PSN, AETH syndrome).
-//! * `qpc_*`: the QP context read port (through the NIC's `QpcReadMux`, with a grant).
+//! * `qpc`: the QP context read port ([`QpcReadMaster`], through the NIC's `QpcReadMux`, with
+//!   a grant).
 //! * `tick`: the 1.024 us timer tick ([`crate::nic::TimeBase`]), for the per-QP timers
 //!   ([`super::RetransmitTimer`], a block inside this one).
 //! * `mr_*`: the MR table's lookup port (local gather: no rights needed, not remote).
@@ -55,6 +56,7 @@ use super::send_scheduler::SendScheduler;
 use super::{ReqQpFlags, StreamPacker};
 use crate::csr::fifo::RegFifo;
 use crate::csr::qp_config::{CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RETRY_W, ST_W, TIMEOUT_W};
+use crate::csr::qpc_port::QpcReadMaster;
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
 use crate::resp::StreamCutter;
 use crate::stream::{StreamSink, StreamSource};
@@ -219,22 +221,7 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     pub rr_plen: Signal<In, Bits<13>>,
     pub rpay: StreamSink<64, 8>,
     // ---- QP context read ----
-    pub qpc_rd_valid: Signal<Out, Bit>,
-    pub qpc_rd_ready: Signal<In, Bit>,
-    pub qpc_rd_qpn: Signal<Out, Bits<QA>>,
-    pub qpc_valid: Signal<In, Bit>,
-    pub qpc_state: Signal<In, Bits<ST_W>>,
-    pub qpc_pd: Signal<In, Bits<24>>,
-    pub qpc_dest_qpn: Signal<In, Bits<24>>,
-    pub qpc_pmtu: Signal<In, Bits<PMTU_W>>,
-    pub qpc_sq_psn: Signal<In, Bits<24>>,
-    pub qpc_sq_base: Signal<In, Bits<64>>,
-    pub qpc_sq_log2_entries: Signal<In, Bits<LOG2E_W>>,
-    pub qpc_sq_log2_stride: Signal<In, Bits<LOG2S_W>>,
-    pub qpc_send_cqn: Signal<In, Bits<CQN_W>>,
-    pub qpc_timeout: Signal<In, Bits<TIMEOUT_W>>,
-    pub qpc_retry_cnt: Signal<In, Bits<RETRY_W>>,
-    pub qpc_rnr_retry: Signal<In, Bits<RETRY_W>>,
+    pub qpc: QpcReadMaster<QA>,
     /// one pulse per timer tick (1.024 us, from the NIC's [`crate::nic::TimeBase`])
     pub tick: Signal<In, Bit>,
     // ---- MR lookup ----
@@ -747,22 +734,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             x_last: Default::default(),
             wr_any: Default::default(),
             pmtu32: Default::default(),
-            qpc_rd_valid: Default::default(),
-            qpc_rd_ready: Default::default(),
-            qpc_rd_qpn: Default::default(),
-            qpc_valid: Default::default(),
-            qpc_state: Default::default(),
-            qpc_pd: Default::default(),
-            qpc_dest_qpn: Default::default(),
-            qpc_pmtu: Default::default(),
-            qpc_sq_psn: Default::default(),
-            qpc_sq_base: Default::default(),
-            qpc_sq_log2_entries: Default::default(),
-            qpc_sq_log2_stride: Default::default(),
-            qpc_send_cqn: Default::default(),
-            qpc_timeout: Default::default(),
-            qpc_retry_cnt: Default::default(),
-            qpc_rnr_retry: Default::default(),
+            qpc: Default::default(),
             tick: Default::default(),
             mr_req_valid: Default::default(),
             mr_req_ready: Default::default(),
@@ -1209,8 +1181,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         // ================= defaults ==========================================================
         self.ev_ready.next = false;
         self.ack_ready.next = false;
-        self.qpc_rd_valid.next = false;
-        self.qpc_rd_qpn.next = self.r_qpn.q.val();
+        self.qpc.rd_valid.next = false;
+        self.qpc.rd_qpn.next = self.r_qpn.q.val();
         self.mr_req_valid.next = false;
         self.mr_req_key.next = self.g_lkey.q.val();
         self.mr_req_pd.next = self.q_pd.q.val();
@@ -1850,25 +1822,25 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 }
             }
             ReqState::QRd => {
-                self.qpc_rd_valid.next = true;
-                if self.qpc_rd_ready.val() {
+                self.qpc.rd_valid.next = true;
+                if self.qpc.rd_ready.val() {
                     self.state.d.next = ReqState::QWait;
                 }
             }
             ReqState::QWait => {
-                if self.qpc_valid.val() {
-                    self.q_state.d.next = self.qpc_state.val();
-                    self.q_pd.d.next = self.qpc_pd.val();
-                    self.q_dest.d.next = self.qpc_dest_qpn.val();
-                    self.q_pmtu.d.next = self.qpc_pmtu.val();
-                    self.q_sqpsn.d.next = self.qpc_sq_psn.val();
-                    self.q_base.d.next = self.qpc_sq_base.val();
-                    self.q_log2e.d.next = self.qpc_sq_log2_entries.val();
-                    self.q_log2s.d.next = self.qpc_sq_log2_stride.val();
-                    self.q_cqn.d.next = self.qpc_send_cqn.val();
-                    self.q_timeout.d.next = self.qpc_timeout.val();
-                    self.q_retry.d.next = self.qpc_retry_cnt.val();
-                    self.q_rnr_retry.d.next = self.qpc_rnr_retry.val();
+                if self.qpc.valid.val() {
+                    self.q_state.d.next = self.qpc.state.val();
+                    self.q_pd.d.next = self.qpc.pd.val();
+                    self.q_dest.d.next = self.qpc.dest_qpn.val();
+                    self.q_pmtu.d.next = self.qpc.pmtu.val();
+                    self.q_sqpsn.d.next = self.qpc.sq_psn.val();
+                    self.q_base.d.next = self.qpc.sq_base.val();
+                    self.q_log2e.d.next = self.qpc.sq_log2_entries.val();
+                    self.q_log2s.d.next = self.qpc.sq_log2_stride.val();
+                    self.q_cqn.d.next = self.qpc.send_cqn.val();
+                    self.q_timeout.d.next = self.qpc.timeout.val();
+                    self.q_retry.d.next = self.qpc.retry_cnt.val();
+                    self.q_rnr_retry.d.next = self.qpc.rnr_retry.val();
                     self.state.d.next = ReqState::QLatch;
                 }
             }

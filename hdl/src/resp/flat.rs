@@ -5,9 +5,12 @@
 //! both ways); the wrapper adds no logic (the conversion is a plain wire in Verilog).
 //!
 //! Ports: exactly those of [`RcWriteResponder`], with `hdr: Bits<ROCE_HEADER_BITS>` (looked
-//! at only while `hdr_valid`).
+//! at only while `hdr_valid`). The QP context port `qpc` passes through field by field, except
+//! the receive queue's fields, which the wrapper pins (see below): `qpc.rq_base`,
+//! `qpc.rq_log2_entries`, `qpc.rq_log2_stride`, `qpc.recv_cqn`, `qpc.min_rnr_timer` are not
+//! looked at.
 use super::write::RcWriteResponder;
-use crate::csr::qp_config::{ACC_W, PMTU_W, ST_W};
+use crate::csr::qpc_port::QpcReadMaster;
 use crate::dma::DmaWriteMaster;
 use crate::header::{RoceHeader, ROCE_HEADER_BITS};
 use crate::stream::StreamSink;
@@ -23,14 +26,7 @@ pub struct RcWriteResponderFlat<const QA: usize> {
     pub hdr_ready: Signal<Out, Bit>,
     pub hdr: Signal<In, Bits<ROCE_HEADER_BITS>>,
     pub pay: StreamSink<64, 8>,
-    pub qpc_rd_valid: Signal<Out, Bit>,
-    pub qpc_rd_qpn: Signal<Out, Bits<QA>>,
-    pub qpc_state: Signal<In, Bits<ST_W>>,
-    pub qpc_access: Signal<In, Bits<ACC_W>>,
-    pub qpc_pd: Signal<In, Bits<24>>,
-    pub qpc_dest_qpn: Signal<In, Bits<24>>,
-    pub qpc_pmtu: Signal<In, Bits<PMTU_W>>,
-    pub qpc_rq_psn: Signal<In, Bits<24>>,
+    pub qpc: QpcReadMaster<QA>,
     pub cfg_ack_every: Signal<In, Bits<8>>,
     pub load_valid: Signal<In, Bit>,
     pub load_ready: Signal<Out, Bit>,
@@ -89,14 +85,7 @@ impl<const QA: usize> Default for RcWriteResponderFlat<QA> {
             hdr_ready: Default::default(),
             hdr: Default::default(),
             pay: Default::default(),
-            qpc_rd_valid: Default::default(),
-            qpc_rd_qpn: Default::default(),
-            qpc_state: Default::default(),
-            qpc_access: Default::default(),
-            qpc_pd: Default::default(),
-            qpc_dest_qpn: Default::default(),
-            qpc_pmtu: Default::default(),
-            qpc_rq_psn: Default::default(),
+            qpc: Default::default(),
             cfg_ack_every: Default::default(),
             load_valid: Default::default(),
             load_ready: Default::default(),
@@ -162,14 +151,37 @@ impl<const QA: usize> Logic for RcWriteResponderFlat<QA> {
             self.core.hdr.next = self.hdr.val().into();
         }
         StreamSink::<64, 8>::link(&mut self.pay, &mut self.core.pay);
-        self.qpc_rd_valid.next = self.core.qpc_rd_valid.val();
-        self.qpc_rd_qpn.next = self.core.qpc_rd_qpn.val();
-        self.core.qpc_state.next = self.qpc_state.val();
-        self.core.qpc_access.next = self.qpc_access.val();
-        self.core.qpc_pd.next = self.qpc_pd.val();
-        self.core.qpc_dest_qpn.next = self.qpc_dest_qpn.val();
-        self.core.qpc_pmtu.next = self.qpc_pmtu.val();
-        self.core.qpc_rq_psn.next = self.qpc_rq_psn.val();
+        // the QP context port passes through, except the receive queue's fields (pinned
+        // below): not a `link`, so that those can be replaced
+        self.qpc.rd_valid.next = self.core.qpc.rd_valid.val();
+        self.qpc.rd_qpn.next = self.core.qpc.rd_qpn.val();
+        self.core.qpc.rd_ready.next = self.qpc.rd_ready.val();
+        self.core.qpc.valid.next = self.qpc.valid.val();
+        self.core.qpc.state.next = self.qpc.state.val();
+        self.core.qpc.sqd_notify.next = self.qpc.sqd_notify.val();
+        self.core.qpc.access.next = self.qpc.access.val();
+        self.core.qpc.pd.next = self.qpc.pd.val();
+        self.core.qpc.dest_qpn.next = self.qpc.dest_qpn.val();
+        self.core.qpc.pmtu.next = self.qpc.pmtu.val();
+        self.core.qpc.max_rd_atomic.next = self.qpc.max_rd_atomic.val();
+        self.core.qpc.max_dest_rd_atomic.next = self.qpc.max_dest_rd_atomic.val();
+        self.core.qpc.timeout.next = self.qpc.timeout.val();
+        self.core.qpc.retry_cnt.next = self.qpc.retry_cnt.val();
+        self.core.qpc.rnr_retry.next = self.qpc.rnr_retry.val();
+        self.core.qpc.sq_psn.next = self.qpc.sq_psn.val();
+        self.core.qpc.rq_psn.next = self.qpc.rq_psn.val();
+        self.core.qpc.dmac.next = self.qpc.dmac.val();
+        self.core.qpc.dgid.next = self.qpc.dgid.val();
+        self.core.qpc.sgid_index.next = self.qpc.sgid_index.val();
+        self.core.qpc.traffic_class.next = self.qpc.traffic_class.val();
+        self.core.qpc.hop_limit.next = self.qpc.hop_limit.val();
+        self.core.qpc.default_dscp.next = self.qpc.default_dscp.val();
+        self.core.qpc.flow_label.next = self.qpc.flow_label.val();
+        self.core.qpc.udp_sport.next = self.qpc.udp_sport.val();
+        self.core.qpc.sq_base.next = self.qpc.sq_base.val();
+        self.core.qpc.sq_log2_entries.next = self.qpc.sq_log2_entries.val();
+        self.core.qpc.sq_log2_stride.next = self.qpc.sq_log2_stride.val();
+        self.core.qpc.send_cqn.next = self.qpc.send_cqn.val();
         self.core.cfg_ack_every.next = self.cfg_ack_every.val();
         self.core.load_valid.next = self.load_valid.val();
         self.load_ready.next = self.core.load_ready.val();
@@ -182,11 +194,11 @@ impl<const QA: usize> Logic for RcWriteResponderFlat<QA> {
         self.core.rqdb_valid.next = false;
         self.core.rqdb_qpn.next = 0.into();
         self.core.rqdb_pi.next = 0.into();
-        self.core.qpc_rq_base.next = 0.into();
-        self.core.qpc_rq_log2_entries.next = 0.into();
-        self.core.qpc_rq_log2_stride.next = 5.into();
-        self.core.qpc_recv_cqn.next = 0.into();
-        self.core.qpc_min_rnr_timer.next = 0.into();
+        self.core.qpc.rq_base.next = 0.into();
+        self.core.qpc.rq_log2_entries.next = 0.into();
+        self.core.qpc.rq_log2_stride.next = 5.into();
+        self.core.qpc.recv_cqn.next = 0.into();
+        self.core.qpc.min_rnr_timer.next = 0.into();
         self.core.dma_rd.req_ready.next = false;
         self.core.dma_rd.rsp.valid.next = false;
         self.core.dma_rd.rsp.data.next = 0.into();

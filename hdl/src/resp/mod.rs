@@ -173,7 +173,7 @@
 //! * **QUERY**: the RQ producer and consumer indices come from copies of the index RAMs with
 //!   their own read port (`rtq_qpn` / `rtq_rq_index`).
 //! * **Not yet**: SEND_WITH_INVALIDATE is unsupported.
-//! * **PMTU**: the block also reads `qpc_pmtu` (the CSR port has it): FIRST/MIDDLE payload
+//! * **PMTU**: the block also reads `qpc.pmtu` (the CSR port has it): FIRST/MIDDLE payload
 //!   must equal the PMTU, LAST must be 1..=PMTU, ONLY 0..=PMTU (IBTA Vol 1, 9.7; docs/PROTOCOL.md
 //!   §7.1, length).
 //!

@@ -7,16 +7,18 @@
 //!   first byte in the top byte of the beat, `last` on the final beat, no beats for an empty
 //!   payload), exactly [`crate::rx::RxParser`]'s outputs: the payload of a frame follows its
 //!   header, and the next header comes after the payload's last beat.
-//! * QP context read (the CSR block's engine port, fixed latency 2): `qpc_rd_valid`,
-//!   `qpc_rd_qpn` out; `qpc_state`, `qpc_access`, `qpc_pd`, `qpc_dest_qpn`, `qpc_pmtu`,
-//!   `qpc_rq_psn` in, read 2 cycles after the request (they need not hold afterwards).
+//! * QP context read `qpc` ([`QpcReadMaster`]; the CSR block's engine port, fixed latency 2,
+//!   the NIC's priority reader): `qpc.rd_valid`, `qpc.rd_qpn` out; `qpc.state`, `qpc.access`,
+//!   `qpc.pd`, `qpc.dest_qpn`, `qpc.pmtu`, `qpc.rq_psn` read 2 cycles after the request (they
+//!   need not hold afterwards). `qpc.rd_ready` and `qpc.valid` are not looked at (the read is
+//!   always taken, the data always come 2 cycles later), nor are the requester's fields.
 //! * Responder state load: `load_valid`/`load_ready`/`load_qpn`/`load_kind`: kind 0
-//!   (re)initialises the QP's responder state from its QP context (ePSN = `qpc_rq_psn`, MSN 0,
+//!   (re)initialises the QP's responder state from its QP context (ePSN = `qpc.rq_psn`, MSN 0,
 //!   no message in progress, flags clear): the NIC top raises it for every MODIFY into RTR;
 //!   kind 1 restarts the receive queue (producer and consumer index 0, flags clear): MODIFY
 //!   into RESET or RESET->INIT. The receive queue's geometry comes with the QP context
-//!   (`qpc_rq_base`, `qpc_rq_log2_entries`, `qpc_rq_log2_stride`, `qpc_recv_cqn`,
-//!   `qpc_min_rnr_timer`).
+//!   (`qpc.rq_base`, `qpc.rq_log2_entries`, `qpc.rq_log2_stride`, `qpc.recv_cqn`,
+//!   `qpc.min_rnr_timer`).
 //!   Kind 2: the QP entered ERR: its posted receives are flushed (WR_FLUSH_ERR completions,
 //!   see the module documentation), and so are those posted while it stays in ERR.
 //! * RQ doorbells: `rqdb_valid`/`rqdb_ready`/`rqdb_qpn`/`rqdb_pi` (the new producer index).
@@ -79,6 +81,7 @@ use super::{
     SYN_NAK_PSN, SYN_RNR,
 };
 use crate::csr::qp_config::{ACC_W, CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RNR_W, ST_W};
+use crate::csr::qpc_port::QpcReadMaster;
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
 use crate::header::RoceHeader;
 use crate::stream::{StreamSink, StreamSource};
@@ -153,19 +156,7 @@ pub struct RcWriteResponder<const QA: usize> {
     pub hdr: Signal<In, RoceHeader>,
     pub pay: StreamSink<64, 8>,
     // ---- QP context read port (latency 2) ----
-    pub qpc_rd_valid: Signal<Out, Bit>,
-    pub qpc_rd_qpn: Signal<Out, Bits<QA>>,
-    pub qpc_state: Signal<In, Bits<ST_W>>,
-    pub qpc_access: Signal<In, Bits<ACC_W>>,
-    pub qpc_pd: Signal<In, Bits<24>>,
-    pub qpc_dest_qpn: Signal<In, Bits<24>>,
-    pub qpc_pmtu: Signal<In, Bits<PMTU_W>>,
-    pub qpc_rq_psn: Signal<In, Bits<24>>,
-    pub qpc_rq_base: Signal<In, Bits<64>>,
-    pub qpc_rq_log2_entries: Signal<In, Bits<LOG2E_W>>,
-    pub qpc_rq_log2_stride: Signal<In, Bits<LOG2S_W>>,
-    pub qpc_recv_cqn: Signal<In, Bits<CQN_W>>,
-    pub qpc_min_rnr_timer: Signal<In, Bits<RNR_W>>,
+    pub qpc: QpcReadMaster<QA>,
     /// ACK coalescing (`CFG_ACK_COALESCE`): at least one ACK every this many executed
     /// packets of a QP, besides every AckReq packet and message end (1: every packet; 0: no
     /// count)
@@ -485,14 +476,7 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             hdr_ready: Default::default(),
             hdr: Default::default(),
             pay: Default::default(),
-            qpc_rd_valid: Default::default(),
-            qpc_rd_qpn: Default::default(),
-            qpc_state: Default::default(),
-            qpc_access: Default::default(),
-            qpc_pd: Default::default(),
-            qpc_dest_qpn: Default::default(),
-            qpc_pmtu: Default::default(),
-            qpc_rq_psn: Default::default(),
+            qpc: Default::default(),
             load_valid: Default::default(),
             load_ready: Default::default(),
             load_qpn: Default::default(),
@@ -625,11 +609,6 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             req_fire: Default::default(),
             last_fire: Default::default(),
             wr_qpn: Default::default(),
-            qpc_rq_base: Default::default(),
-            qpc_rq_log2_entries: Default::default(),
-            qpc_rq_log2_stride: Default::default(),
-            qpc_recv_cqn: Default::default(),
-            qpc_min_rnr_timer: Default::default(),
             load_kind: Default::default(),
             rqdb_valid: Default::default(),
             rqdb_ready: Default::default(),
@@ -901,8 +880,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.hva.next = self.hdr.val().va;
         self.load_ready.next = false;
         self.rqdb_ready.next = false;
-        self.qpc_rd_valid.next = false;
-        self.qpc_rd_qpn.next = self.r_qpn.q.val().get_bits::<QA>(0);
+        self.qpc.rd_valid.next = false;
+        self.qpc.rd_qpn.next = self.r_qpn.q.val().get_bits::<QA>(0);
         // the state RAMs are read at the packet's QPN continuously: the row is stable from
         // the edge that takes the header on, so `Latch` sees it (and any write-back of the
         // previous packet, which happens before that edge)
@@ -1114,9 +1093,9 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             WrState::LoadRd => {
                 // only this block gives the cache commands, and none between here and
                 // `LoadWrite`: ready now means ready for the clear there
-                self.qpc_rd_qpn.next = self.r_lqpn.q.val();
+                self.qpc.rd_qpn.next = self.r_lqpn.q.val();
                 if self.atc.cmd_ready.val() {
-                    self.qpc_rd_valid.next = true;
+                    self.qpc.rd_valid.next = true;
                     self.state.d.next = WrState::LoadWait;
                 }
             }
@@ -1124,7 +1103,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 self.state.d.next = WrState::LoadWrite;
             }
             WrState::LoadWrite => {
-                // the QP context of the load is on qpc_* now. Into RTR: ePSN = rq_psn, MSN 0,
+                // the QP context of the load is on `qpc` now. Into RTR: ePSN = rq_psn, MSN 0,
                 // flags clear, no message in progress. RQ restart: indices 0, flags clear.
                 self.wr_qpn.next = self.r_lqpn.q.val();
                 self.ram_flags.write_data.next = self.c_fl_clear.val();
@@ -1139,11 +1118,11 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     self.ram_mlen.write_enable.next = false;
                     self.ram_rqerr.write_enable.next = true;
                     self.r_qpn.d.next = bit_cast::<24, QA>(self.r_lqpn.q.val());
-                    self.r_qdest.d.next = self.qpc_dest_qpn.val();
-                    self.r_rqbase.d.next = self.qpc_rq_base.val();
-                    self.r_rqle.d.next = self.qpc_rq_log2_entries.val();
-                    self.r_rqls.d.next = self.qpc_rq_log2_stride.val();
-                    self.r_rcqn.d.next = self.qpc_recv_cqn.val();
+                    self.r_qdest.d.next = self.qpc.dest_qpn.val();
+                    self.r_rqbase.d.next = self.qpc.rq_base.val();
+                    self.r_rqle.d.next = self.qpc.rq_log2_entries.val();
+                    self.r_rqls.d.next = self.qpc.rq_log2_stride.val();
+                    self.r_rcqn.d.next = self.qpc.recv_cqn.val();
                     self.r_fl.d.next = true;
                 } else if self.r_lkind.q.val() == 1 {
                     self.ram_rqerr.write_data.next = 0.into();
@@ -1153,7 +1132,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     self.ram_rqpi.write_enable.next = true;
                     self.ram_rqci.write_enable.next = true;
                 } else {
-                    self.ram_epsn.write_data.next = self.qpc_rq_psn.val();
+                    self.ram_epsn.write_data.next = self.qpc.rq_psn.val();
                     self.ram_msn.write_data.next = 0.into();
                     self.ram_nack.write_enable.next = true;
                     self.ram_va_hi.write_data.next = 0.into();
@@ -1219,23 +1198,23 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 }
             }
             WrState::Rd => {
-                self.qpc_rd_valid.next = true;
+                self.qpc.rd_valid.next = true;
                 self.state.d.next = WrState::RdWait;
             }
             WrState::RdWait => {
                 self.state.d.next = WrState::Latch;
             }
             WrState::Latch => {
-                self.r_qst.d.next = self.qpc_state.val();
-                self.r_qacc.d.next = self.qpc_access.val();
-                self.r_qpd.d.next = self.qpc_pd.val();
-                self.r_qdest.d.next = self.qpc_dest_qpn.val();
-                self.r_pmtu.d.next = self.qpc_pmtu.val();
-                self.r_rqbase.d.next = self.qpc_rq_base.val();
-                self.r_rqle.d.next = self.qpc_rq_log2_entries.val();
-                self.r_rqls.d.next = self.qpc_rq_log2_stride.val();
-                self.r_rcqn.d.next = self.qpc_recv_cqn.val();
-                self.r_rnrt.d.next = self.qpc_min_rnr_timer.val();
+                self.r_qst.d.next = self.qpc.state.val();
+                self.r_qacc.d.next = self.qpc.access.val();
+                self.r_qpd.d.next = self.qpc.pd.val();
+                self.r_qdest.d.next = self.qpc.dest_qpn.val();
+                self.r_pmtu.d.next = self.qpc.pmtu.val();
+                self.r_rqbase.d.next = self.qpc.rq_base.val();
+                self.r_rqle.d.next = self.qpc.rq_log2_entries.val();
+                self.r_rqls.d.next = self.qpc.rq_log2_stride.val();
+                self.r_rcqn.d.next = self.qpc.recv_cqn.val();
+                self.r_rnrt.d.next = self.qpc.min_rnr_timer.val();
                 self.s_epsn.d.next = self.ram_epsn.read_data.val();
                 self.s_msn.d.next = self.ram_msn.read_data.val();
                 self.s_flags.d.next = self.ram_flags.read_data.val();

@@ -882,12 +882,12 @@ impl Env {
                     rq_psn: rng.next_u64() as u32 & 0xFF_FFFF,
                 },
             };
-            u.qpc_state.next = (cfg.state as u64).into();
-            u.qpc_access.next = (cfg.access.0 as u64 & 0xF).into();
-            u.qpc_pd.next = (cfg.pd as u64).into();
-            u.qpc_dest_qpn.next = (cfg.dest_qpn as u64).into();
-            u.qpc_pmtu.next = (Pmtu::from_bytes(cfg.pmtu).unwrap().ibv_enum() as u64).into();
-            u.qpc_rq_psn.next = (cfg.rq_psn as u64).into();
+            u.qpc.state.next = (cfg.state as u64).into();
+            u.qpc.access.next = (cfg.access.0 as u64 & 0xF).into();
+            u.qpc.pd.next = (cfg.pd as u64).into();
+            u.qpc.dest_qpn.next = (cfg.dest_qpn as u64).into();
+            u.qpc.pmtu.next = (Pmtu::from_bytes(cfg.pmtu).unwrap().ibv_enum() as u64).into();
+            u.qpc.rq_psn.next = (cfg.rq_psn as u64).into();
             // MR table
             u.mr_req_ready.next = !rng.percent(k.mr_stall);
             let r = self.mr_pipe.pop_front().unwrap();
@@ -934,9 +934,10 @@ impl Env {
             self.loads.pop_front();
         }
         self.qpc_pipe.push_back(
-            u.qpc_rd_valid
+            u.qpc
+                .rd_valid
                 .val()
-                .then(|| u.qpc_rd_qpn.val().to_u64() as u32),
+                .then(|| u.qpc.rd_qpn.val().to_u64() as u32),
         );
         let mut resp = None;
         if u.mr_req_valid.val() && u.mr_req_ready.val() {
