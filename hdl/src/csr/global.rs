@@ -14,7 +14,7 @@
 use super::{
     addr_const, konst, lsb_const, rw_reset, Addr, CsrParams, EVENT_FIFO_DEPTH, GID_ENTRIES,
 };
-use crate::widget::{LutRam, MuxTree, RegFifo};
+use crate::widget::{LutRam, RegFifo};
 use ferroce_proto::host::regs::{
     self, async_event, async_event_info, cfg_status, gid_attr, irq_status,
 };
@@ -75,7 +75,7 @@ pub const NPL: usize = 128;
 /// Address bits that must be 0 for a read to reach a register of this block (above the 2 KiB
 /// of pages 0..3 and the GID table, and the byte offset).
 const RD_OUTSIDE: u32 = (regs::BAR0_SIZE - 1) & !0x7FF | 0x3;
-/// The read-tree leaf of each `rw` register (the literal `ptree.leaf` indices in `update`).
+/// The read-tree leaf of each `rw` register (the literal `pl` indices in `update`).
 const RW_LEAF: [usize; NRW] = [
     32, 35, 36, 37, 38, 39, 40, 97, 99, 100, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76,
     77, 78, 79, 41, 80, 81, 82, 42, 43,
@@ -277,9 +277,14 @@ pub struct CsrGlobal {
     // ---- locals ----
     wbs: Signal<Local, Bits<32>>,
     gsel: Signal<Local, Bits<32>>,
-    /// the read multiplexer of pages 0x000 .. 0x3FF: leaf `page * 32 + word`, selected by
-    /// raddr[9:8] and raddr[6:2]
-    ptree: MuxTree<32, NPL, 7>,
+    pl: [Signal<Local, Bits<32>>; NPL],
+    p1: [Signal<Local, Bits<32>>; 64],
+    p2: [Signal<Local, Bits<32>>; 32],
+    p3: [Signal<Local, Bits<32>>; 16],
+    p4: [Signal<Local, Bits<32>>; 8],
+    p5: [Signal<Local, Bits<32>>; 4],
+    p6: [Signal<Local, Bits<32>>; 2],
+    p7: Signal<Local, Bits<32>>,
     set_async: Signal<Local, Bits<32>>,
     set_fatal: Signal<Local, Bits<32>>,
     set_cmd: Signal<Local, Bits<32>>,
@@ -447,7 +452,14 @@ impl CsrGlobal {
             c_vec_bad: konst((0xFF & !(regs::MAX_VECTORS - 1)) as u64),
             wbs: Default::default(),
             gsel: Default::default(),
-            ptree: Default::default(),
+            pl: core::array::from_fn(|_| Default::default()),
+            p1: core::array::from_fn(|_| Default::default()),
+            p2: core::array::from_fn(|_| Default::default()),
+            p3: core::array::from_fn(|_| Default::default()),
+            p4: core::array::from_fn(|_| Default::default()),
+            p5: core::array::from_fn(|_| Default::default()),
+            p6: core::array::from_fn(|_| Default::default()),
+            p7: Default::default(),
             set_async: Default::default(),
             set_fatal: Default::default(),
             set_cmd: Default::default(),
@@ -637,73 +649,106 @@ impl Logic for CsrGlobal {
         }
 
         // ---------------- reads ----------------
-        // A multiplexer tree on the address bits (not a compare per register, `MuxTree`): pages
-        // 0x000 .. 0x3FF are 4 x 32 leaves `ptree.leaf[page * 32 + word]` (word = raddr[6:2],
-        // raddr[7] = 0; reserved and write-only words are 0 leaves), the GID table (0x400 .. 0x5FF) is read
+        // A multiplexer tree on the address bits (not a compare per register): pages 0x000 ..
+        // 0x3FF are 4 x 32 leaves `pl[page * 32 + word]` (word = raddr[6:2], raddr[7] = 0;
+        // reserved and write-only words are 0 leaves), the GID table (0x400 .. 0x5FF) is read
         // from its distributed-RAM copies. Only exact register addresses reach a register
         // (raddr[20:11] and raddr[1:0] are 0): every other address reads 0, as before.
         for i in 0..NPL {
-            self.ptree.leaf[i].next = self.c_zero32.val();
+            self.pl[i].next = self.c_zero32.val();
         }
-        self.ptree.leaf[0].next = self.c_id_val[0].val();
-        self.ptree.leaf[1].next = self.c_id_val[1].val();
-        self.ptree.leaf[2].next = self.c_id_val[2].val();
-        self.ptree.leaf[3].next = self.c_id_val[3].val();
-        self.ptree.leaf[4].next = self.c_id_val[4].val();
-        self.ptree.leaf[5].next = self.c_id_val[5].val();
-        self.ptree.leaf[6].next = self.c_id_val[6].val();
-        self.ptree.leaf[7].next = self.c_id_val[7].val();
-        self.ptree.leaf[8].next = self.c_id_val[8].val();
-        self.ptree.leaf[9].next = self.c_id_val[9].val();
-        self.ptree.leaf[10].next = self.c_id_val[10].val();
-        self.ptree.leaf[11].next = self.c_id_val[11].val();
-        self.ptree.leaf[12].next = self.c_id_val[12].val();
-        self.ptree.leaf[32].next = self.rw[0].q.val();
-        self.ptree.leaf[33].next = self.status_word.val();
-        self.ptree.leaf[35].next = self.rw[1].q.val();
-        self.ptree.leaf[36].next = self.rw[2].q.val();
-        self.ptree.leaf[37].next = self.rw[3].q.val();
-        self.ptree.leaf[38].next = self.rw[4].q.val();
-        self.ptree.leaf[39].next = self.rw[5].q.val();
-        self.ptree.leaf[40].next = self.rw[6].q.val();
-        self.ptree.leaf[41].next = self.rw[26].q.val();
-        self.ptree.leaf[42].next = self.rw[30].q.val();
-        self.ptree.leaf[43].next = self.rw[31].q.val();
-        self.ptree.leaf[64].next = self.rw[10].q.val();
-        self.ptree.leaf[65].next = self.rw[11].q.val();
-        self.ptree.leaf[66].next = self.rw[12].q.val();
-        self.ptree.leaf[67].next = self.rw[13].q.val();
-        self.ptree.leaf[68].next = self.rw[14].q.val();
-        self.ptree.leaf[69].next = self.rw[15].q.val();
-        self.ptree.leaf[70].next = self.rw[16].q.val();
-        self.ptree.leaf[71].next = self.rw[17].q.val();
-        self.ptree.leaf[72].next = self.rw[18].q.val();
-        self.ptree.leaf[73].next = self.rw[19].q.val();
-        self.ptree.leaf[74].next = self.rw[20].q.val();
-        self.ptree.leaf[75].next = self.rw[21].q.val();
-        self.ptree.leaf[76].next = self.rw[22].q.val();
-        self.ptree.leaf[77].next = self.rw[23].q.val();
-        self.ptree.leaf[78].next = self.rw[24].q.val();
-        self.ptree.leaf[79].next = self.rw[25].q.val();
-        self.ptree.leaf[80].next = self.rw[27].q.val();
-        self.ptree.leaf[81].next = self.rw[28].q.val();
-        self.ptree.leaf[82].next = self.rw[29].q.val();
-        self.ptree.leaf[83].next = self.cc_qp_rate_now.val();
-        self.ptree.leaf[96].next = self.st.q.val();
-        self.ptree.leaf[97].next = self.rw[7].q.val();
-        self.ptree.leaf[98].next = self.pend.q.val();
-        self.ptree.leaf[99].next = self.rw[8].q.val();
-        self.ptree.leaf[100].next = self.rw[9].q.val();
-        self.ptree.leaf[104].next = self.ev_word.val();
-        self.ptree.leaf[105].next = self.ev_info.val();
-        self.ptree.leaf[107].next = self.lost.q.val();
-        // index: raddr[6:2] the word, raddr[9:8] the page
-        self.ptree.sel.next = self
-            .raddr
-            .val()
-            .get_bits::<7>(2)
-            .replace_bit(5, self.raddr.val().get_bit(8))
-            .replace_bit(6, self.raddr.val().get_bit(9));
+        self.pl[0].next = self.c_id_val[0].val();
+        self.pl[1].next = self.c_id_val[1].val();
+        self.pl[2].next = self.c_id_val[2].val();
+        self.pl[3].next = self.c_id_val[3].val();
+        self.pl[4].next = self.c_id_val[4].val();
+        self.pl[5].next = self.c_id_val[5].val();
+        self.pl[6].next = self.c_id_val[6].val();
+        self.pl[7].next = self.c_id_val[7].val();
+        self.pl[8].next = self.c_id_val[8].val();
+        self.pl[9].next = self.c_id_val[9].val();
+        self.pl[10].next = self.c_id_val[10].val();
+        self.pl[11].next = self.c_id_val[11].val();
+        self.pl[12].next = self.c_id_val[12].val();
+        self.pl[32].next = self.rw[0].q.val();
+        self.pl[33].next = self.status_word.val();
+        self.pl[35].next = self.rw[1].q.val();
+        self.pl[36].next = self.rw[2].q.val();
+        self.pl[37].next = self.rw[3].q.val();
+        self.pl[38].next = self.rw[4].q.val();
+        self.pl[39].next = self.rw[5].q.val();
+        self.pl[40].next = self.rw[6].q.val();
+        self.pl[41].next = self.rw[26].q.val();
+        self.pl[42].next = self.rw[30].q.val();
+        self.pl[43].next = self.rw[31].q.val();
+        self.pl[64].next = self.rw[10].q.val();
+        self.pl[65].next = self.rw[11].q.val();
+        self.pl[66].next = self.rw[12].q.val();
+        self.pl[67].next = self.rw[13].q.val();
+        self.pl[68].next = self.rw[14].q.val();
+        self.pl[69].next = self.rw[15].q.val();
+        self.pl[70].next = self.rw[16].q.val();
+        self.pl[71].next = self.rw[17].q.val();
+        self.pl[72].next = self.rw[18].q.val();
+        self.pl[73].next = self.rw[19].q.val();
+        self.pl[74].next = self.rw[20].q.val();
+        self.pl[75].next = self.rw[21].q.val();
+        self.pl[76].next = self.rw[22].q.val();
+        self.pl[77].next = self.rw[23].q.val();
+        self.pl[78].next = self.rw[24].q.val();
+        self.pl[79].next = self.rw[25].q.val();
+        self.pl[80].next = self.rw[27].q.val();
+        self.pl[81].next = self.rw[28].q.val();
+        self.pl[82].next = self.rw[29].q.val();
+        self.pl[83].next = self.cc_qp_rate_now.val();
+        self.pl[96].next = self.st.q.val();
+        self.pl[97].next = self.rw[7].q.val();
+        self.pl[98].next = self.pend.q.val();
+        self.pl[99].next = self.rw[8].q.val();
+        self.pl[100].next = self.rw[9].q.val();
+        self.pl[104].next = self.ev_word.val();
+        self.pl[105].next = self.ev_info.val();
+        self.pl[107].next = self.lost.q.val();
+        for i in 0..64 {
+            self.p1[i].next = self.pl[2 * i].val();
+            if self.raddr.val().get_bit(2) {
+                self.p1[i].next = self.pl[2 * i + 1].val();
+            }
+        }
+        for i in 0..32 {
+            self.p2[i].next = self.p1[2 * i].val();
+            if self.raddr.val().get_bit(3) {
+                self.p2[i].next = self.p1[2 * i + 1].val();
+            }
+        }
+        for i in 0..16 {
+            self.p3[i].next = self.p2[2 * i].val();
+            if self.raddr.val().get_bit(4) {
+                self.p3[i].next = self.p2[2 * i + 1].val();
+            }
+        }
+        for i in 0..8 {
+            self.p4[i].next = self.p3[2 * i].val();
+            if self.raddr.val().get_bit(5) {
+                self.p4[i].next = self.p3[2 * i + 1].val();
+            }
+        }
+        for i in 0..4 {
+            self.p5[i].next = self.p4[2 * i].val();
+            if self.raddr.val().get_bit(6) {
+                self.p5[i].next = self.p4[2 * i + 1].val();
+            }
+        }
+        for i in 0..2 {
+            self.p6[i].next = self.p5[2 * i].val();
+            if self.raddr.val().get_bit(8) {
+                self.p6[i].next = self.p5[2 * i + 1].val();
+            }
+        }
+        self.p7.next = self.p6[0].val();
+        if self.raddr.val().get_bit(9) {
+            self.p7.next = self.p6[1].val();
+        }
         // GID: the read copies (raddr[4:2]: data words 0..3, attributes 4, else 0)
         self.gsel.next = self.c_zero32.val();
         if !self.raddr.val().get_bit(4) {
@@ -716,7 +761,7 @@ impl Logic for CsrGlobal {
         {
             if !self.raddr.val().get_bit(10) {
                 if !self.raddr.val().get_bit(7) {
-                    self.rdata.next = self.ptree.out.val();
+                    self.rdata.next = self.p7.val();
                 }
             } else if !self.raddr.val().get_bit(9) {
                 self.rdata.next = self.gsel.val();
