@@ -25,3 +25,4 @@ pub mod stream;
 pub mod testbench;
 pub mod tx;
 pub mod verilog;
+pub mod widget;

@@ -245,6 +245,3 @@ mod tests {
         }
     }
 }
-
-pub mod skid;
-pub use skid::StreamSkid;

@@ -186,7 +186,7 @@ pub fn all_blocks() -> Vec<Emitted> {
     push(
         "ferroce_stream_skid_64",
         block_verilog(
-            &mut crate::stream::StreamSkid::<64, 8>::default(),
+            &mut crate::widget::StreamSkid::<64, 8>::default(),
             "ferroce_stream_skid_64",
         ),
     );

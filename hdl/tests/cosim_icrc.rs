@@ -7,8 +7,9 @@
 use ferroce_hdl::cosim::{CoSim, VerilatedBlock};
 use ferroce_hdl::icrc::drive::{run_checker, run_generator};
 use ferroce_hdl::icrc::*;
-use ferroce_hdl::stream::{pack_data, StreamSkid};
+use ferroce_hdl::stream::pack_data;
 use ferroce_hdl::testbench::*;
+use ferroce_hdl::widget::StreamSkid;
 use ferroce_testkit::require_cosim_tools;
 
 fn frames(rng: &mut Rng, n: usize, corrupt: bool) -> Vec<Vec<u8>> {

@@ -120,7 +120,7 @@ fn per_block_rows_add_up(target: Target, tag: &str) {
     let top = "ferroce_stream_skid_64";
     let d = dir(tag);
     let v = block_verilog(
-        &mut ferroce_hdl::stream::StreamSkid::<64, 8>::default(),
+        &mut ferroce_hdl::widget::StreamSkid::<64, 8>::default(),
         top,
     );
     std::fs::write(d.join(format!("{top}.v")), &v).unwrap();

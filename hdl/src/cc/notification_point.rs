@@ -41,7 +41,7 @@
 //! * `cnp_valid`/`cnp_ready`/`cnp_qpn`: CNP requests (first word fall through).
 //! * `ev_queued` / `ev_suppressed`: one-cycle pulses per decision (a CNP queued; none, because
 //!   of the interval or a cleared `enable`).
-use crate::csr::fifo::RegFifo;
+use crate::widget::RegFifo;
 use rust_hdl::prelude::*;
 
 /// CNP requests the queue holds.

@@ -42,6 +42,7 @@ use super::qp_config::*;
 use super::qpc_port::QpcReadSlave;
 use super::{addr_const, konst, lsb_const, Addr, CsrParams, CEV_CREATE, CEV_DESTROY};
 use crate::csr::doorbell::DB_NUM_BITS;
+use crate::widget::MuxTree;
 use ferroce_proto::host::qp::{transition_attrs, QpAttrMask, QpState};
 use ferroce_proto::host::regs::{
     self, cmd_status, cq_cfg, cq_cmd, qp_av_path, qp_cmd, qp_cqn, qp_mtu_rd, qp_ring_cfg, qp_state,
@@ -88,8 +89,8 @@ const NT: usize = 64;
 /// raddr[6:2] (the word); they must equal `RD_MATCH` (0x800: raddr[11] set, the rest 0).
 const RD_FREE: u32 = 0x200 | 0x7C;
 const RD_MATCH: u32 = regs::QP_WIN_BASE;
-/// The read-tree leaf of each readable register of the windows (the literal `rl` indices in
-/// `update`).
+/// The read-tree leaf of each readable register of the windows (the literal `rtree.leaf` indices
+/// in `update`).
 const READ_LEAF: [(u32, usize); 37] = [
     (regs::QP_CMD_QPN, 0),
     (regs::QP_CMD_STATUS, 2),
@@ -458,13 +459,8 @@ pub struct CtxWindows<const QA: usize, const CA: usize> {
     fl_n: Signal<Local, Bits<FLAGS_W>>,
     q_stat: Signal<Local, Bits<32>>,
     c_stat: Signal<Local, Bits<32>>,
-    rl: [Signal<Local, Bits<32>>; 64],
-    r1: [Signal<Local, Bits<32>>; 32],
-    r2: [Signal<Local, Bits<32>>; 16],
-    r3: [Signal<Local, Bits<32>>; 8],
-    r4: [Signal<Local, Bits<32>>; 4],
-    r5: [Signal<Local, Bits<32>>; 2],
-    r6: Signal<Local, Bits<32>>,
+    /// the read multiplexer: leaf `window * 32 + word`, selected by raddr[9] and raddr[6:2]
+    rtree: MuxTree<32, 64, 6>,
     k_rd_mask: Constant<Addr>,
     k_rd_match: Constant<Addr>,
 }
@@ -783,13 +779,7 @@ impl<const QA: usize, const CA: usize> CtxWindows<QA, CA> {
             fl_n: Default::default(),
             q_stat: Default::default(),
             c_stat: Default::default(),
-            rl: core::array::from_fn(|_| Default::default()),
-            r1: core::array::from_fn(|_| Default::default()),
-            r2: core::array::from_fn(|_| Default::default()),
-            r3: core::array::from_fn(|_| Default::default()),
-            r4: core::array::from_fn(|_| Default::default()),
-            r5: core::array::from_fn(|_| Default::default()),
-            r6: Default::default(),
+            rtree: Default::default(),
             k_rd_mask: addr_const((regs::BAR0_SIZE - 1) & !RD_FREE),
             k_rd_match: addr_const(RD_MATCH),
         }
@@ -1589,8 +1579,8 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
         }
 
         // ================= reads =================
-        // A multiplexer tree on the address bits (not a compare per register): 2 x 32 leaves
-        // `rl[window * 32 + word]` (window = raddr[9]: QP 0x800, CQ 0xA00; word = raddr[6:2];
+        // A multiplexer tree on the address bits (not a compare per register, `MuxTree`): 2 x
+        // 32 leaves `rtree.leaf[window * 32 + word]` (window = raddr[9]: QP 0x800, CQ 0xA00; word = raddr[6:2];
         // write-only and reserved words are 0 leaves). Only the two windows' exact register
         // addresses reach a register (see `RD_MATCH`): every other address reads 0, as before.
         self.q_stat.next = bit_cast::<32, 8>(self.q_result.q.val()) << self.k_result_lsb.val();
@@ -1606,82 +1596,54 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
                 | self.k_busy_mask.val();
         }
         for i in 0..64 {
-            self.rl[i].next = self.k_zero32.val();
+            self.rtree.leaf[i].next = self.k_zero32.val();
         }
-        self.rl[0].next = self.s_qpn.q.val();
-        self.rl[2].next = self.q_stat.val();
-        self.rl[3].next = self.s_mask.q.val();
-        self.rl[4].next = self.s_state.q.val();
-        self.rl[5].next = self.s_access.q.val();
-        self.rl[6].next = self.s_pd.q.val();
-        self.rl[7].next = self.s_dqpn.q.val();
-        self.rl[8].next = self.s_mtu.q.val();
-        self.rl[9].next = self.s_tmr.q.val();
-        self.rl[10].next = self.s_spsn.q.val();
-        self.rl[11].next = self.s_rpsn.q.val();
-        self.rl[12].next = self.s_dmac_lo.q.val();
-        self.rl[13].next = self.s_dmac_hi.q.val();
-        self.rl[14].next = self.s_dgid0.q.val();
-        self.rl[15].next = self.s_dgid1.q.val();
-        self.rl[16].next = self.s_dgid2.q.val();
-        self.rl[17].next = self.s_dgid3.q.val();
-        self.rl[18].next = self.s_path.q.val();
-        self.rl[19].next = self.s_flow.q.val();
-        self.rl[20].next = self.s_sport.q.val();
-        self.rl[21].next = self.s_sqb_lo.q.val();
-        self.rl[22].next = self.s_sqb_hi.q.val();
-        self.rl[23].next = self.s_rqb_lo.q.val();
-        self.rl[24].next = self.s_rqb_hi.q.val();
-        self.rl[25].next = self.s_ring.q.val();
-        self.rl[26].next = self.s_cqn.q.val();
-        self.rl[27].next = self.s_sqi.q.val();
-        self.rl[28].next = self.s_rqi.q.val();
-        self.rl[29].next = self.s_err.q.val();
-        self.rl[32].next = self.c_cqn.q.val();
-        self.rl[34].next = self.c_stat.val();
-        self.rl[35].next = self.c_base_lo.q.val();
-        self.rl[36].next = self.c_base_hi.q.val();
-        self.rl[37].next = self.c_cfg.q.val();
-        self.rl[38].next = self.c_ci.q.val();
-        self.rl[39].next = self.c_pi.q.val();
-        self.rl[40].next = self.c_cst.q.val();
-        for i in 0..32 {
-            self.r1[i].next = self.rl[2 * i].val();
-            if self.raddr.val().get_bit(2) {
-                self.r1[i].next = self.rl[2 * i + 1].val();
-            }
-        }
-        for i in 0..16 {
-            self.r2[i].next = self.r1[2 * i].val();
-            if self.raddr.val().get_bit(3) {
-                self.r2[i].next = self.r1[2 * i + 1].val();
-            }
-        }
-        for i in 0..8 {
-            self.r3[i].next = self.r2[2 * i].val();
-            if self.raddr.val().get_bit(4) {
-                self.r3[i].next = self.r2[2 * i + 1].val();
-            }
-        }
-        for i in 0..4 {
-            self.r4[i].next = self.r3[2 * i].val();
-            if self.raddr.val().get_bit(5) {
-                self.r4[i].next = self.r3[2 * i + 1].val();
-            }
-        }
-        for i in 0..2 {
-            self.r5[i].next = self.r4[2 * i].val();
-            if self.raddr.val().get_bit(6) {
-                self.r5[i].next = self.r4[2 * i + 1].val();
-            }
-        }
-        self.r6.next = self.r5[0].val();
-        if self.raddr.val().get_bit(9) {
-            self.r6.next = self.r5[1].val();
-        }
+        self.rtree.leaf[0].next = self.s_qpn.q.val();
+        self.rtree.leaf[2].next = self.q_stat.val();
+        self.rtree.leaf[3].next = self.s_mask.q.val();
+        self.rtree.leaf[4].next = self.s_state.q.val();
+        self.rtree.leaf[5].next = self.s_access.q.val();
+        self.rtree.leaf[6].next = self.s_pd.q.val();
+        self.rtree.leaf[7].next = self.s_dqpn.q.val();
+        self.rtree.leaf[8].next = self.s_mtu.q.val();
+        self.rtree.leaf[9].next = self.s_tmr.q.val();
+        self.rtree.leaf[10].next = self.s_spsn.q.val();
+        self.rtree.leaf[11].next = self.s_rpsn.q.val();
+        self.rtree.leaf[12].next = self.s_dmac_lo.q.val();
+        self.rtree.leaf[13].next = self.s_dmac_hi.q.val();
+        self.rtree.leaf[14].next = self.s_dgid0.q.val();
+        self.rtree.leaf[15].next = self.s_dgid1.q.val();
+        self.rtree.leaf[16].next = self.s_dgid2.q.val();
+        self.rtree.leaf[17].next = self.s_dgid3.q.val();
+        self.rtree.leaf[18].next = self.s_path.q.val();
+        self.rtree.leaf[19].next = self.s_flow.q.val();
+        self.rtree.leaf[20].next = self.s_sport.q.val();
+        self.rtree.leaf[21].next = self.s_sqb_lo.q.val();
+        self.rtree.leaf[22].next = self.s_sqb_hi.q.val();
+        self.rtree.leaf[23].next = self.s_rqb_lo.q.val();
+        self.rtree.leaf[24].next = self.s_rqb_hi.q.val();
+        self.rtree.leaf[25].next = self.s_ring.q.val();
+        self.rtree.leaf[26].next = self.s_cqn.q.val();
+        self.rtree.leaf[27].next = self.s_sqi.q.val();
+        self.rtree.leaf[28].next = self.s_rqi.q.val();
+        self.rtree.leaf[29].next = self.s_err.q.val();
+        self.rtree.leaf[32].next = self.c_cqn.q.val();
+        self.rtree.leaf[34].next = self.c_stat.val();
+        self.rtree.leaf[35].next = self.c_base_lo.q.val();
+        self.rtree.leaf[36].next = self.c_base_hi.q.val();
+        self.rtree.leaf[37].next = self.c_cfg.q.val();
+        self.rtree.leaf[38].next = self.c_ci.q.val();
+        self.rtree.leaf[39].next = self.c_pi.q.val();
+        self.rtree.leaf[40].next = self.c_cst.q.val();
+        // index: raddr[6:2] the word, raddr[9] the window
+        self.rtree.sel.next = self
+            .raddr
+            .val()
+            .get_bits::<6>(2)
+            .replace_bit(5, self.raddr.val().get_bit(9));
         self.rdata.next = self.k_zero32.val();
         if self.rd.val() & ((self.raddr.val() & self.k_rd_mask.val()) == self.k_rd_match.val()) {
-            self.rdata.next = self.r6.val();
+            self.rdata.next = self.rtree.out.val();
         }
 
         // ================= status outputs =================

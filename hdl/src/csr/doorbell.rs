@@ -19,10 +19,10 @@
 //! / `wready` stay low) until `wr_ok` rises, so no doorbell is ever lost. Bus doorbells have
 //! priority over the context notifications (`qmod_*`, `cnote_*`), which wait (`*_ready` low)
 //! in a cycle in which the bus pushes into the same FIFO.
-use super::fifo::RegFifo;
 use super::{
     addr_const, konst, lsb_const, Addr, CEV_ARM, CEV_CI, DB_FIFO_DEPTH, QEV_MODIFY, QEV_RQ, QEV_SQ,
 };
+use crate::widget::RegFifo;
 use ferroce_proto::host::regs::{self, db};
 use rust_hdl::prelude::*;
 

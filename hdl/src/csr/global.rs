@@ -11,11 +11,10 @@
 //! `CFG_MAC_HI` is written), the sixteen `cc_*` words, `gid0` .. `gid15` (GID table entry n,
 //! GID byte 0, first on the wire, in bits 127:120) and `gid_type` (entry n's `GID_ATTR.TYPE` in
 //! bits `2n+1..2n`).
-use super::fifo::RegFifo;
-use super::lutram::LutRam;
 use super::{
     addr_const, konst, lsb_const, rw_reset, Addr, CsrParams, EVENT_FIFO_DEPTH, GID_ENTRIES,
 };
+use crate::widget::{LutRam, RegFifo};
 use ferroce_proto::host::regs::{
     self, async_event, async_event_info, cfg_status, gid_attr, irq_status,
 };

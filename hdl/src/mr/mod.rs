@@ -72,7 +72,7 @@
 //!
 //! # Storage
 //!
-//! Eight zero-initialised simple dual-port RAMs of `2^A` rows ([`ram::NoRwRam`], marked
+//! Eight zero-initialised simple dual-port RAMs of `2^A` rows ([`crate::widget::NoRwRam`], marked
 //! `no_rw_check`: the table never uses a row read at an edge where that RAM is written, so no
 //! collision logic is needed).
 //!
@@ -81,7 +81,6 @@
 //! nextpnr-ecp5 out of context on an LFE5U-85F: 120-129 MHz (3 seeds), the limit being the
 //! DP16KD clock-to-out (5.8 ns, no output register) plus routing to the first fabric register.
 pub mod drive;
-pub mod ram;
 pub mod table;
 
 pub use table::MrTable;

@@ -31,11 +31,11 @@
 //!   invalid > key > PD > access > range), registered into the response outputs.
 use rust_hdl::prelude::*;
 
-use super::ram::NoRwRam;
 use super::{
     CODE_ACCESS, CODE_INVALID, CODE_KEY, CODE_NONE, CODE_PD, CODE_RANGE, DRAIN_CYCLES,
     MAX_ADDR_BITS, REMOTE_ANY,
 };
+use crate::widget::NoRwRam;
 
 /// The MR table with `2^A` entries (key index = key bits `8 + A - 1 .. 8`; keys whose index
 /// has any bit at or above `A` set are out of range). [`super::MrTable1k`] is the default build.

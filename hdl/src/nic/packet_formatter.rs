@@ -39,6 +39,7 @@
 use crate::csr::qp_config::{SGID_W, ST_W};
 use crate::csr::qpc_port::QpcReadMaster;
 use crate::header::{RoceHeader, L3_IPV4, L3_IPV6, L3_ROCEV1, OPCODE_CNP};
+use crate::widget::MuxTree;
 use ferroce_proto::host::config::GidType;
 use ferroce_proto::host::qp::QpState;
 use ferroce_proto::host::regs::{cfg_pfc, cfg_traffic, cfg_udp_sport};
@@ -158,9 +159,8 @@ pub struct PacketFormatter<const QA: usize> {
     // ---- locals
     sel_gid: Signal<Local, Bits<128>>,
     sgi: Signal<Local, Bits<4>>,
-    gsel1: [Signal<Local, Bits<128>>; 8],
-    gsel2: [Signal<Local, Bits<128>>; 4],
-    gsel3: [Signal<Local, Bits<128>>; 2],
+    /// the GID table entry of the source GID index (a 16:1 tree on its 4 bits)
+    gtree: MuxTree<128, 16, 4>,
     sel_type: Signal<Local, Bits<2>>,
     type_word: Signal<Local, Bits<32>>,
     c_idx: [Constant<Bits<SGID_W>>; 16],
@@ -254,9 +254,7 @@ impl<const QA: usize> Default for PacketFormatter<QA> {
             h: Default::default(),
             sel_gid: Default::default(),
             sgi: Default::default(),
-            gsel1: Default::default(),
-            gsel2: Default::default(),
-            gsel3: Default::default(),
+            gtree: Default::default(),
             sel_type: Default::default(),
             type_word: Default::default(),
             c_idx: core::array::from_fn(|n| Constant::new((n as u64).into())),
@@ -296,70 +294,28 @@ impl<const QA: usize> Logic for PacketFormatter<QA> {
         self.qpc.rd_qpn.next = self.a_qpn.q.val();
         self.hdr_valid.next = false;
         self.hdr.next = self.h.q.val();
-        // GID entry and type of the QP's source GID index (the CSR block rejects indices >= 16)
         // GID entry of the QP's source GID index (the CSR block rejects indices >= 16): a tree
-        // on the index bits, not a chain of 16 compares (one 16:1 multiplexer per bit)
+        // on the index bits (`MuxTree`), not a chain of 16 compares (one 16:1 multiplexer per
+        // bit)
         self.sgi.next = self.qpc.sgid_index.val().get_bits::<4>(0);
-        self.gsel1[0].next = self.gid0.val();
-        if self.sgi.val().get_bit(0) {
-            self.gsel1[0].next = self.gid1.val();
-        }
-        self.gsel1[1].next = self.gid2.val();
-        if self.sgi.val().get_bit(0) {
-            self.gsel1[1].next = self.gid3.val();
-        }
-        self.gsel1[2].next = self.gid4.val();
-        if self.sgi.val().get_bit(0) {
-            self.gsel1[2].next = self.gid5.val();
-        }
-        self.gsel1[3].next = self.gid6.val();
-        if self.sgi.val().get_bit(0) {
-            self.gsel1[3].next = self.gid7.val();
-        }
-        self.gsel1[4].next = self.gid8.val();
-        if self.sgi.val().get_bit(0) {
-            self.gsel1[4].next = self.gid9.val();
-        }
-        self.gsel1[5].next = self.gid10.val();
-        if self.sgi.val().get_bit(0) {
-            self.gsel1[5].next = self.gid11.val();
-        }
-        self.gsel1[6].next = self.gid12.val();
-        if self.sgi.val().get_bit(0) {
-            self.gsel1[6].next = self.gid13.val();
-        }
-        self.gsel1[7].next = self.gid14.val();
-        if self.sgi.val().get_bit(0) {
-            self.gsel1[7].next = self.gid15.val();
-        }
-        self.gsel2[0].next = self.gsel1[0].val();
-        if self.sgi.val().get_bit(1) {
-            self.gsel2[0].next = self.gsel1[1].val();
-        }
-        self.gsel2[1].next = self.gsel1[2].val();
-        if self.sgi.val().get_bit(1) {
-            self.gsel2[1].next = self.gsel1[3].val();
-        }
-        self.gsel2[2].next = self.gsel1[4].val();
-        if self.sgi.val().get_bit(1) {
-            self.gsel2[2].next = self.gsel1[5].val();
-        }
-        self.gsel2[3].next = self.gsel1[6].val();
-        if self.sgi.val().get_bit(1) {
-            self.gsel2[3].next = self.gsel1[7].val();
-        }
-        self.gsel3[0].next = self.gsel2[0].val();
-        if self.sgi.val().get_bit(2) {
-            self.gsel3[0].next = self.gsel2[1].val();
-        }
-        self.gsel3[1].next = self.gsel2[2].val();
-        if self.sgi.val().get_bit(2) {
-            self.gsel3[1].next = self.gsel2[3].val();
-        }
-        self.sel_gid.next = self.gsel3[0].val();
-        if self.sgi.val().get_bit(3) {
-            self.sel_gid.next = self.gsel3[1].val();
-        }
+        self.gtree.leaf[0].next = self.gid0.val();
+        self.gtree.leaf[1].next = self.gid1.val();
+        self.gtree.leaf[2].next = self.gid2.val();
+        self.gtree.leaf[3].next = self.gid3.val();
+        self.gtree.leaf[4].next = self.gid4.val();
+        self.gtree.leaf[5].next = self.gid5.val();
+        self.gtree.leaf[6].next = self.gid6.val();
+        self.gtree.leaf[7].next = self.gid7.val();
+        self.gtree.leaf[8].next = self.gid8.val();
+        self.gtree.leaf[9].next = self.gid9.val();
+        self.gtree.leaf[10].next = self.gid10.val();
+        self.gtree.leaf[11].next = self.gid11.val();
+        self.gtree.leaf[12].next = self.gid12.val();
+        self.gtree.leaf[13].next = self.gid13.val();
+        self.gtree.leaf[14].next = self.gid14.val();
+        self.gtree.leaf[15].next = self.gid15.val();
+        self.gtree.sel.next = self.sgi.val();
+        self.sel_gid.next = self.gtree.out.val();
         // (an index above 15 never reaches here; it selected entry 0 when this was a chain)
         if self.qpc.sgid_index.val().get_bits::<4>(4).any() {
             self.sel_gid.next = self.gid0.val();

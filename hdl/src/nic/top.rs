@@ -43,7 +43,6 @@ use crate::cc::{
     NotificationPoint, PfcPause, PfcXoffGenerator, RateFeeder, RateShaper, ReactionPoint,
 };
 use crate::cq::CqeWriter;
-use crate::csr::fifo::RegFifo;
 use crate::csr::{CsrBlockDefault, QpcReadMaster, QEV_MODIFY, QEV_RQ};
 use crate::dma::{DmaMaster, DmaReadMaster, DmaWriteMaster};
 use crate::header::{L3_IPV4, L3_IPV6, L3_ROCEV1};
@@ -52,6 +51,7 @@ use crate::resp::RcWriteResponder;
 use crate::rx::{DropReason, PfcRxTap, RxAdmission64, RxParser64};
 use crate::stream::{Sink64, Source64, StreamSink, StreamSource};
 use crate::tx::{PfcFrameInserter, TxHeaderBuilder};
+use crate::widget::RegFifo;
 use ferroce_proto::host::config::GidType;
 use ferroce_proto::host::qp::QpState;
 use ferroce_proto::host::regs;

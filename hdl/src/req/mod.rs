@@ -12,7 +12,7 @@
 //! * [`RetransmitTimer`]: the per-QP timers (local ACK timeout, RNR wait), the tick count, and
 //!   the scanner that hands an expired timer to the requester's job machine.
 //! * [`InflightTable`]: the send window, one [`InflightSlot`] row per WQE sent and not retired.
-//! * [`StreamPacker`]: joins the DMA read pieces of one packet (a packet may span SGEs) into
+//! * [`crate::widget::StreamPacker`] (a shared widget): joins the DMA read pieces of one packet (a packet may span SGEs) into
 //!   one contiguous payload stream.
 //!
 //! # Decisions
@@ -128,7 +128,7 @@
 //!   the resume PSN) with the opcode and length its place asks (FIRST/ONLY at the first PSN,
 //!   LAST/ONLY at the last, PMTU bytes except the last, which carries exactly the rest; past
 //!   the first PSN a FIRST or ONLY also fits, as the answer to a request sent again): its
-//!   bytes go through a [`crate::resp::StreamCutter`] into the SGEs, one DMA write per piece,
+//!   bytes go through a [`crate::widget::StreamCutter`] into the SGEs, one DMA write per piece,
 //!   at a per-QP scatter cursor (SGE index, bytes left in it, its translated address, bytes
 //!   of the READ still to come), fetching and checking the next SGE when one is full. After
 //!   the packet's writes complete, the cursor and the resume PSN move on (progress: the retry
@@ -146,13 +146,11 @@
 //!   and the two atomics. Others (LOCAL_INV, SEND_WITH_INV) and the INLINE flag complete with
 //!   LOC_QP_OP_ERR (vendor error WQE_OPCODE).
 pub mod inflight;
-pub mod packer;
 pub mod requester;
 pub mod retransmit_timer;
 pub mod send_scheduler;
 
 pub use inflight::{InflightSlot, InflightTable, PSN_WINDOW, WINDOW, WIN_LOG2};
-pub use packer::StreamPacker;
 pub use requester::RcRequester;
 pub use retransmit_timer::{QpTimer, RetransmitTimer, RetransmitTimerModel};
 pub use send_scheduler::{SendScheduler, SendSchedulerModel};

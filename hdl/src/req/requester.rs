@@ -53,13 +53,14 @@
 use super::inflight::{InflightTable, PSN_WINDOW, WINDOW, WIN_LOG2};
 use super::retransmit_timer::{QpTimer, RetransmitTimer};
 use super::send_scheduler::SendScheduler;
-use super::{ReqQpFlags, StreamPacker};
-use crate::csr::fifo::RegFifo;
+use super::ReqQpFlags;
 use crate::csr::qp_config::{CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RETRY_W, ST_W, TIMEOUT_W};
 use crate::csr::qpc_port::QpcReadMaster;
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
-use crate::resp::StreamCutter;
 use crate::stream::{StreamSink, StreamSource};
+use crate::widget::RegFifo;
+use crate::widget::StreamCutter;
+use crate::widget::StreamPacker;
 use ferroce_proto::host::cqe::{vendor_err, CqeOpcode, WcStatus};
 use ferroce_proto::host::wqe::{send_field as wf, sge_field as sf, SendOpcode, SEND_HEADER_LEN};
 use ferroce_proto::syndrome::rnr_timer_ns;

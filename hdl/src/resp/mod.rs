@@ -24,7 +24,7 @@
 //! * [`ack_queue::RespAckQueue`]: the ordered ACK/NAK queue. It holds every response in packet
 //!   order and lets one out only after the DMA completion of every earlier write (ACK means
 //!   data placed, docs/DMA.md N2); it also raises the QP-to-ERR request (`qerr_*`).
-//! * [`cutter::StreamCutter`]: splits a packet's payload into pieces that each start at a beat
+//! * [`crate::widget::StreamCutter`] (a shared widget): splits a packet's payload into pieces that each start at a beat
 //!   boundary: one DMA write per piece (a SEND packet spanning two receive SGEs is two pieces;
 //!   a WRITE packet is one).
 //! * [`counters::RespCounters`]: saturating 32-bit event counters.
@@ -189,9 +189,6 @@
 pub mod ack_queue;
 pub mod atomic_cache;
 pub mod counters;
-pub mod cutter;
-#[cfg(test)]
-mod cutter_tests;
 pub mod flat;
 pub mod read;
 pub mod sequence_check;
@@ -201,7 +198,6 @@ pub mod write;
 pub use ack_queue::RespAckQueue;
 pub use atomic_cache::AtomicReplayCache;
 pub use counters::RespCounters;
-pub use cutter::StreamCutter;
 pub use flat::{RcWriteResponderFlat, RcWriteResponderFlat64};
 pub use read::RcReadResponder;
 pub use sequence_check::RespSequenceCheck;

@@ -33,7 +33,7 @@
 //!   `mr_drain_req` in / `mr_drain_ack` out: the INVALIDATE drain handshake.
 //! * DMA write master `dma_wr` ([`DmaWriteMaster`], docs/DMA.md): one write per WRITE packet
 //!   with a non-empty payload and one per piece of a SEND packet (a piece ends at an SGE end),
-//!   `req_tag` = low 8 bits of the QPN; the data comes through the [`StreamCutter`].
+//!   `req_tag` = low 8 bits of the QPN; the data comes through the [`StreamCutter`] (a shared widget).
 //! * Responses: `ack_valid`/`ack_ready`, `ack_qpn` (ours), `ack_dest_qpn`, `ack_psn`,
 //!   `ack_syndrome` (AETH syndrome byte), `ack_msn`. `ack_park` in: the TX path is paused by
 //!   PFC, so responses (ACKs, NAKs, atomic ACKs, READs) at the head of the ACK queue move
@@ -76,7 +76,7 @@
 use super::atomic_cache::{AT_OP_CLEAR, AT_OP_INSERT, AT_OP_LOOKUP};
 use super::{
     AtomicReplayCache, RcReadResponder, RecvCqe, RespAckQueue, RespCounters, RespQpFlags,
-    RespSequenceCheck, RqWqeFetch, StreamCutter, ACKQ_BITS, QERR_STATUS_ACCESS, QERR_STATUS_DMA,
+    RespSequenceCheck, RqWqeFetch, ACKQ_BITS, QERR_STATUS_ACCESS, QERR_STATUS_DMA,
     QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_INVALID, SYN_NAK_OPERATIONAL,
     SYN_NAK_PSN, SYN_RNR,
 };
@@ -85,6 +85,7 @@ use crate::csr::qpc_port::QpcReadMaster;
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
 use crate::header::RoceHeader;
 use crate::stream::{StreamSink, StreamSource};
+use crate::widget::StreamCutter;
 use ferroce_proto::host::cqe::{flags as cqe_flags, vendor_err, CqeOpcode, WcStatus};
 use rust_hdl::prelude::*;
 

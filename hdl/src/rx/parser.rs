@@ -55,7 +55,8 @@ use super::l3::RxL3;
 use super::readout::{RxReadout, RxRecord};
 use super::transport::RxTransport;
 use crate::header::RoceHeader;
-use crate::stream::{StreamSink, StreamSkid, StreamSource};
+use crate::stream::{StreamSink, StreamSource};
+use crate::widget::StreamSkid;
 use rust_hdl::prelude::*;
 
 /// Address bits of the record and descriptor queues (32 entries).

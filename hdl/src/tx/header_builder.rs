@@ -42,7 +42,8 @@
 use super::TxFrameCore;
 use crate::header::RoceHeader;
 use crate::icrc::IcrcGenerator;
-use crate::stream::{Sink64, Source64, StreamSink, StreamSkid, StreamSource};
+use crate::stream::{Sink64, Source64, StreamSink, StreamSource};
+use crate::widget::StreamSkid;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]

@@ -1,5 +1,5 @@
 //! [`StreamCutter`]: splits one packet stream into byte pieces, each re-aligned to a beat
-//! boundary (64-bit datapath). The inverse of [`crate::req::packer::StreamPacker`].
+//! boundary (64-bit datapath). The inverse of [`super::StreamPacker`].
 //!
 //! Why: the RC responder places a received SEND's payload into the receiver's scatter/gather
 //! entries. One packet's payload may need several DMA writes (the last 5 bytes of one SGE, the

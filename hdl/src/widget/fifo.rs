@@ -171,6 +171,6 @@ mod tests {
     #[test]
     fn reg_fifo_synthesises() {
         let mut uut = RegFifo::<34, 8, 4>::default();
-        super::super::synth_check(&mut uut, "csr_fifo");
+        crate::csr::synth_check(&mut uut, "csr_fifo");
     }
 }
