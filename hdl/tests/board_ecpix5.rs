@@ -54,7 +54,7 @@ impl Decoder {
             }
             Some(t0) => {
                 let dt = t - t0;
-                if dt >= DIV / 2 && (dt - DIV / 2) % DIV == 0 {
+                if dt >= DIV / 2 && (dt - DIV / 2).is_multiple_of(DIV) {
                     let k = (dt - DIV / 2) / DIV;
                     match k {
                         0 => assert!(!line, "start bit at NIC cycle {t}"),
