@@ -247,12 +247,25 @@ pub fn all_blocks() -> Vec<Emitted> {
     v
 }
 
-/// Write `<module>.v` for every top-level block into `out_dir` (created if needed); returns the
-/// written paths. Used by the CLI `ferroce verilog --out DIR`.
+/// Module name of the ECPIX-5 85F board top level ([`crate::board::Ecpix5Top`]).
+pub const ECPIX5_TOP: &str = "ferroce_ecpix5_top";
+
+/// The board top levels: whole designs with vendor primitives (PLL, DDR I/O), for synthesis
+/// and place and route only. Kept out of [`all_blocks`], whose blocks are linted and simulated
+/// with Verilator and Icarus, which have no models of the vendor's cells.
+pub fn board_tops() -> Vec<Emitted> {
+    vec![Emitted {
+        module: ECPIX5_TOP.to_string(),
+        verilog: block_verilog(&mut crate::board::Ecpix5Top::default(), ECPIX5_TOP),
+    }]
+}
+
+/// Write `<module>.v` for every top-level block and board top level into `out_dir` (created if
+/// needed); returns the written paths. Used by the CLI `ferroce verilog --out DIR`.
 pub fn emit_verilog(out_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(out_dir)?;
     let mut paths = vec![];
-    for e in all_blocks() {
+    for e in all_blocks().into_iter().chain(board_tops()) {
         let p = out_dir.join(format!("{}.v", e.module));
         std::fs::write(&p, &e.verilog)?;
         paths.push(p);

@@ -1,5 +1,5 @@
-//! `ferroce verilog --out DIR` writes one Verilog file per top-level block, each defining the
-//! module it is named after (the Verilog itself is checked by the hdl crate's tool tests).
+//! `ferroce verilog --out DIR` writes one Verilog file per top-level block and board top level,
+//! each defining the module it is named after (the Verilog itself is checked by the hdl crate's tool tests).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -16,6 +16,7 @@ fn writes_every_top_level_block() {
     assert!(status.success());
     let expected: Vec<String> = ferroce_hdl::verilog::all_blocks()
         .into_iter()
+        .chain(ferroce_hdl::verilog::board_tops())
         .map(|e| e.module)
         .collect();
     assert!(!expected.is_empty());

@@ -25,8 +25,11 @@
 //!   without gaps, as `MacTx` needs).
 //! * [`RgmiiEcp5`]: the RGMII pins of a 1 Gb/s PHY on ECP5 (IDDRX1F/ODDRX1F/DELAYG) to the
 //!   MAC's GMII-style byte interface.
+//! * [`Ecpix5Top`] (with [`Ecpix5Core`] and the PLL [`Ecp5Pll`]): the LambdaConcept ECPIX-5
+//!   85F top level joining the blocks above around the NIC (`constraints/ecpix5-85f/`).
 pub mod axil_split;
 pub mod dma_axi4;
+pub mod ecpix5_top;
 pub mod host_memory;
 pub mod mac_rx;
 pub mod mac_tx;
@@ -43,6 +46,7 @@ pub mod write_align;
 
 pub use axil_split::AxilSplit;
 pub use dma_axi4::DmaAxi4Bridge;
+pub use ecpix5_top::{Ecp5Pll, Ecpix5Core, Ecpix5Top};
 pub use host_memory::{HostMemory64K, OnChipHostMemory};
 pub use mac_rx::MacRx;
 pub use mac_tx::MacTx;
