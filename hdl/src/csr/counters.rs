@@ -233,12 +233,15 @@ impl Logic for CsrCounters {
             self.written[i].clock.next = self.clock.val();
             self.acc[i].d.next = self.acc[i].q.val();
             self.written[i].d.next = self.written[i].q.val();
-            // (bit_cast of a loop-indexed value does not translate: select here, widen after)
+            // (bit_cast of a loop-indexed value does not translate: select here, widen after.
+            // `visit` is one-hot, so the select is an OR of the visited entry: written as
+            // OR-accumulation it maps to an OR tree; as `x = acc[i]` per entry it was a chain
+            // of 90 priority multiplexers, 60 cells, the CSR block's critical path.)
             if self.visit.q.val().get_bit(i) {
-                self.sw_ev.next = self.acc[i].q.val();
-                self.sw_written.next = self.written[i].q.val();
-                self.sw_rxb.next = self.c_is_rxb[i].val();
-                self.sw_txb.next = self.c_is_txb[i].val();
+                self.sw_ev.next = self.sw_ev.val() | self.acc[i].q.val();
+                self.sw_written.next = self.sw_written.val() | self.written[i].q.val();
+                self.sw_rxb.next = self.sw_rxb.val() | self.c_is_rxb[i].val();
+                self.sw_txb.next = self.sw_txb.val() | self.c_is_txb[i].val();
                 // the accumulator restarts from this cycle's increment
                 self.acc[i].d.next = 0.into();
                 self.written[i].d.next = true;
