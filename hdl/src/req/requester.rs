@@ -59,8 +59,8 @@ use crate::csr::qpc_port::QpcReadMaster;
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
 use crate::stream::{StreamSink, StreamSource};
 use crate::widget::RegFifo;
-use crate::widget::StreamCutter;
 use crate::widget::StreamPacker;
+use crate::widget::{StreamCutter, StreamSkid};
 use ferroce_proto::host::cqe::{vendor_err, CqeOpcode, WcStatus};
 use ferroce_proto::host::wqe::{send_field as wf, sge_field as sf, SendOpcode, SEND_HEADER_LEN};
 use ferroce_proto::syndrome::rnr_timer_ns;
@@ -344,8 +344,17 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     resv: DFF<Bits<11>>,
     pf_beats: Signal<Local, Bits<11>>,
     pf_room: Signal<Local, Bit>,
+    /// The FIFO's head leaves through a register slice before the packer: the block RAM's
+    /// output (5.8 ns clock-to-output on ECP5) no longer feeds the packer's logic directly
+    /// (the path it was on: docs/RESOURCES.md). `keep` and `last` of the slice are unused:
+    /// the 75-bit entry is its data.
+    pfreg: StreamSkid<75, 1>,
+    /// an entry moves from the FIFO into `pfreg` (the FIFO's room, `resv`, counts these)
     pf_pop: Signal<Local, Bit>,
+    /// the entry at the packer's input (`pfreg`'s output)
     pf_out: Signal<Local, Bits<75>>,
+    /// neither the FIFO nor its output slice holds a payload beat
+    pf_empty: Signal<Local, Bit>,
     pf_lastb: Signal<Local, Bits<75>>,
     pf_c14: Signal<Local, Bits<14>>,
     // per-QP state
@@ -394,6 +403,10 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     a_dat_fire: Signal<Local, Bit>,
     /// READ responses: the payload cut into pieces, one DMA write per piece
     cutter: StreamCutter,
+    /// The DMA write data leaves through a register slice: the shell's `ready` never reaches
+    /// the cutter or the state machine combinationally (the engine's critical path was the
+    /// cutter's remainder -> DMA write handshake -> next state, docs/RESOURCES.md)
+    wdat: StreamSkid<64, 8>,
     /// the READ's scatter cursor (per QP, at the resume PSN): SGE index, bytes left in that
     /// SGE (its translated address is `ram_dst`), and bytes of the message still to come
     ram_rk: RAM<Bits<8>, QA>,
@@ -697,6 +710,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             rr_plen: Default::default(),
             rpay: Default::default(),
             cutter: Default::default(),
+            wdat: Default::default(),
             ram_rk: zram(),
             ram_rrem: zram(),
             ram_rleft: zram(),
@@ -812,8 +826,10 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             resv: Default::default(),
             pf_beats: Default::default(),
             pf_room: Default::default(),
+            pfreg: Default::default(),
             pf_pop: Default::default(),
             pf_out: Default::default(),
+            pf_empty: Default::default(),
             pf_lastb: Default::default(),
             pf_c14: Default::default(),
             ram_pi: zram(),
@@ -1025,7 +1041,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
 impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, packer, kinds, pfifo);
+        clock!(self, clock, packer, kinds, pfifo, pfreg);
         dff_setup!(
             self,
             clock,
@@ -1145,6 +1161,12 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             r_piece
         );
         self.cutter.clock.next = self.clock.val();
+        self.wdat.clock.next = self.clock.val();
+        self.dma_wr.data.valid.next = self.wdat.out.valid.val();
+        self.dma_wr.data.data.next = self.wdat.out.data.val();
+        self.dma_wr.data.keep.next = self.wdat.out.keep.val();
+        self.dma_wr.data.last.next = self.wdat.out.last.val();
+        self.wdat.out.ready.next = self.dma_wr.data.ready.val();
         self.tbl.clock.next = self.clock.val();
         self.ram_rk.read_clock.next = self.clock.val();
         self.ram_rk.write_clock.next = self.clock.val();
@@ -1195,9 +1217,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.dma_wr.req_addr.next = self.s_dst.q.val();
         self.dma_wr.req_len.next = 8.into();
         self.dma_wr.req_tag.next = 0.into();
-        self.dma_wr.data.valid.next = false;
-        self.dma_wr.data.data.next = (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(0))
-            << 56)
+        self.wdat.inp.valid.next = false;
+        self.wdat.inp.data.next = (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(0)) << 56)
             | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(8)) << 48)
             | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(16)) << 40)
             | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(24)) << 32)
@@ -1205,8 +1226,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(40)) << 16)
             | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(48)) << 8)
             | bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(56));
-        self.dma_wr.data.keep.next = 255.into();
-        self.dma_wr.data.last.next = true;
+        self.wdat.inp.keep.next = 255.into();
+        self.wdat.inp.last.next = true;
         self.a_req_fire.next = false;
         self.a_dat_fire.next = false;
         // READ response payload: into the cutter once a piece of it was cut, up to its last
@@ -1369,14 +1390,20 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             | (bit_cast::<75, 8>(self.dma_rd.rsp.keep.val()) << 2)
             | self.pf_lastb.val()
             | bit_cast::<75, 1>(self.kinds.dout.val().get_bits::<1>(1));
-        self.pf_out.next = self.pfifo.data_out.val();
-        self.packer.inp.valid.next = !self.pfifo.empty.val();
+        self.pfreg.inp.valid.next = !self.pfifo.empty.val();
+        self.pfreg.inp.data.next = self.pfifo.data_out.val();
+        self.pfreg.inp.keep.next = 1.into();
+        self.pfreg.inp.last.next = true;
+        self.pf_pop.next = !self.pfifo.empty.val() & self.pfreg.inp.ready.val();
+        self.pfifo.read.next = self.pf_pop.val();
+        self.pf_empty.next = self.pfifo.empty.val() & !self.pfreg.out.valid.val();
+        self.pf_out.next = self.pfreg.out.data.val();
+        self.packer.inp.valid.next = self.pfreg.out.valid.val();
         self.packer.inp.data.next = self.pf_out.val().get_bits::<64>(10);
         self.packer.inp.keep.next = self.pf_out.val().get_bits::<8>(2);
         self.packer.inp.last.next = self.pf_out.val().get_bit(1);
         self.packer.inp_eop.next = self.pf_out.val().get_bit(0);
-        self.pf_pop.next = !self.pfifo.empty.val() & self.packer.inp.ready.val();
-        self.pfifo.read.next = self.pf_pop.val();
+        self.pfreg.out.ready.next = self.packer.inp.ready.val();
         self.dma_rd.rsp.ready.next = self.kinds.valid.val();
         if self.is_pay.val() {
             self.dma_rd.rsp.ready.next = !self.pfifo.full.val();
@@ -2310,7 +2337,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             }
             ReqState::ZeroFill => {
                 // after every read in flight has reached the packer, zeros to the packet's end
-                if !self.kinds.valid.val() & self.pfifo.empty.val() {
+                if !self.kinds.valid.val() & self.pf_empty.val() {
                     if self.p_rem.q.val() == 0 {
                         self.state.d.next = ReqState::Qerr;
                     } else {
@@ -2588,14 +2615,12 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 if self.a_req_fire.val() {
                     self.a_reqd.d.next = true;
                 }
-                self.dma_wr.data.valid.next = !self.a_datad.q.val();
-                self.a_dat_fire.next = !self.a_datad.q.val() & self.dma_wr.data.ready.val();
+                self.wdat.inp.valid.next = !self.a_datad.q.val();
+                self.a_dat_fire.next = !self.a_datad.q.val() & self.wdat.inp.ready.val();
                 if self.a_dat_fire.val() {
                     self.a_datad.d.next = true;
                 }
-                if (self.a_reqd.q.val() | self.a_req_fire.val())
-                    & (self.a_datad.q.val() | self.a_dat_fire.val())
-                {
+                if self.a_reqd.q.val() & self.a_datad.q.val() {
                     self.state.d.next = ReqState::AtDone;
                 }
             }
@@ -2734,16 +2759,14 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.x_fire.next = true;
                         self.c_reqd.d.next = true;
                     }
-                    self.dma_wr.data.valid.next =
-                        self.cutter.out.valid.val() & !self.c_datad.q.val();
-                    self.dma_wr.data.data.next = self.cutter.out.data.val();
-                    self.dma_wr.data.keep.next = self.cutter.out.keep.val();
-                    self.dma_wr.data.last.next = self.cutter.out.last.val();
-                    self.cutter.out.ready.next =
-                        self.dma_wr.data.ready.val() & !self.c_datad.q.val();
+                    self.wdat.inp.valid.next = self.cutter.out.valid.val() & !self.c_datad.q.val();
+                    self.wdat.inp.data.next = self.cutter.out.data.val();
+                    self.wdat.inp.keep.next = self.cutter.out.keep.val();
+                    self.wdat.inp.last.next = self.cutter.out.last.val();
+                    self.cutter.out.ready.next = self.wdat.inp.ready.val() & !self.c_datad.q.val();
                     self.x_last.next = self.cutter.out.valid.val()
                         & self.cutter.out.last.val()
-                        & self.dma_wr.data.ready.val()
+                        & self.wdat.inp.ready.val()
                         & !self.c_datad.q.val();
                 } else {
                     self.x_fire.next = !self.c_reqd.q.val();
@@ -2756,9 +2779,10 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 if self.x_last.val() {
                     self.c_datad.d.next = true;
                 }
-                if (self.c_reqd.q.val() | self.x_fire.val())
-                    & (self.c_datad.q.val() | self.x_last.val())
-                {
+                // on to the next piece once request and data were both taken, decided from
+                // the two registers alone (a cycle later than the handshakes themselves, so
+                // that no stream handshake reaches the cursors' wide adders)
+                if self.c_reqd.q.val() & self.c_datad.q.val() {
                     self.c_cutd.d.next = false;
                     self.c_reqd.d.next = false;
                     self.c_datad.d.next = false;
@@ -2966,7 +2990,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.in_err.next = self.pf_out.val().get_bit(74);
         if (self.state.q.val() == ReqState::ZeroFill)
             & !self.kinds.valid.val()
-            & self.pfifo.empty.val()
+            & self.pf_empty.val()
         {
             self.in_err.next = true;
         }

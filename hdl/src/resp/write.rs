@@ -33,7 +33,7 @@
 //!   `mr_drain_req` in / `mr_drain_ack` out: the INVALIDATE drain handshake.
 //! * DMA write master `dma_wr` ([`DmaWriteMaster`], docs/DMA.md): one write per WRITE packet
 //!   with a non-empty payload and one per piece of a SEND packet (a piece ends at an SGE end),
-//!   `req_tag` = low 8 bits of the QPN; the data comes through the [`StreamCutter`] (a shared widget).
+//!   `req_tag` = low 8 bits of the QPN; the data comes through the [`StreamCutter`] and a [`StreamSkid`] (shared widgets).
 //! * Responses: `ack_valid`/`ack_ready`, `ack_qpn` (ours), `ack_dest_qpn`, `ack_psn`,
 //!   `ack_syndrome` (AETH syndrome byte), `ack_msn`. `ack_park` in: the TX path is paused by
 //!   PFC, so responses (ACKs, NAKs, atomic ACKs, READs) at the head of the ACK queue move
@@ -64,10 +64,11 @@
 //! and state RAM read) -> `RdWait` -> `Latch` (both registered) -> `Check` (acts on the verdict
 //! of [`RespSequenceCheck`], combinational from those registers; waits while the ACK queue is
 //! full) -> `MrReq` -> `MrWait` (5 cycles) -> `Xfer`
-//! (DMA request and payload beats, straight from `pay` to `dma_wr.data`) -> `Commit` (state
+//! (DMA request and payload beats, from `pay` through the cutter and a register slice to
+//! `dma_wr.data`; the state moves on the cycle after both were taken) -> `Commit` (state
 //! written, response queued). A packet that is not executed goes from `Check` or `MrWait` to
-//! `Drain` (payload discarded) or straight back to `Idle`. That is 12 cycles of overhead per
-//! executed packet plus one cycle per payload beat: 128 + 12 cycles for PMTU 1024 at 64 bits
+//! `Drain` (payload discarded) or straight back to `Idle`. That is 13 cycles of overhead per
+//! executed packet plus one cycle per payload beat: 128 + 13 cycles for PMTU 1024 at 64 bits
 //! (~91% of the stream rate). Pipelining the next header's look-ups under the current payload
 //! would hide the overhead; not done yet. A SEND adds, per packet that opens a receive WQE,
 //! the WQE read (`WqeReq` -> `WqeRx` -> `WqeChk`, the read by the [`RqWqeFetch`]), then per
@@ -85,7 +86,7 @@ use crate::csr::qpc_port::QpcReadMaster;
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
 use crate::header::RoceHeader;
 use crate::stream::{StreamSink, StreamSource};
-use crate::widget::StreamCutter;
+use crate::widget::{StreamCutter, StreamSkid};
 use ferroce_proto::host::cqe::{flags as cqe_flags, vendor_err, CqeOpcode, WcStatus};
 use rust_hdl::prelude::*;
 
@@ -284,6 +285,10 @@ pub struct RcWriteResponder<const QA: usize> {
     rd_sh: Signal<Local, Bits<5>>,
     head_read: Signal<Local, Bit>,
     cutter: StreamCutter,
+    /// The DMA write data leaves through a register slice: the shell's `ready` never reaches
+    /// the cutter or the state machine combinationally (the block's critical path was the
+    /// cutter's remainder -> DMA write handshake -> next state, docs/RESOURCES.md)
+    wdat: StreamSkid<64, 8>,
     cqf: SynchronousFIFO<RecvCqe, ACKQ_BITS, { ACKQ_BITS + 1 }, 1>,
     counters: RespCounters,
     // per-QP responder state
@@ -636,6 +641,7 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             ev_qp_state: Default::default(),
             ev_out_of_seq: Default::default(),
             cutter: Default::default(),
+            wdat: Default::default(),
             cqf: Default::default(),
             r_imm: Default::default(),
             r_se: Default::default(),
@@ -968,10 +974,16 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.dma_wr.req_addr.next = self.r_addr.q.val();
         self.dma_wr.req_len.next = self.r_n.q.val();
         self.dma_wr.req_tag.next = self.r_qpn.q.val().get_bits::<8>(0);
-        self.dma_wr.data.valid.next = false;
-        self.dma_wr.data.data.next = self.cutter.out.data.val();
-        self.dma_wr.data.keep.next = self.cutter.out.keep.val();
-        self.dma_wr.data.last.next = self.cutter.out.last.val();
+        self.wdat.clock.next = self.clock.val();
+        self.dma_wr.data.valid.next = self.wdat.out.valid.val();
+        self.dma_wr.data.data.next = self.wdat.out.data.val();
+        self.dma_wr.data.keep.next = self.wdat.out.keep.val();
+        self.dma_wr.data.last.next = self.wdat.out.last.val();
+        self.wdat.out.ready.next = self.dma_wr.data.ready.val();
+        self.wdat.inp.valid.next = false;
+        self.wdat.inp.data.next = self.cutter.out.data.val();
+        self.wdat.inp.keep.next = self.cutter.out.keep.val();
+        self.wdat.inp.last.next = self.cutter.out.last.val();
         self.req_fire.next = false;
         self.last_fire.next = false;
         // the cutter takes the packet's payload once a cut of it was taken, up to its last beat
@@ -1567,18 +1579,19 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.ackq.entry.next.emit = false;
                     }
                 }
-                self.dma_wr.data.valid.next = self.cutter.out.valid.val() & !self.r_datad.q.val();
-                self.cutter.out.ready.next = self.dma_wr.data.ready.val() & !self.r_datad.q.val();
+                self.wdat.inp.valid.next = self.cutter.out.valid.val() & !self.r_datad.q.val();
+                self.cutter.out.ready.next = self.wdat.inp.ready.val() & !self.r_datad.q.val();
                 self.last_fire.next = self.cutter.out.valid.val()
                     & self.cutter.out.last.val()
-                    & self.dma_wr.data.ready.val()
+                    & self.wdat.inp.ready.val()
                     & !self.r_datad.q.val();
                 if self.last_fire.val() {
                     self.r_datad.d.next = true;
                 }
-                if (self.r_reqd.q.val() | self.req_fire.val())
-                    & (self.r_datad.q.val() | self.last_fire.val())
-                {
+                // on once request and data were both taken, decided from the two registers
+                // alone (a cycle after the handshakes, so that no stream handshake reaches
+                // the cursors' wide adders and the RAMs' write data)
+                if self.r_reqd.q.val() & self.r_datad.q.val() {
                     if self.r_place.q.val() {
                         // advance the SGE cursor and the packet
                         self.s_va_lo.d.next = self.c_va_lo.val();
@@ -1703,8 +1716,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     if self.req_fire.val() {
                         self.r_reqd.d.next = true;
                     }
-                    self.dma_wr.data.valid.next = !self.r_datad.q.val();
-                    self.dma_wr.data.data.next =
+                    self.wdat.inp.valid.next = !self.r_datad.q.val();
+                    self.wdat.inp.data.next =
                         (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(0)) << 56)
                             | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(8)) << 48)
                             | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(16)) << 40)
@@ -1713,15 +1726,13 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                             | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(40)) << 16)
                             | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(48)) << 8)
                             | bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(56));
-                    self.dma_wr.data.keep.next = 255.into();
-                    self.dma_wr.data.last.next = true;
-                    self.last_fire.next = !self.r_datad.q.val() & self.dma_wr.data.ready.val();
+                    self.wdat.inp.keep.next = 255.into();
+                    self.wdat.inp.last.next = true;
+                    self.last_fire.next = !self.r_datad.q.val() & self.wdat.inp.ready.val();
                     if self.last_fire.val() {
                         self.r_datad.d.next = true;
                     }
-                    if (self.r_reqd.q.val() | self.req_fire.val())
-                        & (self.r_datad.q.val() | self.last_fire.val())
-                    {
+                    if self.r_reqd.q.val() & self.r_datad.q.val() {
                         self.state.d.next = WrState::AtDone;
                     }
                 }
@@ -1792,8 +1803,14 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.r_cutd.d.next = true;
                         self.in_cut.d.next = true;
                     }
+                    // done the cycle after the piece's last beat left the cutter (decided
+                    // from a register: the cutter's output logic stays out of the next state)
                     self.cutter.out.ready.next = true;
                     if self.cutter.out.valid.val() & self.cutter.out.last.val() {
+                        self.r_datad.d.next = true;
+                    }
+                    if self.r_datad.q.val() {
+                        self.r_datad.d.next = false;
                         self.state.d.next = WrState::Idle;
                     }
                 }
@@ -1809,6 +1826,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             self.e_st.d.next = self.rerr_st.val();
             self.e_vendor.d.next = self.rerr_vendor.val();
             self.r_cutd.d.next = false;
+            self.r_datad.d.next = false;
             self.state.d.next = WrState::RecvErr;
         }
         if (self.state.q.val() == WrState::WqeChk) & self.rerr.val() {
