@@ -277,6 +277,8 @@ pub struct CapturedRoce {
     pub reth: Option<(u64, u32)>,
     /// The AETH's syndrome, if the frame has one (responses).
     pub aeth_syndrome: Option<u8>,
+    /// Bytes of message data (pad excluded).
+    pub payload_len: usize,
     /// Whether its ICRC is right (a poisoned frame has it complemented).
     pub icrc_ok: bool,
 }
@@ -303,6 +305,7 @@ impl CapturedRoce {
                     psn: r.bth.psn,
                     reth: r.ext.reth.map(|x| (x.va, x.dma_len)),
                     aeth_syndrome: r.ext.aeth.map(|a| a.syndrome),
+                    payload_len: r.payload.len(),
                     icrc_ok: r.icrc_ok(),
                 })
             })
