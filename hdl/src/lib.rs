@@ -2,7 +2,8 @@
 //!
 //! * [`stream`]: the packet stream interface (valid/ready/data/keep/last, first wire byte in the
 //!   data MSB) and plain-Rust beat helpers.
-//! * [`testbench`]: hand stepping ([`testbench::Bench`]), stream feeders/collectors, RNG.
+//! * [`testbench`]: hand stepping ([`testbench::Bench`]), stream feeders/collectors, RNG, the
+//!   PC's side of a UART line.
 //! * [`icrc`]: RoCE ICRC checker (RX) and generator (TX), full rate, self-parsing.
 //! * [`verilog`]: Verilog emission of the top-level blocks ([`verilog::emit_verilog`]). (The
 //!   policy for tests that need outside tools is in the `ferroce-testkit` dev-dependency.)

@@ -1,5 +1,6 @@
 //! Testbench helpers: hand stepping of a rust-hdl block, stream feeders/collectors with random
-//! valid/ready gaps, and a tiny deterministic RNG.
+//! valid/ready gaps, a tiny deterministic RNG, and the PC's side of a UART line
+//! ([`uart_char_levels`], [`UartDecoder`]).
 //!
 //! Why hand stepping: the threaded `Simulation` of rust-hdl is ~3x slower than calling
 //! `simulate()` by hand (docs/HDL-RULES.md). [`Bench`] does `connect_all` + `check_all` once, then
@@ -337,4 +338,94 @@ pub fn hex(s: &str) -> Vec<u8> {
     (0..s.len() / 2)
         .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
         .collect()
+}
+
+/// The PC's side of a UART line in a bench: 8N1 characters (one start bit, eight data bits
+/// LSB first, one stop bit) turned into line levels, one level per cycle.
+///
+/// Why here: the benches of the UART bridge (`board::UartAxil`) and of the boards that embed
+/// it (`board::Ecpix5Core`) both speak the bridge's protocol bit by bit; one host model keeps
+/// their idea of the line the same instead of two copies that could drift apart.
+///
+/// `bit` is the number of cycles per bit (the bridge's divider); `stop_ok` false makes a
+/// framing error: the stop bit is low for three quarters of a bit before the line goes high
+/// (idle) for a whole bit.
+pub fn uart_char_levels(byte: u8, bit: usize, stop_ok: bool, out: &mut VecDeque<bool>) {
+    out.extend(std::iter::repeat_n(false, bit));
+    for i in 0..8 {
+        out.extend(std::iter::repeat_n((byte >> i) & 1 == 1, bit));
+    }
+    if !stop_ok {
+        out.extend(std::iter::repeat_n(false, bit * 3 / 4));
+    }
+    out.extend(std::iter::repeat_n(true, bit));
+}
+
+/// The PC's receiver of a UART line in a bench (see [`uart_char_levels`] for why it lives
+/// here): fed the line once per cycle, a falling edge from idle starts a character, each bit is
+/// sampled in its middle, and the decoder panics on a low start bit's absence or a low stop bit
+/// (a framing error on the device's transmit side is a failure of the device under test).
+#[derive(Clone, Debug)]
+pub struct UartDecoder {
+    /// Cycles per bit.
+    bit: u64,
+    prev: bool,
+    /// The cycle of the falling edge of the character being received.
+    start: Option<u64>,
+    bits: u16,
+    /// The characters received so far (take them with [`UartDecoder::take_bytes`]).
+    pub bytes: Vec<u8>,
+}
+
+impl UartDecoder {
+    /// A decoder for `bit` cycles per bit. The line counts as low before the first sample, so
+    /// a line that starts low does not start a character until it has been high.
+    pub fn new(bit: u64) -> Self {
+        UartDecoder {
+            bit,
+            prev: false,
+            start: None,
+            bits: 0,
+            bytes: Vec::new(),
+        }
+    }
+
+    /// The line's level at cycle `t` (one call per cycle, `t` increasing by one).
+    pub fn sample(&mut self, t: u64, line: bool) {
+        let bit = self.bit;
+        match self.start {
+            None => {
+                if self.prev && !line {
+                    self.start = Some(t);
+                }
+            }
+            Some(t0) => {
+                let dt = t - t0;
+                if dt >= bit / 2 && (dt - bit / 2).is_multiple_of(bit) {
+                    let k = (dt - bit / 2) / bit;
+                    match k {
+                        0 => assert!(!line, "UART: start bit high at cycle {t}"),
+                        1..=8 => self.bits |= (line as u16) << (k - 1),
+                        _ => {
+                            assert!(line, "UART: stop bit low at cycle {t}");
+                            self.bytes.push(self.bits as u8);
+                            self.bits = 0;
+                            self.start = None;
+                        }
+                    }
+                }
+            }
+        }
+        self.prev = line;
+    }
+
+    /// Whether a character is being received (its start edge seen, its stop bit not yet).
+    pub fn busy(&self) -> bool {
+        self.start.is_some()
+    }
+
+    /// The characters received so far; the list starts empty again.
+    pub fn take_bytes(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.bytes)
+    }
 }

@@ -27,7 +27,7 @@
 //! Needs yosys (the tool policy of `ferroce_testkit::require_tool`).
 use ferroce_hdl::board::ecpix5_top::{NIC_CLKOS_DIV, NIC_CLOCK_HZ, PLL_CLKOP_DIV};
 use ferroce_hdl::board::{Ecpix5Core, Ecpix5Top};
-use ferroce_hdl::testbench::settle_block;
+use ferroce_hdl::testbench::{settle_block, uart_char_levels, UartDecoder};
 use ferroce_proto::host::regs;
 use ferroce_testkit::{require_tool, tool_available, workspace_root, yosys_check};
 use rust_hdl::prelude::*;
@@ -42,51 +42,14 @@ const PHY_RESET: u32 = 20;
 const NIC_HALF: u64 = 3;
 const ETH_HALF: u64 = 2;
 
-/// Serial decoder of `uart_tx`, sampled once per NIC cycle.
-#[derive(Default)]
-struct Decoder {
-    prev: bool,
-    start: Option<u64>,
-    bits: u16,
-    bytes: Vec<u8>,
-}
-
-impl Decoder {
-    fn sample(&mut self, t: u64, line: bool) {
-        match self.start {
-            None => {
-                if self.prev && !line {
-                    self.start = Some(t);
-                }
-            }
-            Some(t0) => {
-                let dt = t - t0;
-                if dt >= DIV / 2 && (dt - DIV / 2).is_multiple_of(DIV) {
-                    let k = (dt - DIV / 2) / DIV;
-                    match k {
-                        0 => assert!(!line, "start bit at NIC cycle {t}"),
-                        1..=8 => self.bits |= (line as u16) << (k - 1),
-                        _ => {
-                            assert!(line, "stop bit low at NIC cycle {t}");
-                            self.bytes.push(self.bits as u8);
-                            self.bits = 0;
-                            self.start = None;
-                        }
-                    }
-                }
-            }
-        }
-        self.prev = line;
-    }
-}
-
 struct Board {
     u: Box<Ecpix5Core>,
     t: u64,
     nic_cycles: u64,
     line: VecDeque<bool>,
     gmii: VecDeque<(u8, bool)>,
-    dec: Decoder,
+    /// the PC's receiver of `uart_tx`, sampled once per NIC cycle
+    dec: UartDecoder,
     lock_at: u64,
     /// lowest values seen of the LED/PHY outputs since the last `reset_seen`
     seen_g_lit: bool,
@@ -105,7 +68,7 @@ impl Board {
             nic_cycles: 0,
             line: VecDeque::new(),
             gmii: VecDeque::new(),
-            dec: Decoder::default(),
+            dec: UartDecoder::new(DIV),
             lock_at: 30,
             seen_g_lit: false,
         }
@@ -160,13 +123,9 @@ impl Board {
 
     fn send(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.line.extend(std::iter::repeat_n(false, DIV as usize));
-            for i in 0..8 {
-                self.line
-                    .extend(std::iter::repeat_n((b >> i) & 1 == 1, DIV as usize));
-            }
-            self.line
-                .extend(std::iter::repeat_n(true, 2 * DIV as usize));
+            uart_char_levels(b, DIV as usize, true, &mut self.line);
+            // one bit of idle after the stop bit
+            self.line.extend(std::iter::repeat_n(true, DIV as usize));
         }
     }
 
@@ -177,7 +136,7 @@ impl Board {
         while !self.line.is_empty() {
             self.nic_cycle();
         }
-        while self.dec.bytes.len() < n || self.dec.start.is_some() {
+        while self.dec.bytes.len() < n || self.dec.busy() {
             self.nic_cycle();
             guard += 1;
             assert!(guard < 100 * DIV, "no answer ({:?} so far)", self.dec.bytes);
@@ -185,7 +144,7 @@ impl Board {
         for _ in 0..2 * DIV {
             self.nic_cycle();
         }
-        std::mem::take(&mut self.dec.bytes)
+        self.dec.take_bytes()
     }
 
     /// `R` command: the status byte and the data.

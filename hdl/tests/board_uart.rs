@@ -11,7 +11,7 @@
 //! Needs verilator, make, g++ and yosys (the tool policy of `ferroce_testkit::require_tool`).
 use ferroce_hdl::board::UartAxil;
 use ferroce_hdl::cosim::CoSim;
-use ferroce_hdl::testbench::{Bench, Rng, Stepper};
+use ferroce_hdl::testbench::{uart_char_levels, Bench, Rng, Stepper, UartDecoder};
 use ferroce_testkit::{require_cosim_tools, synth_ecp5_block, ECP5_CELLS};
 use std::collections::{HashMap, VecDeque};
 
@@ -20,59 +20,6 @@ const TIMEOUT: u32 = 40 * DIV as u32;
 
 fn bridge() -> UartAxil {
     UartAxil::new(DIV as u16, TIMEOUT)
-}
-
-/// Line levels, one per cycle, of one 8N1 character (`stop_ok` false: the stop bit is low for
-/// three quarters of a bit, a framing error).
-fn char_levels(b: u8, stop_ok: bool, out: &mut VecDeque<bool>) {
-    out.extend(std::iter::repeat(false).take(DIV));
-    for i in 0..8 {
-        out.extend(std::iter::repeat((b >> i) & 1 == 1).take(DIV));
-    }
-    if stop_ok {
-        out.extend(std::iter::repeat(true).take(DIV));
-    } else {
-        out.extend(std::iter::repeat(false).take(DIV * 3 / 4));
-        out.extend(std::iter::repeat(true).take(DIV));
-    }
-}
-
-/// Serial decoder of `txd`: a falling edge starts a character, sampled mid-bit.
-#[derive(Default)]
-struct Decoder {
-    prev: bool,
-    start: Option<u64>,
-    bits: u16,
-    bytes: Vec<u8>,
-}
-
-impl Decoder {
-    fn sample(&mut self, t: u64, line: bool) {
-        match self.start {
-            None => {
-                if self.prev && !line {
-                    self.start = Some(t);
-                }
-            }
-            Some(t0) => {
-                let dt = t - t0;
-                if dt >= DIV as u64 / 2 && (dt - DIV as u64 / 2) % DIV as u64 == 0 {
-                    let k = (dt - DIV as u64 / 2) / DIV as u64;
-                    match k {
-                        0 => assert!(!line, "start bit at cycle {t}"),
-                        1..=8 => self.bits |= (line as u16) << (k - 1),
-                        _ => {
-                            assert!(line, "stop bit low at cycle {t}");
-                            self.bytes.push(self.bits as u8);
-                            self.bits = 0;
-                            self.start = None;
-                        }
-                    }
-                }
-            }
-        }
-        self.prev = line;
-    }
 }
 
 /// AXI4-Lite slave model: registers, random handshake delays, SLVERR at and above 0x8000_0000.
@@ -162,7 +109,8 @@ enum Step {
 
 struct Run {
     line: VecDeque<bool>,
-    dec: Decoder,
+    /// the PC's receiver of `txd`
+    dec: UartDecoder,
     slave: Slave,
     t: u64,
     frame_errs: u64,
@@ -189,7 +137,7 @@ impl Run {
     /// Send `bytes` (random idle time between characters, well under the timeout).
     fn send(&mut self, bytes: &[u8], rng: &mut Rng) {
         for &x in bytes {
-            char_levels(x, true, &mut self.line);
+            uart_char_levels(x, DIV, true, &mut self.line);
             let gap = rng.range(0, 2 * DIV);
             self.line.extend(std::iter::repeat(true).take(gap));
         }
@@ -207,7 +155,7 @@ impl Run {
                 self.cycle(b, rng);
             }
         } else {
-            while self.dec.bytes.len() < n || self.dec.start.is_some() {
+            while self.dec.bytes.len() < n || self.dec.busy() {
                 self.cycle(b, rng);
                 guard += 1;
                 assert!(guard < 200 * DIV, "no answer ({:?} so far)", self.dec.bytes);
@@ -217,7 +165,7 @@ impl Run {
                 self.cycle(b, rng);
             }
         }
-        std::mem::take(&mut self.dec.bytes)
+        self.dec.take_bytes()
     }
 }
 
@@ -225,7 +173,7 @@ fn session<S: Stepper<UartAxil>>(b: &mut S, seed: u64, steps: usize) {
     let mut rng = Rng::new(seed);
     let mut run = Run {
         line: VecDeque::new(),
-        dec: Decoder::default(),
+        dec: UartDecoder::new(DIV as u64),
         slave: Slave::default(),
         t: 0,
         frame_errs: 0,
@@ -303,7 +251,7 @@ fn session<S: Stepper<UartAxil>>(b: &mut S, seed: u64, steps: usize) {
             Step::BadFrame(g) => {
                 kinds[3] += 1;
                 want_errs += 1;
-                char_levels(g, false, &mut run.line);
+                uart_char_levels(g, DIV, false, &mut run.line);
                 assert_eq!(run.answer(b, &mut rng, 0), vec![], "step {i}: bad frame");
             }
             Step::Abandoned(n) => {

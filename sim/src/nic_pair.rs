@@ -16,6 +16,7 @@ use crate::link_faults::{FaultyLink, LinkFaults, LinkStats};
 use crate::nic_system::{NicHardware, NicSystem};
 use ferroce_hdl::nic::NicTop;
 use ferroce_hdl::testbench::Bench;
+use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -237,6 +238,11 @@ impl<H: NicHardware> NicPair<H> {
         std::mem::take(&mut self.frames)
     }
 
+    /// The captured frames so far, parsed, RoCE ones only ([`CapturedRoce::parse_all`]).
+    pub fn take_captured_roce(&mut self) -> Vec<CapturedRoce> {
+        CapturedRoce::parse_all(&self.take_captured())
+    }
+
     fn transaction(&mut self, side: usize) -> u32 {
         loop {
             self.cycle();
@@ -245,6 +251,72 @@ impl<H: NicHardware> NicPair<H> {
             }
         }
     }
+}
+
+/// One captured RoCE frame, parsed by `ferroce_proto` (outside the NIC): the facts the tests
+/// of the pair check on the wire.
+///
+/// Why here: the NIC pair's tests all read the link the same way (take the capture, parse
+/// each frame, keep the RoCE ones with the sending side and a few BTH fields); one parser keeps
+/// what they count the same instead of a copy per test file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CapturedRoce {
+    /// The side that sent it (0 or 1).
+    pub from: usize,
+    /// Its ordinal among the frames of the same capture that `from` sent, every frame counted
+    /// (RoCE or not): with the capture on throughout, ordinal `k` of a take is
+    /// [`NicPair::frames_sent`]`[from]` at the previous take plus `k`, as
+    /// [`NicPair::lose_frames`] numbers them.
+    pub ordinal: usize,
+    /// Cycle at which its last beat left the sender ([`LinkFrame::cycle`]).
+    pub cycle: u64,
+    pub opcode: Opcode,
+    pub dest_qp: u32,
+    pub psn: u32,
+    /// The RETH's virtual address and DMA length, if the frame has one.
+    pub reth: Option<(u64, u32)>,
+    /// The AETH's syndrome, if the frame has one (responses).
+    pub aeth_syndrome: Option<u8>,
+    /// Bytes of message data (pad excluded).
+    pub payload_len: usize,
+    /// Whether its ICRC is right (a poisoned frame has it complemented).
+    pub icrc_ok: bool,
+}
+
+impl CapturedRoce {
+    /// The RoCE frames of `frames`, in order (frames that do not parse, or are not RoCE, are
+    /// left out but still count for [`CapturedRoce::ordinal`]).
+    pub fn parse_all(frames: &[LinkFrame]) -> Vec<CapturedRoce> {
+        let mut sent = vec![0usize; frames.iter().map(|f| f.from + 1).max().unwrap_or(0)];
+        frames
+            .iter()
+            .filter_map(|f| {
+                let ordinal = sent[f.from];
+                sent[f.from] += 1;
+                let FrameBody::Roce(r) = FrameRepr::parse(&f.bytes).ok()?.body else {
+                    return None;
+                };
+                Some(CapturedRoce {
+                    from: f.from,
+                    ordinal,
+                    cycle: f.cycle,
+                    opcode: r.bth.opcode,
+                    dest_qp: r.bth.dest_qp,
+                    psn: r.bth.psn,
+                    reth: r.ext.reth.map(|x| (x.va, x.dma_len)),
+                    aeth_syndrome: r.ext.aeth.map(|a| a.syndrome),
+                    payload_len: r.payload.len(),
+                    icrc_ok: r.icrc_ok(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// The RoCE frames captured on a shared pair since the last take
+/// ([`NicPair::take_captured_roce`]).
+pub fn captured_roce<H: NicHardware>(pair: &SharedPair<H>) -> Vec<CapturedRoce> {
+    lock(pair).take_captured_roce()
 }
 
 /// A [`NicPair`] shared by the two sides' driver backends.

@@ -11,7 +11,7 @@ use ferroce_proto::pcap;
 use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode, RoceNet};
 use ferroce_sim::cmd::verbs::{connect, open_pair, run_scenario, Engine, VerbsArgs};
 use ferroce_sim::host::ShellConfig;
-use ferroce_sim::nic_pair::lock;
+use ferroce_sim::nic_pair::{captured_roce, lock};
 use ferroce_sim::nic_verilated::VerilatedNic;
 use ferroce_sim::vcd::PERIOD_PS;
 use ferroce_testkit::require_tool;
@@ -519,14 +519,10 @@ fn remote_access_errors_are_naked_and_write_nothing() {
         [snapshot(&b.mr), snapshot(&no_write), snapshot(&foreign)]
     );
     // on the wire: one NAK remote access error per case, from B
-    let frames = lock(&pair).take_captured();
-    let naks = frames
+    let naks = captured_roce(&pair)
         .iter()
         .filter(|f| f.from == 1)
-        .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
-            FrameBody::Roce(r) => r.ext.aeth.map(|a| a.syndrome),
-            _ => None,
-        })
+        .filter_map(|f| f.aeth_syndrome)
         .filter(|s| *s == 0x62)
         .count();
     assert_eq!(naks, cases);
@@ -675,13 +671,10 @@ fn lost_middle_packet_is_recovered_by_a_sequence_nak() {
     assert_eq!(resp.executed, 8, "{resp:?}");
     // on the wire from B: one NAK PSN sequence error, then the ACK
     let syndromes: Vec<u8> = p
-        .take_captured()
+        .take_captured_roce()
         .iter()
         .filter(|f| f.from == 1)
-        .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
-            FrameBody::Roce(r) => r.ext.aeth.map(|a| a.syndrome),
-            _ => None,
-        })
+        .filter_map(|f| f.aeth_syndrome)
         .collect();
     assert_eq!(syndromes.first(), Some(&0x60), "{syndromes:x?}");
     assert_eq!(syndromes.iter().filter(|s| **s == 0x60).count(), 1);
@@ -818,14 +811,10 @@ fn receive_queue_rnr_and_receive_errors() {
     assert_eq!(rbuf.to_vec(0, 4096).unwrap(), vec![0x5A; 4096]);
 
     // on the wire from B: RNR NAKs (0x20 | min_rnr_timer 12), one NAK 0x61, one NAK 0x63
-    let frames = lock(&pair).take_captured();
-    let syn: Vec<u8> = frames
+    let syn: Vec<u8> = captured_roce(&pair)
         .iter()
         .filter(|f| f.from == 1)
-        .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
-            FrameBody::Roce(r) => r.ext.aeth.map(|a| a.syndrome),
-            _ => None,
-        })
+        .filter_map(|f| f.aeth_syndrome)
         .collect();
     assert_eq!(syn.iter().filter(|s| **s == 0x20 | 12).count() as u64, rnr);
     assert_eq!(syn.iter().filter(|s| **s == 0x61).count(), 1, "{syn:02x?}");

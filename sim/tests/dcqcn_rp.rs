@@ -19,10 +19,10 @@
 use ferroce_driver::{DcqcnParams, Pmtu, QpRate, Remote, RtsAttr, SendWr, WcStatus};
 use ferroce_hdl::testbench::Rng;
 use ferroce_proto::host::regs;
-use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode};
-use ferroce_sim::cmd::verbs::{connect_with, enable_dcqcn, open_pair, Host, DEPTH};
+use ferroce_proto::wire::Opcode;
+use ferroce_sim::cmd::verbs::{enable_dcqcn, verilated_pair, Host, DEPTH};
 use ferroce_sim::link_faults::LinkFaults;
-use ferroce_sim::nic_pair::{lock, SharedPair};
+use ferroce_sim::nic_pair::{captured_roce, lock, SharedPair};
 use ferroce_sim::nic_verilated::VerilatedNic;
 use ferroce_testkit::require_tool;
 use std::time::Duration;
@@ -34,23 +34,15 @@ const MSGS: usize = 60;
 const FLOOR_MBPS: u32 = 2000;
 
 fn pair(seed: u64) -> Pair {
-    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
-    let (pair, hosts) =
-        open_pair(hw, ferroce_sim::host::ShellConfig::ideal(), 1, LEN, true).unwrap();
     let mut rng = Rng::new(seed);
-    connect_with(&hosts, Pmtu::Mtu1024, &mut rng, &RtsAttr::default()).unwrap();
-    (pair, hosts)
+    verilated_pair(1, LEN, true, Pmtu::Mtu1024, &mut rng, &RtsAttr::default()).unwrap()
 }
 
 /// RoCE frames on the link: (cycle, payload bytes, opcode, sender).
 fn frames(h: &Pair) -> Vec<(u64, usize, Opcode, usize)> {
-    lock(&h.0)
-        .take_captured()
+    captured_roce(&h.0)
         .into_iter()
-        .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
-            FrameBody::Roce(r) => Some((f.cycle, r.payload.len(), r.bth.opcode, f.from)),
-            _ => None,
-        })
+        .map(|f| (f.cycle, f.payload_len, f.opcode, f.from))
         .collect()
 }
 

@@ -13,37 +13,17 @@
 use ferroce_driver::{Pmtu, Remote, RtsAttr, SendWr, WcStatus};
 use ferroce_hdl::testbench::Rng;
 use ferroce_proto::host::regs;
-use ferroce_proto::wire::{FrameBody, FrameRepr};
-use ferroce_sim::cmd::verbs::{connect_with, open_pair};
-use ferroce_sim::host::ShellConfig;
-use ferroce_sim::nic_pair::{lock, SharedPair};
+use ferroce_sim::cmd::verbs::verilated_pair;
+use ferroce_sim::nic_pair::captured_roce;
 use ferroce_sim::nic_verilated::VerilatedNic;
 use ferroce_testkit::require_tool;
 use std::time::Duration;
-
-/// (sender side, destination QPN, ICRC good) of every RoCE frame captured since the last call.
-fn roce_frames(pair: &SharedPair<VerilatedNic>) -> Vec<(usize, u32, bool)> {
-    lock(pair)
-        .take_captured()
-        .into_iter()
-        .filter_map(|f| {
-            let fr = FrameRepr::parse(&f.bytes).ok()?;
-            let ok = fr.icrc_ok()?;
-            match fr.body {
-                FrameBody::Roce(r) => Some((f.from, r.bth.dest_qp, ok)),
-                _ => None,
-            }
-        })
-        .collect()
-}
 
 #[test]
 fn failed_dma_reads_are_never_used() {
     if !require_tool("verilator") {
         return;
     }
-    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
-    let (pair, hosts) = open_pair(hw, ShellConfig::ideal(), 3, 8192, true).unwrap();
     let mut rng = Rng::new(23);
     let rts = RtsAttr {
         timeout: 1,
@@ -51,7 +31,7 @@ fn failed_dma_reads_are_never_used() {
         rnr_retry: 7,
         ..RtsAttr::default()
     };
-    connect_with(&hosts, Pmtu::Mtu256, &mut rng, &rts).unwrap();
+    let (pair, hosts) = verilated_pair(3, 8192, true, Pmtu::Mtu256, &mut rng, &rts).unwrap();
     let [a, b] = &hosts;
     let remote = Remote {
         va: b.mr.addr(0),
@@ -68,7 +48,7 @@ fn failed_dma_reads_are_never_used() {
         .unwrap();
     let wc = a.cq.poll_until(1, 4, Duration::from_millis(2)).unwrap();
     assert_eq!(wc[0].status, WcStatus::Success);
-    let _ = roce_frames(&pair);
+    let _ = captured_roce(&pair);
 
     // ---- 1. a's SQ ring of QP 0 is unmapped from the IOMMU: the WQE's read fails
     let (sq_iova, _) = a.qps[0].sq_ring();
@@ -84,7 +64,7 @@ fn failed_dma_reads_are_never_used() {
         "the WQE was never read: its wr_id is unknown"
     );
     assert!(
-        roce_frames(&pair).iter().all(|f| f.0 != 0),
+        captured_roce(&pair).iter().all(|f| f.from != 0),
         "nothing sent for a WQE that could not be read"
     );
     let fa = faults(a);
@@ -113,17 +93,17 @@ fn failed_dma_reads_are_never_used() {
     assert_eq!(wc.len(), 1);
     assert_eq!(wc[0].wr_id, 0x2222);
     assert_eq!(wc[0].status, WcStatus::RetryExcErr);
-    let frames = roce_frames(&pair);
-    let responses: Vec<_> = frames.iter().filter(|f| f.0 == 1).collect();
+    let frames = captured_roce(&pair);
+    let responses: Vec<_> = frames.iter().filter(|f| f.from == 1).collect();
     assert!(
         responses.len() >= 2,
         "a response to the READ and to its retry"
     );
     assert!(
-        responses.iter().all(|f| !f.2),
+        responses.iter().all(|f| !f.icrc_ok),
         "every READ response from unreadable memory is poisoned: {responses:?}"
     );
-    assert!(frames.iter().filter(|f| f.0 == 0).all(|f| f.2));
+    assert!(frames.iter().filter(|f| f.from == 0).all(|f| f.icrc_ok));
     assert_eq!(
         a.device.counter(regs::CNT_RX_DROP_ICRC_LO) - a_icrc0,
         responses.len() as u64,
@@ -153,13 +133,16 @@ fn failed_dma_reads_are_never_used() {
     assert_eq!(wc.len(), 1);
     assert_eq!(wc[0].wr_id, 0x3333);
     assert_eq!(wc[0].status, WcStatus::RetryExcErr);
-    let sent: Vec<_> = roce_frames(&pair)
+    let sent: Vec<_> = captured_roce(&pair)
         .into_iter()
-        .filter(|f| f.0 == 0)
+        .filter(|f| f.from == 0)
         .collect();
     // 700 bytes at PMTU 256: three packets a try, at least two tries
     assert!(sent.len() >= 6, "{sent:?}");
-    assert!(sent.iter().all(|f| !f.2), "every packet poisoned: {sent:?}");
+    assert!(
+        sent.iter().all(|f| !f.icrc_ok),
+        "every packet poisoned: {sent:?}"
+    );
     assert_eq!(
         b.device.counter(regs::CNT_RX_DROP_ICRC_LO) - b_icrc0,
         sent.len() as u64

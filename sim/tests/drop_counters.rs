@@ -7,25 +7,18 @@ use ferroce_driver::{AccessFlags, Pmtu, Remote, RtrAttr, RtsAttr, SendWr, WcStat
 use ferroce_hdl::testbench::Rng;
 use ferroce_proto::host::qp::{AddressVector, QpState};
 use ferroce_proto::host::regs;
-use ferroce_proto::wire::{FrameBody, FrameRepr};
-use ferroce_sim::cmd::verbs::{connect_with, open_pair};
-use ferroce_sim::host::ShellConfig;
-use ferroce_sim::nic_pair::{lock, SharedPair};
+use ferroce_sim::cmd::verbs::verilated_pair;
+use ferroce_sim::nic_pair::{captured_roce, lock, CapturedRoce, SharedPair};
 use ferroce_sim::nic_verilated::VerilatedNic;
 use ferroce_testkit::require_tool;
 use std::time::Duration;
 
-/// (ordinal among the frames side 0 sent, destination QPN, PSN) of side 0's RoCE frames.
-fn sent_by_a(pair: &SharedPair<VerilatedNic>) -> Vec<(usize, u32, u32)> {
-    lock(pair)
-        .take_captured()
+/// Side 0's RoCE frames captured since the last call (their ordinal among every frame side 0
+/// sent in that capture, destination QPN, PSN).
+fn sent_by_a(pair: &SharedPair<VerilatedNic>) -> Vec<CapturedRoce> {
+    captured_roce(pair)
         .into_iter()
         .filter(|f| f.from == 0)
-        .enumerate()
-        .filter_map(|(i, f)| match FrameRepr::parse(&f.bytes).ok()?.body {
-            FrameBody::Roce(r) => Some((i, r.bth.dest_qp, r.bth.psn)),
-            _ => None,
-        })
         .collect()
 }
 
@@ -34,8 +27,6 @@ fn drops_cqes_and_dma_errors_are_counted() {
     if !require_tool("verilator") {
         return;
     }
-    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
-    let (pair, hosts) = open_pair(hw, ShellConfig::ideal(), 3, 8192, true).unwrap();
     let mut rng = Rng::new(17);
     let rts = RtsAttr {
         timeout: 1,
@@ -43,7 +34,7 @@ fn drops_cqes_and_dma_errors_are_counted() {
         rnr_retry: 7,
         ..RtsAttr::default()
     };
-    connect_with(&hosts, Pmtu::Mtu256, &mut rng, &rts).unwrap();
+    let (pair, hosts) = verilated_pair(3, 8192, true, Pmtu::Mtu256, &mut rng, &rts).unwrap();
     let [a, b] = &hosts;
     let remote = Remote {
         va: b.mr.addr(0),
@@ -65,14 +56,14 @@ fn drops_cqes_and_dma_errors_are_counted() {
     let mut cqes_a = wc.len() as u64;
     // b's expected PSN over the frames it received (the lost one never arrived)
     let frames = sent_by_a(&pair);
-    let lost = frames[2].0;
-    let mut epsn = frames[0].2;
+    let lost = frames[2].ordinal;
+    let mut epsn = frames[0].psn;
     let mut ahead = 0u64;
-    for &(i, _, psn) in &frames {
-        if i == lost {
+    for f in &frames {
+        if f.ordinal == lost {
             continue;
         }
-        let d = psn.wrapping_sub(epsn) & 0xFF_FFFF;
+        let d = f.psn.wrapping_sub(epsn) & 0xFF_FFFF;
         if d == 0 {
             epsn = (epsn + 1) & 0xFF_FFFF;
         } else if d < 1 << 23 {
@@ -96,7 +87,7 @@ fn drops_cqes_and_dma_errors_are_counted() {
     cqes_a += wc.len() as u64;
     let to_qp1 = sent_by_a(&pair)
         .iter()
-        .filter(|f| f.1 == b.qps[1].qpn())
+        .filter(|f| f.dest_qp == b.qps[1].qpn())
         .count() as u64;
     assert!(to_qp1 >= 2, "the first try and a retry");
     assert_eq!(b.device.counter(regs::CNT_RX_DROP_QP_STATE_LO), to_qp1);
@@ -126,7 +117,10 @@ fn drops_cqes_and_dma_errors_are_counted() {
     assert_eq!(wc.len(), 1);
     assert_eq!(wc[0].status, WcStatus::RetryExcErr);
     cqes_a += wc.len() as u64;
-    let to_bogus = sent_by_a(&pair).iter().filter(|f| f.1 == bogus).count() as u64;
+    let to_bogus = sent_by_a(&pair)
+        .iter()
+        .filter(|f| f.dest_qp == bogus)
+        .count() as u64;
     assert!(to_bogus >= 2);
     assert_eq!(b.device.counter(regs::CNT_RX_DROP_UNKNOWN_QP_LO), to_bogus);
     assert_eq!(

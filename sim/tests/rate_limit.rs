@@ -6,9 +6,8 @@
 use ferroce_driver::{Error, Pmtu, QpRate, Remote, RtsAttr, SendWr, WcStatus};
 use ferroce_hdl::testbench::Rng;
 use ferroce_proto::host::regs;
-use ferroce_proto::wire::{FrameBody, FrameRepr};
-use ferroce_sim::cmd::verbs::{connect_with, open_pair, Host, DEPTH};
-use ferroce_sim::nic_pair::{lock, SharedPair};
+use ferroce_sim::cmd::verbs::{verilated_pair, Host, DEPTH};
+use ferroce_sim::nic_pair::{captured_roce, SharedPair};
 use ferroce_sim::nic_verilated::VerilatedNic;
 use ferroce_testkit::require_tool;
 use std::time::Duration;
@@ -20,12 +19,8 @@ const LEN: usize = 4096;
 const MSGS: usize = 30;
 
 fn pair(seed: u64) -> Pair {
-    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
-    let (pair, hosts) =
-        open_pair(hw, ferroce_sim::host::ShellConfig::ideal(), 2, LEN, true).unwrap();
     let mut rng = Rng::new(seed);
-    connect_with(&hosts, Pmtu::Mtu1024, &mut rng, &RtsAttr::default()).unwrap();
-    (pair, hosts)
+    verilated_pair(2, LEN, true, Pmtu::Mtu1024, &mut rng, &RtsAttr::default()).unwrap()
 }
 
 /// Posts `MSGS` WRITEs of `LEN` bytes on A's QP `q` (source slot k of the QP to B's
@@ -76,16 +71,10 @@ fn frames_to(frames: &[(u32, u64, usize)], dqp: u32) -> Vec<(u64, usize)> {
 }
 
 fn take_frames(h: &Pair) -> Vec<(u32, u64, usize)> {
-    lock(&h.0)
-        .take_captured()
+    captured_roce(&h.0)
         .into_iter()
-        .filter(|f| f.from == 0)
-        .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
-            FrameBody::Roce(r) if !r.payload.is_empty() => {
-                Some((r.bth.dest_qp, f.cycle, r.payload.len()))
-            }
-            _ => None,
-        })
+        .filter(|f| f.from == 0 && f.payload_len > 0)
+        .map(|f| (f.dest_qp, f.cycle, f.payload_len))
         .collect()
 }
 

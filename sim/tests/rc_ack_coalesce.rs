@@ -6,11 +6,9 @@
 //! packet) and 0 (message ends only), with the data verified and the completion delivered.
 use ferroce_driver::{Pmtu, Remote, RtsAttr, SendWr, WcStatus};
 use ferroce_hdl::testbench::Rng;
-use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode};
-use ferroce_sim::cmd::verbs::{connect_with, open_pair};
-use ferroce_sim::host::ShellConfig;
-use ferroce_sim::nic_pair::lock;
-use ferroce_sim::nic_verilated::VerilatedNic;
+use ferroce_proto::wire::Opcode;
+use ferroce_sim::cmd::verbs::verilated_pair;
+use ferroce_sim::nic_pair::{captured_roce, lock};
 use ferroce_testkit::require_tool;
 use std::time::Duration;
 
@@ -19,9 +17,7 @@ fn long_write_is_acknowledged_every_n_packets() {
     if !require_tool("verilator") {
         return;
     }
-    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
     let len = 16 * 1024;
-    let (pair, hosts) = open_pair(hw, ShellConfig::ideal(), 1, len, true).unwrap();
     let mut rng = Rng::new(3);
     let rts = RtsAttr {
         timeout: 14,
@@ -29,7 +25,7 @@ fn long_write_is_acknowledged_every_n_packets() {
         rnr_retry: 7,
         ..RtsAttr::default()
     };
-    connect_with(&hosts, Pmtu::Mtu1024, &mut rng, &rts).unwrap();
+    let (pair, hosts) = verilated_pair(1, len, true, Pmtu::Mtu1024, &mut rng, &rts).unwrap();
     let [a, b] = &hosts;
     let remote = Remote {
         va: b.mr.addr(0),
@@ -61,14 +57,11 @@ fn long_write_is_acknowledged_every_n_packets() {
         let mut got = vec![0u8; len];
         b.mr.read(0, &mut got).unwrap();
         assert!(got == data, "N = {every}: data differs");
-        let frames = lock(&pair).take_captured();
+        let frames = captured_roce(&pair);
         let req: Vec<u32> = frames
             .iter()
             .filter(|f| f.from == 0)
-            .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
-                FrameBody::Roce(r) => Some(r.bth.psn),
-                _ => None,
-            })
+            .map(|f| f.psn)
             .collect();
         assert_eq!(
             req.len(),
@@ -83,13 +76,8 @@ fn long_write_is_acknowledged_every_n_packets() {
         }
         let acks: Vec<u32> = frames
             .iter()
-            .filter(|f| f.from == 1)
-            .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
-                FrameBody::Roce(r) if r.bth.opcode == Opcode::RC_ACKNOWLEDGE => {
-                    Some(((r.bth.psn + 0x100_0000 - p0) & 0xFF_FFFF) + 1)
-                }
-                _ => None,
-            })
+            .filter(|f| f.from == 1 && f.opcode == Opcode::RC_ACKNOWLEDGE)
+            .map(|f| ((f.psn + 0x100_0000 - p0) & 0xFF_FFFF) + 1)
             .collect();
         assert_eq!(&acks, want, "N = {every}: acknowledged packets");
     }

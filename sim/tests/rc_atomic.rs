@@ -8,12 +8,12 @@ use ferroce_hdl::testbench::Rng;
 use ferroce_proto::host::config::Gid;
 use ferroce_proto::host::qp::{AddressVector, QpState};
 use ferroce_proto::host::regs;
-use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode};
+use ferroce_proto::wire::Opcode;
 use ferroce_sim::cmd::verbs::{
-    connect_with, open_pair, run_scenario, Engine, Host, VerbsArgs, IPS, MACS,
+    open_pair, run_scenario, verilated_pair, Engine, Host, VerbsArgs, IPS, MACS,
 };
 use ferroce_sim::host::ShellConfig;
-use ferroce_sim::nic_pair::{lock, SharedPair};
+use ferroce_sim::nic_pair::{captured_roce, lock, SharedPair};
 use ferroce_sim::nic_verilated::VerilatedNic;
 use ferroce_testkit::require_tool;
 use std::time::Duration;
@@ -66,14 +66,10 @@ fn set_word(h: &Host<VerilatedNic>, offset: usize, v: u64) {
 
 /// Opcodes of the frames `from` sent, in order.
 fn opcodes(pair: &SharedPair<VerilatedNic>, from: usize) -> Vec<Opcode> {
-    lock(pair)
-        .take_captured()
+    captured_roce(pair)
         .into_iter()
         .filter(|f| f.from == from)
-        .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
-            FrameBody::Roce(r) => Some(r.bth.opcode),
-            _ => None,
-        })
+        .map(|f| f.opcode)
         .collect()
 }
 
@@ -124,10 +120,8 @@ fn a_lost_atomic_ack_is_answered_from_the_replay_cache() {
     if !require_tool("verilator") {
         return;
     }
-    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
-    let (pair, hosts) = open_pair(hw, ShellConfig::ideal(), 1, 4096, true).unwrap();
     let mut rng = Rng::new(5);
-    connect_with(&hosts, Pmtu::Mtu1024, &mut rng, &rts(3)).unwrap();
+    let (pair, hosts) = verilated_pair(1, 4096, true, Pmtu::Mtu1024, &mut rng, &rts(3)).unwrap();
     let [a, b] = &hosts;
     let target = b.atomic_area;
     set_word(b, target, 1000);

@@ -9,12 +9,12 @@ use ferroce_hdl::testbench::Rng;
 use ferroce_proto::host::config::Gid;
 use ferroce_proto::host::qp::{AddressVector, QpState};
 use ferroce_proto::host::regs;
-use ferroce_proto::wire::{FrameBody, FrameRepr, Opcode};
+use ferroce_proto::wire::Opcode;
 use ferroce_sim::cmd::verbs::{
-    connect_with, open_pair, run_scenario, Engine, Host, VerbsArgs, IPS, MACS,
+    open_pair, run_scenario, verilated_pair, Engine, Host, VerbsArgs, IPS, MACS,
 };
 use ferroce_sim::host::ShellConfig;
-use ferroce_sim::nic_pair::{lock, SharedPair};
+use ferroce_sim::nic_pair::{captured_roce, lock, CapturedRoce, SharedPair};
 use ferroce_sim::nic_verilated::VerilatedNic;
 use ferroce_testkit::require_tool;
 use std::time::Duration;
@@ -55,20 +55,11 @@ fn reads_of_every_size_scatter_exactly() {
     }
 }
 
-/// Frames `from` sent: (opcode, PSN, RETH va and length if any).
-fn frames(pair: &SharedPair<VerilatedNic>, from: usize) -> Vec<(Opcode, u32, Option<(u64, u32)>)> {
-    lock(pair)
-        .take_captured()
+/// The RoCE frames `from` sent since the last call.
+fn frames(pair: &SharedPair<VerilatedNic>, from: usize) -> Vec<CapturedRoce> {
+    captured_roce(pair)
         .into_iter()
         .filter(|f| f.from == from)
-        .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
-            FrameBody::Roce(r) => Some((
-                r.bth.opcode,
-                r.bth.psn,
-                r.ext.reth.map(|x| (x.va, x.dma_len)),
-            )),
-            _ => None,
-        })
         .collect()
 }
 
@@ -80,8 +71,6 @@ fn a_lost_read_response_is_asked_for_again_from_its_psn() {
     if !require_tool("verilator") {
         return;
     }
-    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
-    let (pair, hosts) = open_pair(hw, ShellConfig::ideal(), 1, 8192, true).unwrap();
     let mut rng = Rng::new(9);
     let rts = RtsAttr {
         timeout: 8,
@@ -89,7 +78,7 @@ fn a_lost_read_response_is_asked_for_again_from_its_psn() {
         rnr_retry: 7,
         ..RtsAttr::default()
     };
-    connect_with(&hosts, Pmtu::Mtu256, &mut rng, &rts).unwrap();
+    let (pair, hosts) = verilated_pair(1, 8192, true, Pmtu::Mtu256, &mut rng, &rts).unwrap();
     let [a, b] = &hosts;
     let data = rng.bytes(2000);
     b.mr.write(4096, &data).unwrap();
@@ -119,17 +108,17 @@ fn a_lost_read_response_is_asked_for_again_from_its_psn() {
     assert_eq!(&got[2000..], &[0xEE; 16], "nothing after the READ's bytes");
     let reqs: Vec<_> = frames(&pair, 0)
         .into_iter()
-        .filter(|f| f.0 == Opcode::RC_RDMA_READ_REQUEST)
+        .filter(|f| f.opcode == Opcode::RC_RDMA_READ_REQUEST)
         .collect();
     assert_eq!(reqs.len(), 2, "{reqs:?}");
-    let (first_psn, first_reth) = (reqs[0].1, reqs[0].2.unwrap());
+    let (first_psn, first_reth) = (reqs[0].psn, reqs[0].reth.unwrap());
     assert_eq!(first_reth, (b.mr.addr(4096), 2000));
     assert_eq!(
-        reqs[1].1,
+        reqs[1].psn,
         (first_psn + 3) & 0xFF_FFFF,
         "again from the lost PSN"
     );
-    assert_eq!(reqs[1].2.unwrap(), (b.mr.addr(4096) + 768, 1232));
+    assert_eq!(reqs[1].reth.unwrap(), (b.mr.addr(4096) + 768, 1232));
     assert_eq!(a.device.counter(regs::CNT_RETRY_EVENT_LO), 1);
     assert_eq!(
         a.device.counter(regs::CNT_ACK_TIMEOUT_LO),

@@ -15,10 +15,9 @@ use ferroce_hdl::testbench::Rng;
 use ferroce_proto::host::config::Gid;
 use ferroce_proto::host::qp::{AddressVector, QpState};
 use ferroce_proto::host::regs;
-use ferroce_proto::wire::{FrameBody, FrameRepr};
-use ferroce_sim::cmd::verbs::{connect_with, open_pair, Host, IPS, MACS};
+use ferroce_sim::cmd::verbs::{open_pair, verilated_pair, Host, IPS, MACS};
 use ferroce_sim::host::ShellConfig;
-use ferroce_sim::nic_pair::{lock, SharedPair};
+use ferroce_sim::nic_pair::{captured_roce, lock, CapturedRoce, SharedPair};
 use ferroce_sim::nic_verilated::VerilatedNic;
 use ferroce_testkit::require_tool;
 use std::time::Duration;
@@ -81,16 +80,12 @@ fn connect_one(
     }
 }
 
-/// Request frames A sent, with their capture cycle and PSN, in order.
-fn request_psns(pair: &SharedPair<VerilatedNic>, from: usize) -> Vec<(u64, u32, Option<u8>)> {
-    lock(pair)
-        .take_captured()
+/// The RoCE frames `from` sent since the last call, in order (their capture cycle, PSN and
+/// AETH syndrome are what the tests look at).
+fn sent_by(pair: &SharedPair<VerilatedNic>, from: usize) -> Vec<CapturedRoce> {
+    captured_roce(pair)
         .into_iter()
         .filter(|f| f.from == from)
-        .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
-            FrameBody::Roce(r) => Some((f.cycle, r.bth.psn, r.ext.aeth.map(|a| a.syndrome))),
-            _ => None,
-        })
         .collect()
 }
 
@@ -102,11 +97,10 @@ fn lost_last_packet_and_lost_ack_recover_by_the_ack_timer() {
     if !require_tool("verilator") {
         return;
     }
-    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
-    let (pair, hosts) = open_pair(hw, ShellConfig::ideal(), 1, 8192, true).unwrap();
     let mut rng = Rng::new(41);
     let t = 3;
-    connect_with(&hosts, Pmtu::Mtu256, &mut rng, &rts(t, 7, 7)).unwrap();
+    let (pair, hosts) =
+        verilated_pair(1, 8192, true, Pmtu::Mtu256, &mut rng, &rts(t, 7, 7)).unwrap();
     let [a, b] = &hosts;
     let remote = Remote {
         va: b.mr.addr(4096),
@@ -130,13 +124,13 @@ fn lost_last_packet_and_lost_ack_recover_by_the_ack_timer() {
     assert_eq!(counter(a, regs::CNT_RETRY_EVENT_LO), 1);
     assert_eq!(counter(a, regs::CNT_RX_NAK_PSN_SEQ_LO), 0);
     // the second try starts one timeout after the first try's last packet left
-    let sent = request_psns(&pair, 0);
+    let sent = sent_by(&pair, 0);
     assert_eq!(sent.len(), 16, "{sent:?}");
     assert_eq!(
-        sent[8].1, sent[0].1,
+        sent[8].psn, sent[0].psn,
         "the second try starts at the first PSN"
     );
-    let gap = sent[8].0 - sent[7].0;
+    let gap = sent[8].cycle - sent[7].cycle;
     let tmo = timeout_cycles(t);
     assert!(
         gap >= tmo - 2 * TICK && gap <= tmo + 2 * TICK + 2000,
@@ -192,11 +186,10 @@ fn retry_exhaustion_fails_only_that_qp_then_reset_and_reuse() {
     if !require_tool("verilator") {
         return;
     }
-    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
-    let (pair, hosts) = open_pair(hw, ShellConfig::ideal(), 2, 4096, false).unwrap();
     let mut rng = Rng::new(43);
     let (t, retries) = (3u8, 2u8);
-    connect_with(&hosts, Pmtu::Mtu256, &mut rng, &rts(t, retries, 7)).unwrap();
+    let (pair, hosts) =
+        verilated_pair(2, 4096, false, Pmtu::Mtu256, &mut rng, &rts(t, retries, 7)).unwrap();
     let [a, b] = &hosts;
     let data = rng.bytes(600);
     a.mr.write(0, &data).unwrap();
@@ -320,10 +313,9 @@ fn host_error_flushes_posted_receives_then_reset_and_reuse() {
     if !require_tool("verilator") {
         return;
     }
-    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
-    let (_pair, hosts) = open_pair(hw, ShellConfig::ideal(), 2, 4096, false).unwrap();
     let mut rng = Rng::new(51);
-    connect_with(&hosts, Pmtu::Mtu1024, &mut rng, &rts(10, 7, 7)).unwrap();
+    let (_pair, hosts) =
+        verilated_pair(2, 4096, false, Pmtu::Mtu1024, &mut rng, &rts(10, 7, 7)).unwrap();
     let [a, b] = &hosts;
     let data = rng.bytes(1500);
     a.mr.write(0, &data).unwrap();
@@ -419,10 +411,9 @@ fn engine_error_flushes_both_queues() {
     if !require_tool("verilator") {
         return;
     }
-    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
-    let (_pair, hosts) = open_pair(hw, ShellConfig::ideal(), 2, 4096, false).unwrap();
     let mut rng = Rng::new(52);
-    connect_with(&hosts, Pmtu::Mtu1024, &mut rng, &rts(10, 7, 7)).unwrap();
+    let (_pair, hosts) =
+        verilated_pair(2, 4096, false, Pmtu::Mtu1024, &mut rng, &rts(10, 7, 7)).unwrap();
     let [a, b] = &hosts;
     a.mr.write(0, &rng.bytes(512)).unwrap();
     b.mr.write(0, &rng.bytes(512)).unwrap();
@@ -513,20 +504,21 @@ fn rnr_retries_wait_the_timer_and_run_out() {
     );
     assert_eq!(a.qps[0].query().unwrap().attr.state, QpState::Error);
     // the first try and 2 retries, each refused; two RNR waits between them
-    let naks: Vec<(u64, u32, Option<u8>)> = request_psns(&pair, 1)
+    let naks: Vec<CapturedRoce> = sent_by(&pair, 1)
         .into_iter()
-        .filter(|f| f.2.is_some_and(|s| s & 0xE0 == 0x20))
+        .filter(|f| f.aeth_syndrome.is_some_and(|s| s & 0xE0 == 0x20))
         .collect();
     assert_eq!(naks.len(), 3, "{naks:?}");
     assert!(
-        naks.iter().all(|n| n.1 == 100 && n.2 == Some(0x23)),
+        naks.iter()
+            .all(|n| n.psn == 100 && n.aeth_syndrome == Some(0x23)),
         "{naks:?}"
     );
     for w in naks.windows(2) {
         assert!(
-            w[1].0 - w[0].0 >= rnr_cycles - TICK,
+            w[1].cycle - w[0].cycle >= rnr_cycles - TICK,
             "RNR retry after {} cycles, timer {rnr_cycles}",
-            w[1].0 - w[0].0
+            w[1].cycle - w[0].cycle
         );
     }
     assert!(took >= 2 * rnr_cycles - 2 * TICK, "{took}");
@@ -657,15 +649,12 @@ fn psn_wrap_with_loss() {
     drop(p);
     // where each side's resends started: the sequence NAK of the loss at 0xFFFFFD names that
     // PSN (mid-message 2), and B's resend starts at 0x000001 (mid-message 2, after the wrap)
-    let frames = lock(&pair).take_captured();
+    let frames = captured_roce(&pair);
     let starts = |from: usize| -> Vec<u32> {
         let psns: Vec<u32> = frames
             .iter()
-            .filter(|f| f.from == from)
-            .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
-                FrameBody::Roce(r) if r.ext.aeth.is_none() => Some(r.bth.psn),
-                _ => None,
-            })
+            .filter(|f| f.from == from && f.aeth_syndrome.is_none())
+            .map(|f| f.psn)
             .collect();
         psns.windows(2)
             .filter(|w| w[1] != (w[0] + 1) & 0xFF_FFFF)

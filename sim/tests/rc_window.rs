@@ -6,10 +6,8 @@
 use ferroce_driver::{Pmtu, Remote, RtsAttr, SendWr, WcOpcode, WcStatus, WorkCompletion};
 use ferroce_hdl::testbench::Rng;
 use ferroce_proto::host::regs;
-use ferroce_proto::wire::{FrameBody, FrameRepr};
-use ferroce_sim::cmd::verbs::{connect_with, open_pair, Host};
-use ferroce_sim::host::ShellConfig;
-use ferroce_sim::nic_pair::{lock, SharedPair};
+use ferroce_sim::cmd::verbs::{verilated_pair, Host};
+use ferroce_sim::nic_pair::{captured_roce, lock, CapturedRoce, SharedPair};
 use ferroce_sim::nic_verilated::VerilatedNic;
 use ferroce_testkit::require_tool;
 use std::time::Duration;
@@ -17,8 +15,6 @@ use std::time::Duration;
 type Pair = (SharedPair<VerilatedNic>, [Host<VerilatedNic>; 2]);
 
 fn pair(slot: usize, pmtu: Pmtu, seed: u64, capture: bool) -> Pair {
-    let hw = [VerilatedNic::new().unwrap(), VerilatedNic::new().unwrap()];
-    let (pair, hosts) = open_pair(hw, ShellConfig::ideal(), 1, slot, capture).unwrap();
     let mut rng = Rng::new(seed);
     let rts = RtsAttr {
         timeout: 10,
@@ -26,8 +22,7 @@ fn pair(slot: usize, pmtu: Pmtu, seed: u64, capture: bool) -> Pair {
         rnr_retry: 7,
         ..RtsAttr::default()
     };
-    connect_with(&hosts, pmtu, &mut rng, &rts).unwrap();
-    (pair, hosts)
+    verilated_pair(1, slot, capture, pmtu, &mut rng, &rts).unwrap()
 }
 
 fn cycles(pair: &SharedPair<VerilatedNic>) -> u64 {
@@ -143,14 +138,10 @@ fn a_frame_lost_mid_window_recovers_across_messages_by_go_back_n() {
     assert_eq!(a.device.counter(regs::CNT_RETRY_EVENT_LO), 1);
     // A's requests: the lost PSN, then (after the NAK) the same PSN again, followed by the
     // rest of the window in order
-    let sent: Vec<u32> = lock(&h.0)
-        .take_captured()
+    let sent: Vec<u32> = captured_roce(&h.0)
         .into_iter()
         .filter(|f| f.from == 0)
-        .filter_map(|f| match FrameRepr::parse(&f.bytes).ok()?.body {
-            FrameBody::Roce(r) => Some(r.bth.psn),
-            _ => None,
-        })
+        .map(|f| f.psn)
         .collect();
     let lost = sent[2];
     let again = sent.iter().rposition(|p| *p == lost).unwrap();
@@ -243,38 +234,29 @@ fn a_read_between_writes_completes_in_order() {
 /// 24-bit, counted from A's first request; ACKs of B that the link lost (`lost_b`: ordinals of
 /// B's frames, as `NicPair::lose_frames` takes them) never reached A and count for nothing.
 /// Returns the maximum and the number of A's request packets.
-fn max_unacked(frames: &[ferroce_sim::nic_pair::LinkFrame], lost_b: &[u64]) -> (u32, usize) {
+fn max_unacked(frames: &[CapturedRoce], lost_b: &[u64]) -> (u32, usize) {
     use ferroce_proto::syndrome::{AethSyndrome, NakCode};
     let m = 0xFF_FFFF;
+    // a stable sort: each side's frames keep their order, so their ordinals stay those of the
+    // capture (which starts with the pair, as `lose_frames` counts)
     let mut frames: Vec<_> = frames.iter().collect();
     frames.sort_by_key(|f| f.cycle);
     let (mut first, mut sent, mut acked, mut max, mut requests) = (None, 0u32, 0u32, 0u32, 0);
-    let mut b_ordinal = 0u64;
     for f in frames {
-        let lost = f.from == 1 && lost_b.contains(&b_ordinal);
-        if f.from == 1 {
-            b_ordinal += 1;
-        }
-        let Ok(FrameRepr {
-            body: FrameBody::Roce(r),
-            ..
-        }) = FrameRepr::parse(&f.bytes)
-        else {
-            continue;
-        };
-        let op = r.bth.opcode.0;
+        let lost = f.from == 1 && lost_b.contains(&(f.ordinal as u64));
+        let op = f.opcode.0;
         if f.from == 0 {
             // requests: SEND, WRITE (0..=11), READ request (12), atomics (19, 20)
             if op > 12 && op != 19 && op != 20 {
                 continue;
             }
-            let first = *first.get_or_insert(r.bth.psn);
-            sent = sent.max((r.bth.psn.wrapping_sub(first) & m) + 1);
+            let first = *first.get_or_insert(f.psn);
+            sent = sent.max((f.psn.wrapping_sub(first) & m) + 1);
             requests += 1;
             max = max.max(sent - acked);
-        } else if let (Some(first), Some(aeth), false) = (first, r.ext.aeth, lost) {
-            let off = r.bth.psn.wrapping_sub(first) & m;
-            let upto = match AethSyndrome::decode(aeth.syndrome) {
+        } else if let (Some(first), Some(syndrome), false) = (first, f.aeth_syndrome, lost) {
+            let off = f.psn.wrapping_sub(first) & m;
+            let upto = match AethSyndrome::decode(syndrome) {
                 AethSyndrome::Ack { .. } => off + 1,
                 AethSyndrome::RnrNak { .. } | AethSyndrome::Nak(NakCode::PsnSequenceError) => off,
                 _ => continue,
@@ -306,7 +288,7 @@ fn the_wire_never_carries_more_unacknowledged_psns_than_the_window() {
         let wc = wait(&h.1[0], 24);
         check_in_order(&wc, 200, WcOpcode::RdmaWrite);
         check_landed(&h, 0, 1024, &d);
-        let frames = lock(&h.0).take_captured();
+        let frames = captured_roce(&h.0);
         let (max, requests) = max_unacked(&frames, &lose_b);
         eprintln!(
             "seed {seed}, lost A {lose_a:?} B {lose_b:?}: {requests} request packets, at most {max} PSNs unacknowledged"

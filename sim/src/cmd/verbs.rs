@@ -882,6 +882,24 @@ pub fn open_pair<H: NicHardware + Send + 'static>(
     open_pair_on(hw, shell, qps, slot, capture, false)
 }
 
+/// Two hardware NICs (Verilator, [`VerilatedNic`]) back to back on the ideal shell, opened by
+/// [`open_pair`] and connected by [`connect_with`] (`rts`, PMTU `pmtu`, initial PSNs from
+/// `rng`): the fixture of the tests that drive the hardware NIC through the driver, kept here
+/// so they open and connect it one way.
+pub fn verilated_pair(
+    qps: usize,
+    slot: usize,
+    capture: bool,
+    pmtu: Pmtu,
+    rng: &mut Rng,
+    rts: &RtsAttr,
+) -> Result<(SharedPair<VerilatedNic>, [Host<VerilatedNic>; 2]), CliError> {
+    let nic = || VerilatedNic::new().map_err(|e| CliError(format!("Verilator NIC model: {e}")));
+    let (pair, hosts) = open_pair([nic()?, nic()?], ShellConfig::ideal(), qps, slot, capture)?;
+    connect_with(&hosts, pmtu, rng, rts)?;
+    Ok((pair, hosts))
+}
+
 /// [`open_pair`] over IPv6 ([`IPS6`]) when `ipv6`, else IPv4.
 pub fn open_pair_on<H: NicHardware + Send + 'static>(
     hw: [H; 2],
