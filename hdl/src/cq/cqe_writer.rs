@@ -45,6 +45,7 @@ const _: () = assert!(
 pub enum CqwState {
     Idle,
     EvWait,
+    EvReg,
     EvApply,
     Rd,
     RdWait,
@@ -53,6 +54,7 @@ pub enum CqwState {
     Write,
     Done,
     QueryWait,
+    QueryReg,
     QueryAns,
 }
 
@@ -109,6 +111,13 @@ pub struct CqeWriter<const CA: usize> {
     ram_pi: RAM<Bits<24>, CA>,
     ram_ci: RAM<Bits<24>, CA>,
     ram_arm: RAM<Bits<2>, CA>,
+    /// The runtime row as read, registered: a block RAM's output (5.8 ns clock-to-output on
+    /// ECP5) feeds only these registers, never the comparisons and the next state (the
+    /// block's critical path was that one, docs/RESOURCES.md). Valid two cycles after
+    /// `r_cqn` settles.
+    row_pi: DFF<Bits<24>>,
+    row_ci: DFF<Bits<24>>,
+    row_arm: DFF<Bits<2>>,
     state: DFF<CqwState>,
     q_pend: DFF<Bit>,
     q_cqn: DFF<Bits<CA>>,
@@ -198,6 +207,9 @@ impl<const CA: usize> Default for CqeWriter<CA> {
             ram_pi: zram(),
             ram_ci: zram(),
             ram_arm: zram(),
+            row_pi: Default::default(),
+            row_ci: Default::default(),
+            row_arm: Default::default(),
             state: Default::default(),
             q_pend: Default::default(),
             q_cqn: Default::default(),
@@ -246,7 +258,7 @@ impl<const CA: usize> Logic for CqeWriter<CA> {
         dff_setup!(
             self, clock, state, q_pend, q_cqn, r_cqn, r_kind, r_value, f_wrid, f_len, f_imm, f_qpn,
             f_src, f_index, f_vendor, f_flags, f_status, f_opcode, k_exists, k_base, k_log2,
-            k_vector, s_pi, s_ci, s_arm, beat, reqd, n_written, n_dropped
+            k_vector, s_pi, s_ci, s_arm, beat, reqd, n_written, n_dropped, row_pi, row_ci, row_arm
         );
         self.ram_pi.read_clock.next = self.clock.val();
         self.ram_pi.write_clock.next = self.clock.val();
@@ -273,6 +285,9 @@ impl<const CA: usize> Logic for CqeWriter<CA> {
         self.ram_pi.write_data.next = self.s_pi.q.val();
         self.ram_ci.write_data.next = self.s_ci.q.val();
         self.ram_arm.write_data.next = self.s_arm.q.val();
+        self.row_pi.d.next = self.ram_pi.read_data.val();
+        self.row_ci.d.next = self.ram_ci.read_data.val();
+        self.row_arm.d.next = self.ram_arm.read_data.val();
         self.wr_en.next = false;
         self.dma_wr.req_valid.next = false;
         self.dma_wr.req_len.next = 32.into();
@@ -347,13 +362,13 @@ impl<const CA: usize> Logic for CqeWriter<CA> {
         // runtime query: latched, answered between jobs (state: bit 0 armed, bit 1 armed for
         // solicited completions; overflow is not tracked, see the module doc)
         self.rtq_ack.next = false;
-        self.rtq_pi.next = bit_cast::<32, 24>(self.ram_pi.read_data.val());
-        self.rtq_ci.next = bit_cast::<32, 24>(self.ram_ci.read_data.val());
+        self.rtq_pi.next = bit_cast::<32, 24>(self.row_pi.q.val());
+        self.rtq_ci.next = bit_cast::<32, 24>(self.row_ci.q.val());
         self.rtq_state.next = 0.into();
-        if self.ram_arm.read_data.val() == 1 {
+        if self.row_arm.q.val() == 1 {
             self.rtq_state.next = 1.into();
         }
-        if self.ram_arm.read_data.val() == 2 {
+        if self.row_arm.q.val() == 2 {
             self.rtq_state.next = 2.into();
         }
         if self.rtq_valid.val() {
@@ -395,20 +410,24 @@ impl<const CA: usize> Logic for CqeWriter<CA> {
             }
             CqwState::EvWait => {
                 // the runtime row of the CQ is read at r_cqn
+                self.state.d.next = CqwState::EvReg;
+            }
+            CqwState::EvReg => {
+                // the row leaves the RAMs into its registers
                 self.state.d.next = CqwState::EvApply;
             }
             CqwState::EvApply => {
                 // the CQ's runtime row (read at r_cqn), updated by the event
-                self.s_pi.d.next = self.ram_pi.read_data.val();
+                self.s_pi.d.next = self.row_pi.q.val();
                 self.s_ci.d.next = self.r_value.q.val().get_bits::<24>(0);
-                self.s_arm.d.next = self.ram_arm.read_data.val();
+                self.s_arm.d.next = self.row_arm.q.val();
                 self.state.d.next = CqwState::Done;
                 if self.r_kind.q.val() == 1 {
                     // ARM: fire at once if entries are waiting (the vector is in the CQ's
                     // configuration: read it first), else arm
                     self.s_arm.d.next = self.r_value.q.val().get_bits::<2>(24);
                     if (self.r_value.q.val().get_bits::<2>(24) != 0)
-                        & (self.ram_pi.read_data.val() != self.r_value.q.val().get_bits::<24>(0))
+                        & (self.row_pi.q.val() != self.r_value.q.val().get_bits::<24>(0))
                     {
                         self.s_arm.d.next = 0.into();
                         self.state.d.next = CqwState::Rd;
@@ -421,7 +440,7 @@ impl<const CA: usize> Logic for CqeWriter<CA> {
                 }
                 if self.r_kind.q.val() == 3 {
                     // DESTROY: disarmed
-                    self.s_ci.d.next = self.ram_ci.read_data.val();
+                    self.s_ci.d.next = self.row_ci.q.val();
                     self.s_arm.d.next = 0.into();
                 }
             }
@@ -443,9 +462,9 @@ impl<const CA: usize> Logic for CqeWriter<CA> {
                     self.cq_irq_valid.next = true;
                     self.state.d.next = CqwState::Done;
                 } else {
-                    self.s_pi.d.next = self.ram_pi.read_data.val();
-                    self.s_ci.d.next = self.ram_ci.read_data.val();
-                    self.s_arm.d.next = self.ram_arm.read_data.val();
+                    self.s_pi.d.next = self.row_pi.q.val();
+                    self.s_ci.d.next = self.row_ci.q.val();
+                    self.s_arm.d.next = self.row_arm.q.val();
                     self.state.d.next = CqwState::Check;
                 }
             }
@@ -482,6 +501,11 @@ impl<const CA: usize> Logic for CqeWriter<CA> {
                 }
             }
             CqwState::QueryWait => {
+                // the queried CQ's runtime row is read at r_cqn
+                self.state.d.next = CqwState::QueryReg;
+            }
+            CqwState::QueryReg => {
+                // the row leaves the RAMs into its registers
                 self.state.d.next = CqwState::QueryAns;
             }
             CqwState::QueryAns => {

@@ -295,6 +295,23 @@ pub struct RespQpFlags {
     pub in_send: Bit,
 }
 
+/// The verdict of [`RespSequenceCheck`] on a request, registered for the responder's `Check`
+/// state (at most one set; none set: execute). A register between the check's logic and
+/// everything `Check` drives (the ACK queue, the flag RAM, the next state) keeps the two out
+/// of one clock period.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
+pub struct SeqVerdictFlags {
+    pub unsupported: Bit,
+    pub qp_drop: Bit,
+    pub dup_atomic: Bit,
+    pub dup_read: Bit,
+    pub dup: Bit,
+    pub psn_nak: Bit,
+    pub psn_drop: Bit,
+    pub invalid: Bit,
+    pub access: Bit,
+}
+
 /// One receive completion, queued by the responder until its message's data is placed.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
 pub struct RecvCqe {

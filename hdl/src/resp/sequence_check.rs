@@ -7,13 +7,14 @@
 //!
 //! # Combinational, and why
 //!
-//! The block has no register: [`super::RcWriteResponder`]'s `Check` state acts on the verdict in
-//! the cycle after `Latch` registered the QP context and the responder state, and the verdict
-//! depends on both. Registering it here would add a cycle to every packet; registering it at
-//! `Latch` instead would need the block fed from the QP-context port and the state RAMs'
-//! outputs with a capture enable. The responder also keeps using the opcode class outputs
-//! (`is_send`, `ends`, ...) in the states after `Check`, while its header registers hold the
-//! packet. The clock input is there only for the benches' stepping (nothing reads it).
+//! The block has no register: [`super::RcWriteResponder`] feeds it from the registers its
+//! `Latch` state loads (the QP context and the responder state) and registers the verdict in
+//! its `Judge` state, one cycle per packet, so that the check's logic and what `Check` drives
+//! (the ACK queue, the flag RAM, the next state) are not one clock period
+//! ([`super::SeqVerdictFlags`]). The responder also keeps using the opcode class outputs
+//! (`is_send`, `ends`, ...) combinationally in the states after `Check`, while its header
+//! registers hold the packet. The clock input is there only for the benches' stepping
+//! (nothing reads it).
 //!
 //! # Ports
 //!

@@ -61,14 +61,14 @@
 //! # Timing
 //!
 //! One packet at a time, in this order of states: `Idle` (header taken) -> `Rd` (QP context
-//! and state RAM read) -> `RdWait` -> `Latch` (both registered) -> `Check` (acts on the verdict
-//! of [`RespSequenceCheck`], combinational from those registers; waits while the ACK queue is
-//! full) -> `MrReq` -> `MrWait` (5 cycles) -> `Xfer`
+//! and state RAM read) -> `RdWait` -> `Latch` (both registered) -> `Judge` (the verdict of
+//! [`RespSequenceCheck`], combinational from those registers, is registered) -> `Check` (acts
+//! on it; waits while the ACK queue is full) -> `MrReq` -> `MrWait` (5 cycles) -> `Xfer`
 //! (DMA request and payload beats, from `pay` through the cutter and a register slice to
 //! `dma_wr.data`; the state moves on the cycle after both were taken) -> `Commit` (state
 //! written, response queued). A packet that is not executed goes from `Check` or `MrWait` to
-//! `Drain` (payload discarded) or straight back to `Idle`. That is 13 cycles of overhead per
-//! executed packet plus one cycle per payload beat: 128 + 13 cycles for PMTU 1024 at 64 bits
+//! `Drain` (payload discarded) or straight back to `Idle`. That is 14 cycles of overhead per
+//! executed packet plus one cycle per payload beat: 128 + 14 cycles for PMTU 1024 at 64 bits
 //! (~91% of the stream rate). Pipelining the next header's look-ups under the current payload
 //! would hide the overhead; not done yet. A SEND adds, per packet that opens a receive WQE,
 //! the WQE read (`WqeReq` -> `WqeRx` -> `WqeChk`, the read by the [`RqWqeFetch`]), then per
@@ -77,7 +77,7 @@
 use super::atomic_cache::{AT_OP_CLEAR, AT_OP_INSERT, AT_OP_LOOKUP};
 use super::{
     AtomicReplayCache, RcReadResponder, RecvCqe, RespAckQueue, RespCounters, RespQpFlags,
-    RespSequenceCheck, RqWqeFetch, ACKQ_BITS, QERR_STATUS_ACCESS, QERR_STATUS_DMA,
+    RespSequenceCheck, RqWqeFetch, SeqVerdictFlags, ACKQ_BITS, QERR_STATUS_ACCESS, QERR_STATUS_DMA,
     QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_INVALID, SYN_NAK_OPERATIONAL,
     SYN_NAK_PSN, SYN_RNR,
 };
@@ -118,6 +118,8 @@ pub enum WrState {
     Rd,
     RdWait,
     Latch,
+    /// the sequence check works on the latched packet and QP; its verdict is registered
+    Judge,
     Check,
     MrReq,
     MrWait,
@@ -368,6 +370,9 @@ pub struct RcWriteResponder<const QA: usize> {
     s_epsn: DFF<Bits<24>>,
     s_msn: DFF<Bits<24>>,
     s_flags: DFF<RespQpFlags>,
+    /// the sequence check's verdict, one cycle after its inputs (loaded every cycle; `Judge`
+    /// waits for it)
+    verdict: DFF<SeqVerdictFlags>,
     s_va_hi: DFF<Bits<32>>,
     s_va_lo: DFF<Bits<32>>,
     s_rkey: DFF<Bits<32>>,
@@ -584,6 +589,7 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             s_epsn: Default::default(),
             s_msn: Default::default(),
             s_flags: Default::default(),
+            verdict: Default::default(),
             s_va_hi: Default::default(),
             s_va_lo: Default::default(),
             s_rkey: Default::default(),
@@ -732,7 +738,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             r_rcqn, r_rnrt, s_epsn, s_msn, s_flags, s_va_hi, s_va_lo, s_rkey, s_resid, s_rqpi,
             s_rqci, s_wrid, s_nsge, s_sidx, s_cap, s_mlen, r_lqpn, r_lkind, p_rem, r_n, r_place,
             r_cutd, at_err, r_mkey, r_mva, r_mlen, r_addr, r_reqd, r_datad, dma_out, in_cut,
-            pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup, r_fl, r_atq
+            pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup, r_fl, r_atq, verdict
         );
         self.ram_rqerr.read_clock.next = self.clock.val();
         self.ram_rqerr.write_clock.next = self.clock.val();
@@ -773,7 +779,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
 
         // ================= the packet's checks (used by Check; the opcode class by every state) =
         // the PSN, opcode sequence, QP, length and access checks: `RespSequenceCheck`
-        // (combinational, from the header and state registers)
+        // (combinational, from the header and state registers); its verdict registered
         self.seqchk.opcode.next = self.r_op.q.val();
         self.seqchk.qpn.next = self.r_qpn.q.val();
         self.seqchk.psn.next = self.r_psn.q.val();
@@ -789,6 +795,15 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.seqchk.in_send.next = self.s_flags.q.val().in_send;
         self.seqchk.qp_err.next = self.s_flags.q.val().err;
         self.seqchk.cursor_resid.next = self.s_resid.q.val();
+        self.verdict.d.next.unsupported = self.seqchk.v_unsupported.val();
+        self.verdict.d.next.qp_drop = self.seqchk.v_qp_drop.val();
+        self.verdict.d.next.dup_atomic = self.seqchk.v_dup_atomic.val();
+        self.verdict.d.next.dup_read = self.seqchk.v_dup_read.val();
+        self.verdict.d.next.dup = self.seqchk.v_dup.val();
+        self.verdict.d.next.psn_nak = self.seqchk.v_psn_nak.val();
+        self.verdict.d.next.psn_drop = self.seqchk.v_psn_drop.val();
+        self.verdict.d.next.invalid = self.seqchk.v_invalid.val();
+        self.verdict.d.next.access = self.seqchk.v_access.val();
         // a WRITE's remaining bytes (the RETH length on FIRST/ONLY, else the cursor) and
         // where it continues
         self.plen32.next = bit_cast::<32, 13>(self.r_plen.q.val());
@@ -1243,6 +1258,10 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 self.s_sidx.d.next = self.ram_sge.read_data.val().get_bits::<8>(0);
                 self.s_cap.d.next = self.ram_cap.read_data.val();
                 self.s_mlen.d.next = self.ram_mlen.read_data.val();
+                self.state.d.next = WrState::Judge;
+            }
+            WrState::Judge => {
+                // `verdict` is loaded from the sequence check at the end of this cycle
                 self.state.d.next = WrState::Check;
             }
             WrState::Check => {
@@ -1253,17 +1272,17 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     if self.r_plen.q.val() != 0 {
                         self.state.d.next = WrState::Drain;
                     }
-                    if self.seqchk.v_unsupported.val() {
+                    if self.verdict.q.val().unsupported {
                         self.counters.inc_unsupported.next = true;
-                    } else if self.seqchk.v_qp_drop.val() {
+                    } else if self.verdict.q.val().qp_drop {
                         self.counters.inc_qp_drop.next = true;
-                    } else if self.seqchk.v_dup_atomic.val() {
+                    } else if self.verdict.q.val().dup_atomic {
                         // a duplicate atomic is never executed again: the cache's original
                         // value answers it (`AtDup`)
                         self.counters.inc_duplicate.next = true;
                         self.r_atq.d.next = false;
                         self.state.d.next = WrState::AtDup;
-                    } else if self.seqchk.v_dup_read.val() {
+                    } else if self.verdict.q.val().dup_read {
                         // a duplicate READ (the requester asks again from a PSN inside an
                         // earlier READ, with the RETH of the rest): answered again from host
                         // memory after the same MR check; ePSN does not move
@@ -1275,14 +1294,14 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.r_mva.d.next = (bit_cast::<64, 32>(self.r_va_hi.q.val()) << 32)
                             | bit_cast::<64, 32>(self.r_va_lo.q.val());
                         self.state.d.next = WrState::MrReq;
-                    } else if self.seqchk.v_dup.val() {
+                    } else if self.verdict.q.val().dup {
                         // re-ACK, do not execute again (IBA C9-105)
                         self.ackq.push.next = true;
                         self.counters.inc_duplicate.next = true;
-                    } else if self.seqchk.v_psn_nak.val() | self.seqchk.v_psn_drop.val() {
+                    } else if self.verdict.q.val().psn_nak | self.verdict.q.val().psn_drop {
                         // ahead of ePSN: one NAK (PSN = ePSN) until an in-sequence packet
                         self.counters.inc_psn_err.next = true;
-                        if self.seqchk.v_psn_nak.val() {
+                        if self.verdict.q.val().psn_nak {
                             self.ackq.push.next = true;
                             self.ackq.entry.next.psn = self.s_epsn.q.val();
                             self.ackq.entry.next.syndrome = self.c_syn_psn.val();
@@ -1291,7 +1310,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                             self.ram_flags.write_data.next.err = false;
                             self.ram_flags.write_enable.next = true;
                         }
-                    } else if self.seqchk.v_invalid.val() {
+                    } else if self.verdict.q.val().invalid {
                         // class C, invalid request: NAK 0x61, QP to ERR
                         self.ackq.push.next = true;
                         self.ackq.entry.next.syndrome = self.c_syn_inv.val();
@@ -1300,7 +1319,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.ram_flags.write_data.next = self.c_fl_err.val();
                         self.ram_flags.write_enable.next = true;
                         self.counters.inc_invalid.next = true;
-                    } else if self.seqchk.v_access.val() {
+                    } else if self.verdict.q.val().access {
                         // class C, remote access error: NAK 0x62, QP to ERR
                         self.ackq.push.next = true;
                         self.ackq.entry.next.syndrome = self.c_syn_acc.val();
