@@ -140,42 +140,80 @@ const _: () = assert!(
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
 pub enum ReqState {
+    /// waiting: a runtime query, then an ACK, a READ response, an SQ event, a timer expiry,
+    /// the work ring (in that order of priority) starts a job for one QP
     Idle,
+    /// the work ring's head is read
     PopWait,
+    /// the ring's head becomes a send job, unless the shaper holds it (moved to the tail)
     Pop,
+    /// the job's QP context is asked for
     QRd,
+    /// the QP context arrives and is registered
     QWait,
+    /// the QP's state RAMs (indices, PSNs, flags, timers) registered
     QLatch,
+    /// by job kind: an SQ event, a send job, an ACK, a timer expiry, a READ response
     Dispatch,
+    /// an SQ event (doorbell, MODIFY, ...) applied to the QP's state
     EvApply,
+    /// an ACK or NAK: the retirement walk begins, or a stale one is dropped
     AckApply,
+    /// a send job: a WQE to send (or, in ERR, to flush) at the send (consumer) index
     SqStart,
+    /// the WQE's 48-byte header is read from the SQ ring
     WqeReq,
+    /// the WQE read's data (or its error)
     WqeWait,
+    /// the WQE checked (owner, opcode, SGE count, length): on, or an error completion
     WqeCheck,
+    /// the next SGE, or both passes done: the first checks and sums, the second segments
     SgeNext,
+    /// the SGE's 16 bytes are read from the WQE slot
     SgeReq,
+    /// the SGE read's data (or its error)
     SgeWait,
+    /// the SGE's MR check (lkey, range, local access) is asked
     SgeMr,
+    /// the MR check's answer: the SGE's IOVA, or a local protection error
     SgeMrWait,
+    /// a packet's header to the TX builder (while nothing holds the TX path)
     PktHdr,
+    /// the packet's payload: DMA reads of the SGEs at the cursor into the payload FIFO
     Gather,
+    /// an SGE went away between the passes: zeros to the packet's end (the packet poisoned)
     ZeroFill,
+    /// a packet is out: the next one, or the message's row in the in-flight table
     PktDone,
+    /// a local or remote error: the QP to ERR, then its error completion
     Qerr,
+    /// a completion to the CQE writer
     Cqe,
+    /// the QP back on the work ring if it still has work
     Requeue,
+    /// the QP's state RAMs written back: the job ends
     Writeback,
+    /// a runtime query: the RAMs read at the queried QP
     QueryWait,
+    /// a runtime query answered
     QueryAns,
+    /// a timer expiry: retry from the oldest unacknowledged PSN, or retries exhausted
     TmrApply,
+    /// an atomic's original value written to its local SGE (request and beat)
     AtWr,
+    /// the atomic's write completed: it completes (or a failed write fails the QP)
     AtDone,
+    /// a READ request (one packet, from the resume PSN)
     RdReq,
+    /// a READ response: placed at the cursor if in sequence and well formed, else drained
     RrApply,
+    /// the response's bytes at the cursor, SGE by SGE: the next piece
     RrPlace,
+    /// one piece: its cut, its DMA write request and its data
     RrXfer,
+    /// every write of the response completed: the cursor and resume PSN move on
     RrDone,
+    /// a dropped response's payload discarded, then the gap's rewind or the write-back
     RrDrain,
     /// the in-flight row of the consumer index is read (the QP's oldest outstanding WQE)
     SlotRd,

@@ -111,43 +111,79 @@ const _: () = assert!(
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
 pub enum WrState {
+    /// waiting: a QP load (MODIFY) first, then an RQ doorbell, then a request header
     Idle,
+    /// a QP load: the QP context is read at the loaded QPN
     LoadRd,
+    /// a QP load: the context read's latency
     LoadWait,
+    /// a QP load: into RTR, ePSN / MSN / flags reset; an RQ restart, its indices reset; into
+    /// ERR, the RQ's flush begins
     LoadWrite,
+    /// a request: the QP context and the per-QP state RAMs are read at its DestQP
     Rd,
+    /// a request: the reads' latency
     RdWait,
+    /// a request: the context and the state registered (the sequence check's inputs)
     Latch,
     /// the sequence check works on the latched packet and QP; its verdict is registered
     Judge,
+    /// acts on the verdict: execute, re-ACK, NAK, drop (waits for room in the ACK queue)
     Check,
+    /// the MR check of the packet's target (rkey, or the receive SGE's lkey) is asked
     MrReq,
+    /// the MR check's answer (5 cycles): go on, or NAK remote access error
     MrWait,
+    /// one DMA write: its cut of the payload, its request and its data
     Xfer,
+    /// executed: response queued, ePSN / MSN / cursors written back
     Commit,
+    /// a packet not executed: its payload is discarded
     Drain,
+    /// a SEND that opens a message: the receive WQE at the RQ consumer index is fetched
     WqeReq,
+    /// the WQE fetch's answer
     WqeRx,
+    /// the receive WQE checked (owner, SGE count, readable)
     WqeChk,
+    /// the SEND must fit the receive WQE's total length
     SendLen,
+    /// the next piece of a SEND's payload: the rest of the current SGE or of the packet
     PlaceNext,
+    /// the receive WQE's next SGE is fetched
     SgeReq,
+    /// the SGE fetch's answer
     SgeRx,
+    /// the SGE becomes the cursor
     SgeLoad,
+    /// after a receive error: the packet's uncut rest goes through the cutter and is dropped
     DrainCut,
+    /// a receive error: its NAK and error completion (handled after the state machine)
     RecvErr,
+    /// an atomic waits until every DMA write this block issued has completed
     AtWait,
+    /// an atomic: the 8-byte read of its target
     AtRd,
+    /// an atomic: the original value arrives
     AtRx,
+    /// an atomic: the new value written (or a failed read NAKed)
     AtWr,
+    /// an atomic: ACK queued once the write completed, the result into the replay cache
     AtDone,
     /// a duplicate atomic: its lookup in the replay cache, then its answer (or nothing)
     AtDup,
+    /// an RQ doorbell: the QP's receive-error flag is read
     DbWait,
+    /// an RQ doorbell: a QP in receive error goes on to flush its new WQEs
     DbChk,
+    /// an RQ flush: the producer and consumer indices are read
     FlWait,
+    /// an RQ flush: the indices registered
     FlLatch,
+    /// an RQ flush: the next WQE (through `WqeReq`, for its wr_id), or the consumer index
+    /// written back at the producer index
     FlNext,
+    /// an RQ flush: the WR_FLUSH_ERR completion of that WQE is queued
     FlCqe,
 }
 
