@@ -637,6 +637,13 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     rd_fire: Signal<Local, Bit>,
     ring_mask: Signal<Local, Bits<16>>,
     slot_addr: Signal<Local, Bits<64>>,
+    /// The slot addresses of the send index and of the consumer index, registered every
+    /// cycle: `slot_addr` selects between the two registers, so the shifter and the 64-bit
+    /// adder end in a register instead of running on into the DMA read request and `w_slot`.
+    /// Both are valid where `slot_addr` is used (`WqeReq`, `RrApply`): the indices and the
+    /// ring settled in `QLatch`, at least two cycles before.
+    slot_si: DFF<Bits<64>>,
+    slot_ci: DFF<Bits<64>>,
     exp_owner: Signal<Local, Bit>,
     sge_cap: Signal<Local, Bits<16>>,
     x_len: Signal<Local, Bits<32>>,
@@ -1021,6 +1028,8 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             rd_fire: Default::default(),
             ring_mask: Default::default(),
             slot_addr: Default::default(),
+            slot_si: Default::default(),
+            slot_ci: Default::default(),
             exp_owner: Default::default(),
             sge_cap: Default::default(),
             x_len: Default::default(),
@@ -1102,6 +1111,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             q_log2e,
             q_log2s,
             q_cqn,
+            slot_si,
+            slot_ci,
             s_pi,
             s_ci,
             s_psn,
@@ -1496,8 +1507,16 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         if (self.r_job.q.val() == 1) & !self.r_flush.q.val() {
             self.w_idx.next = self.s_si.q.val();
         }
-        self.slot_addr.next = self.q_base.q.val()
-            + (bit_cast::<64, 16>(self.w_idx.val() & self.ring_mask.val()) << self.q_log2s.q.val());
+        self.slot_si.d.next = self.q_base.q.val()
+            + (bit_cast::<64, 16>(self.s_si.q.val() & self.ring_mask.val())
+                << self.q_log2s.q.val());
+        self.slot_ci.d.next = self.q_base.q.val()
+            + (bit_cast::<64, 16>(self.s_ci.q.val() & self.ring_mask.val())
+                << self.q_log2s.q.val());
+        self.slot_addr.next = self.slot_ci.q.val();
+        if (self.r_job.q.val() == 1) & !self.r_flush.q.val() {
+            self.slot_addr.next = self.slot_si.q.val();
+        }
         // owner bit of that index: 1 on even passes of the ring (ring::owner_for)
         self.ci_pass.next = self.w_idx.val() >> self.q_log2e.q.val();
         self.exp_owner.next = !self.ci_pass.val().get_bit(0);
