@@ -934,7 +934,7 @@ fn rate_limit_in_the_summary() {
 /// `--ecn-mark 0.01 --dcqcn on` (issue: "CNPs flow, rates fall and recover, every message
 /// verified"): a link that marks 1 % of ECN-capable frames CE, both NICs' reaction points on
 /// with the mlx5 defaults. Checked from the JSON: CNPs sent by both NICs and each handled at its
-/// peer; every QP's rate as the NIC reports it (`CC_QP_RATE`, sampled every 10 us) stays within
+/// peer (or dropped there, counted, with the frames its full receive FIFO had no room for); every QP's rate as the NIC reports it (`CC_QP_RATE`, sampled every 10 us) stays within
 /// the reaction point's range (`rpg_min_rate` 1 Mb/s .. the line rate) with its time average
 /// between its lowest sample and the line rate; at least one QP is cut below the line rate,
 /// and at least one ends above its lowest rate (the increase timer, 300 us, raised it again).
@@ -960,10 +960,21 @@ fn dcqcn_on_a_marking_link_cuts_and_recovers_rates() {
     assert_eq!(v["verified"], 40, "{v}");
     assert_eq!(v["failed"], 0, "{v}");
     let line = v["line_mbps"].as_u64().unwrap();
+    // Every CNP sent is handled at the peer, unless the peer's receive FIFO had no room for
+    // it: without PFC (not on here) a NIC drops whole frames when that FIFO is full
+    // (`CNT_RX_DROP_NO_ROOM`, `rx_dropped_no_room`), and this run's back-to-back 64 KiB
+    // WRITEs in both directions fill it. So: no CNP is received that was not sent, none is
+    // lost beyond the peer's dropped frames, and with no frame dropped every one arrives.
     for (h, peer) in [("a", "b"), ("b", "a")] {
         let sent = v["cnps"]["sent"][h].as_u64().unwrap();
         assert!(sent > 0, "host {h} sent no CNP: {v}");
-        assert_eq!(v["cnps"]["received"][peer].as_u64().unwrap(), sent, "{v}");
+        let received = v["cnps"]["received"][peer].as_u64().unwrap();
+        let no_room = v["rx_dropped_no_room"][peer].as_u64().unwrap();
+        assert!(received <= sent, "{v}");
+        assert!(sent - received <= no_room, "{v}");
+        if no_room == 0 {
+            assert_eq!(received, sent, "{v}");
+        }
     }
     let qps = v["qp_rates"].as_array().unwrap();
     assert_eq!(qps.len(), 4);

@@ -2109,6 +2109,7 @@ pub fn run(
                 "timeouts": {"a": r.timeouts[0], "b": r.timeouts[1]},
                 "retry_exceeded": {"a": r.retry_exceeded[0], "b": r.retry_exceeded[1]},
                 "ecn_ce_received": {"a": r.ecn_ce[0], "b": r.ecn_ce[1]},
+                "rx_dropped_no_room": {"a": r.per_host[0].rx_no_room, "b": r.per_host[1].rx_no_room},
                 "cnps": {
                     "sent": {"a": r.cnp_sent[0], "b": r.cnp_sent[1]},
                     "received": {"a": r.cnp_received[0], "b": r.cnp_received[1]},
