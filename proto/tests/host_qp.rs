@@ -205,9 +205,10 @@ fn attr() -> impl Strategy<Value = QpAttr> {
         5u8..=10,
         any::<u16>(),
         any::<u16>(),
+        0u8..=15,
     )
         .prop_map(
-            |(pd, sq, sqe, sqs, rq, rqe, rqs, send_cqn, recv_cqn)| QpCreate {
+            |(pd, sq, sqe, sqs, rq, rqe, rqs, send_cqn, recv_cqn, win)| QpCreate {
                 pd,
                 sq_base: sq & !0xFFF,
                 sq_log2_entries: sqe,
@@ -217,6 +218,7 @@ fn attr() -> impl Strategy<Value = QpAttr> {
                 rq_log2_stride: rqs,
                 send_cqn,
                 recv_cqn,
+                sq_log2_psn_window: win,
             },
         );
     let timers = (0u8..32, 0u8..8, 0u8..8, 0u8..32);

@@ -290,6 +290,7 @@ fn packed_fields_are_disjoint() {
                 qp_ring_cfg::LOG2_SQ_STRIDE,
                 qp_ring_cfg::LOG2_RQ_ENTRIES,
                 qp_ring_cfg::LOG2_RQ_STRIDE,
+                qp_ring_cfg::LOG2_SQ_PSN_WINDOW,
             ],
         ),
         ("QP_CQN", &[qp_cqn::SEND_CQN, qp_cqn::RECV_CQN]),

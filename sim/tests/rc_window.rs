@@ -305,3 +305,71 @@ fn the_wire_never_carries_more_unacknowledged_psns_than_the_window() {
         }
     }
 }
+
+/// A pair whose host A's QP has a send window of `window` PSNs, set at its creation (the
+/// driver's `QpCapabilities::max_unacked_psns`, `QP_RING_CFG` 31:28); host B's QP keeps the
+/// default.
+fn pair_with_window(window: u32, seed: u64) -> Pair {
+    use ferroce_driver::{QpCapabilities, QpInitAttr};
+    use ferroce_sim::cmd::verbs::{connect_with, open_pair};
+    use ferroce_sim::host::ShellConfig;
+    let nic = || VerilatedNic::new().unwrap();
+    let (shared, mut hosts) =
+        open_pair([nic(), nic()], ShellConfig::ideal(), 1, 4096, true).unwrap();
+    let a = &mut hosts[0];
+    let qp =
+        a.pd.create_qp(&QpInitAttr {
+            send_cq: &a.cq,
+            recv_cq: &a.cq,
+            cap: QpCapabilities {
+                max_send_wr: 32,
+                max_send_sge: 4,
+                max_recv_wr: 32,
+                max_recv_sge: 4,
+                max_unacked_psns: window,
+                ..QpCapabilities::default()
+            },
+            sq_sig_all: false,
+        })
+        .unwrap();
+    assert_eq!(qp.caps().max_unacked_psns, window);
+    a.qps[0] = qp;
+    let rts = RtsAttr {
+        timeout: 10,
+        retry_cnt: 7,
+        rnr_retry: 7,
+        ..RtsAttr::default()
+    };
+    connect_with(&hosts, Pmtu::Mtu1024, &mut Rng::new(seed), &rts).unwrap();
+    (shared, hosts)
+}
+
+/// A PSN window set at QP creation bounds what is on the wire: twelve 3-packet WRITEs (3000
+/// bytes at PMTU 1024) posted at once. With 8 PSNs a second message goes while the first is
+/// unacknowledged, but never a third (9 PSNs); with 2 PSNs, less than one message, each
+/// message goes alone (exactly its 3 PSNs outstanding, none of the next). All complete in
+/// order with their data. The bound is read off the link by `max_unacked`, not from the NIC.
+#[test]
+fn a_psn_window_set_at_creation_bounds_the_unacknowledged_psns() {
+    if !require_tool("verilator") {
+        return;
+    }
+    for (window, seed) in [(8u32, 301u64), (2, 303)] {
+        let h = pair_with_window(window, seed);
+        let mut rng = Rng::new(seed + 1);
+        let d = post_writes(&h, 0, 12, 3000, 500, &mut rng);
+        let wc = wait(&h.1[0], 12);
+        check_in_order(&wc, 500, WcOpcode::RdmaWrite);
+        check_landed(&h, 0, 3000, &d);
+        let frames = captured_roce(&h.0);
+        let (max, requests) = max_unacked(&frames, &[]);
+        eprintln!("window {window}: {requests} request packets, at most {max} PSNs unacknowledged");
+        assert_eq!(requests, 36, "nothing lost, nothing sent twice");
+        if window >= 3 {
+            assert!(max <= window, "{max} PSNs unacknowledged, window {window}");
+            assert!(max > 3, "no second message in flight: {max}");
+        } else {
+            assert_eq!(max, 3, "a message longer than the window goes alone");
+        }
+    }
+}

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use ferroce_proto::host::qp::{
     check_modify, AccessFlags, AddressVector, ModifyError, Pmtu, QpAttr, QpAttrMask, QpCreate,
-    QpQuery, QpState,
+    QpQuery, QpState, DEFAULT_LOG2_SQ_PSN_WINDOW, MAX_LOG2_SQ_PSN_WINDOW,
 };
 use ferroce_proto::host::regs::{self, caps, qp_index};
 use ferroce_proto::host::ring::{
@@ -33,6 +33,11 @@ pub struct QpCapabilities {
     pub max_send_sge: u32,
     pub max_recv_sge: u32,
     pub max_inline_data: u32,
+    /// The send window in PSNs (a ferroce extension, fixed at creation: `QP_RING_CFG`
+    /// 31:28): the requester starts a new message only while the PSNs sent and not
+    /// acknowledged, that message's own included, stay within it (a message longer than the
+    /// window goes alone). Rounded up to a power of two, 1 ..= 32768; 1024 by default.
+    pub max_unacked_psns: u32,
 }
 
 impl Default for QpCapabilities {
@@ -43,6 +48,7 @@ impl Default for QpCapabilities {
             max_send_sge: 1,
             max_recv_sge: 1,
             max_inline_data: 0,
+            max_unacked_psns: 1 << DEFAULT_LOG2_SQ_PSN_WINDOW,
         }
     }
 }
@@ -173,6 +179,16 @@ impl QueuePair {
         if cap.max_inline_data > 0 && !info.has(caps::INLINE) {
             return Err(Error::Unsupported("inline data (capability INLINE)"));
         }
+        if cap.max_unacked_psns == 0 {
+            return Err(Error::InvalidArgument(
+                "max_unacked_psns must be at least 1",
+            ));
+        }
+        limit(
+            "max_unacked_psns",
+            cap.max_unacked_psns,
+            1 << MAX_LOG2_SQ_PSN_WINDOW,
+        )?;
         let sq_log2 = log2_entries(cap.max_send_wr);
         let rq_log2 = log2_entries(cap.max_recv_wr);
         limit(
@@ -219,6 +235,7 @@ impl QueuePair {
             } else {
                 0
             },
+            max_unacked_psns: cap.max_unacked_psns.next_power_of_two(),
         };
         let shared = Arc::new(QpShared {
             qpn,
@@ -697,6 +714,7 @@ impl QueuePair {
             rq_log2_stride: rq.ring.log2_stride,
             send_cqn: self.send_cq.cqn as u16,
             recv_cqn: self.recv_cq.cqn as u16,
+            sq_log2_psn_window: self.caps.max_unacked_psns.trailing_zeros() as u8,
         }
     }
 

@@ -137,6 +137,7 @@ fn qp_connect_sequences() {
         max_send_sge: 2,
         max_recv_sge: 1,
         max_inline_data: 0,
+        max_unacked_psns: 1024,
     });
     assert!(
         e.nic.writes().is_empty(),
@@ -169,7 +170,7 @@ fn qp_connect_sequences() {
             w(0x858, (sq_base >> 32) as u32),
             w(0x85C, rq_base as u32),
             w(0x860, (rq_base >> 32) as u32),
-            w(0x864, 4 | (7 << 8) | (3 << 16) | (5 << 24)),
+            w(0x864, 4 | (7 << 8) | (3 << 16) | (5 << 24) | (10 << 28)),
             w(0x868, e.cq.cqn() | (e.cq.cqn() << 16)),
             w(0x804, 1),
         ]
@@ -191,6 +192,7 @@ fn qp_connect_sequences() {
             rq_log2_stride: 5,
             send_cqn: e.cq.cqn() as u16,
             recv_cqn: e.cq.cqn() as u16,
+            ..QpCreate::default()
         },
         ..QpAttr::default()
     };

@@ -19,6 +19,7 @@ fn rts_qp(e: &Env) -> ferroce_driver::QueuePair {
         max_send_sge: 1,
         max_recv_sge: 1,
         max_inline_data: 0,
+        max_unacked_psns: 1024,
     });
     connect(&qp);
     qp
@@ -464,6 +465,35 @@ fn queue_pair_creation_limits() {
             ..
         })
     ));
+    // The send window in PSNs: at least one, at most 32768 (QP_RING_CFG 31:28), rounded
+    // up to a power of two.
+    assert!(matches!(
+        init(QpCapabilities {
+            max_unacked_psns: 0,
+            ..QpCapabilities::default()
+        }),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        init(QpCapabilities {
+            max_unacked_psns: 32769,
+            ..QpCapabilities::default()
+        }),
+        Err(Error::ExceedsDeviceLimit {
+            attr: "max_unacked_psns",
+            value: 32769,
+            max: 32768
+        })
+    ));
+    for (asked, got) in [(1, 1), (100, 128), (128, 128), (32768, 32768)] {
+        let qp = init(QpCapabilities {
+            max_unacked_psns: asked,
+            ..QpCapabilities::default()
+        })
+        .unwrap();
+        assert_eq!(qp.caps().max_unacked_psns, got, "asked {asked}");
+    }
+    assert_eq!(QpCapabilities::default().max_unacked_psns, 1024);
     // Objects of two devices do not mix.
     let other = ferroce_driver::Device::open(FakeDevice::new()).unwrap();
     let foreign_cq = other.create_cq(4, 0).unwrap();

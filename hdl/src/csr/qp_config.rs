@@ -11,7 +11,7 @@
 //! `QP_SQ_BASE_LO/HI`, `QP_RQ_BASE_LO/HI`, `QP_RING_CFG`, `QP_CQN`, plus `flags` (bit 0 CREATE
 //! given since the last RESET, bit 1 the SQD async-notify request) and `QP_ERR_INFO`. All rows
 //! are 0 at power-up (initialised RAM: state RESET) and after `clear` (CFG_RESET, `2^QA`
-//! cycles, `clearing` high meanwhile). 591 bits per QP.
+//! cycles, `clearing` high meanwhile). 595 bits per QP.
 //!
 //! # Engine read port (fixed latency 2)
 //!
@@ -53,7 +53,7 @@ pub const PATH_W: usize = (qp_av_path::DEFAULT_DSCP.lsb + qp_av_path::DEFAULT_DS
 pub const FLOW_W: usize = 20;
 pub const SPORT_W: usize = 16;
 pub const RING_W: usize =
-    (qp_ring_cfg::LOG2_RQ_STRIDE.lsb + qp_ring_cfg::LOG2_RQ_STRIDE.width) as usize;
+    (qp_ring_cfg::LOG2_SQ_PSN_WINDOW.lsb + qp_ring_cfg::LOG2_SQ_PSN_WINDOW.width) as usize;
 pub const ERR_W: usize = (qp_err_info::STATUS.lsb + qp_err_info::STATUS.width) as usize;
 /// Field widths of the engine outputs.
 pub const PMTU_W: usize = qp_mtu_rd::PATH_MTU.width as usize;
@@ -64,6 +64,7 @@ pub const RNR_W: usize = qp_timers::MIN_RNR_TIMER.width as usize;
 pub const SGID_W: usize = qp_av_path::SGID_INDEX.width as usize;
 pub const LOG2E_W: usize = qp_ring_cfg::LOG2_SQ_ENTRIES.width as usize;
 pub const LOG2S_W: usize = qp_ring_cfg::LOG2_SQ_STRIDE.width as usize;
+pub const PSNWIN_W: usize = qp_ring_cfg::LOG2_SQ_PSN_WINDOW.width as usize;
 pub const CQN_W: usize = qp_cqn::SEND_CQN.width as usize;
 /// `flags` bits (the kernels use the literal positions).
 pub const FLAG_CREATED: usize = 0;
@@ -209,6 +210,7 @@ pub struct QpConfigTable<const QA: usize> {
     o_sqs: DFF<Bits<LOG2S_W>>,
     o_rqe: DFF<Bits<LOG2E_W>>,
     o_rqs: DFF<Bits<LOG2S_W>>,
+    o_psnwin: DFF<Bits<PSNWIN_W>>,
     o_scqn: DFF<Bits<CQN_W>>,
     o_rcqn: DFF<Bits<CQN_W>>,
     clr: DFF<Bit>,
@@ -233,6 +235,7 @@ pub struct QpConfigTable<const QA: usize> {
     c_sqs_lsb: Constant<Bits<5>>,
     c_rqe_lsb: Constant<Bits<5>>,
     c_rqs_lsb: Constant<Bits<5>>,
+    c_psnwin_lsb: Constant<Bits<5>>,
     c_scqn_lsb: Constant<Bits<5>>,
     c_rcqn_lsb: Constant<Bits<5>>,
 
@@ -374,6 +377,7 @@ impl<const QA: usize> Default for QpConfigTable<QA> {
             o_sqs: Default::default(),
             o_rqe: Default::default(),
             o_rqs: Default::default(),
+            o_psnwin: Default::default(),
             o_scqn: Default::default(),
             o_rcqn: Default::default(),
             clr: Default::default(),
@@ -396,6 +400,7 @@ impl<const QA: usize> Default for QpConfigTable<QA> {
             c_sqs_lsb: lsb_const(qp_ring_cfg::LOG2_SQ_STRIDE),
             c_rqe_lsb: lsb_const(qp_ring_cfg::LOG2_RQ_ENTRIES),
             c_rqs_lsb: lsb_const(qp_ring_cfg::LOG2_RQ_STRIDE),
+            c_psnwin_lsb: lsb_const(qp_ring_cfg::LOG2_SQ_PSN_WINDOW),
             c_scqn_lsb: lsb_const(qp_cqn::SEND_CQN),
             c_rcqn_lsb: lsb_const(qp_cqn::RECV_CQN),
             rd_addr: Default::default(),
@@ -445,6 +450,7 @@ impl<const QA: usize> Logic for QpConfigTable<QA> {
             o_sqs,
             o_rqe,
             o_rqs,
+            o_psnwin,
             o_scqn,
             o_rcqn,
             clr,
@@ -823,6 +829,11 @@ impl<const QA: usize> Logic for QpConfigTable<QA> {
                 .read_data
                 .val()
                 .get_bits::<LOG2S_W>(self.c_rqs_lsb.val().index());
+            self.o_psnwin.d.next = self
+                .m_ring
+                .read_data
+                .val()
+                .get_bits::<PSNWIN_W>(self.c_psnwin_lsb.val().index());
             self.o_scqn.d.next = self
                 .m_cqn
                 .read_data
@@ -863,6 +874,7 @@ impl<const QA: usize> Logic for QpConfigTable<QA> {
         self.qpc.rq_base.next = self.o_rqb.q.val();
         self.qpc.sq_log2_entries.next = self.o_sqe.q.val();
         self.qpc.sq_log2_stride.next = self.o_sqs.q.val();
+        self.qpc.sq_log2_psn_window.next = self.o_psnwin.q.val();
         self.qpc.rq_log2_entries.next = self.o_rqe.q.val();
         self.qpc.rq_log2_stride.next = self.o_rqs.q.val();
         self.qpc.send_cqn.next = self.o_scqn.q.val();

@@ -28,8 +28,8 @@
 //!   GID byte 0 in 127:120), 64-bit ring bases as one value. `sqd_notify` is the SQD
 //!   async-notify request of the last MODIFY into SQD.
 use super::qp_config::{
-    ACC_W, CQN_W, FLOW_W, LOG2E_W, LOG2S_W, PMTU_W, RD_W, RETRY_W, RNR_W, SGID_W, SPORT_W, ST_W,
-    TIMEOUT_W, W24,
+    ACC_W, CQN_W, FLOW_W, LOG2E_W, LOG2S_W, PMTU_W, PSNWIN_W, RD_W, RETRY_W, RNR_W, SGID_W,
+    SPORT_W, ST_W, TIMEOUT_W, W24,
 };
 use rust_hdl::prelude::*;
 
@@ -67,6 +67,7 @@ pub struct QpcReadMaster<const QA: usize> {
     pub rq_base: Signal<In, Bits<64>>,
     pub sq_log2_entries: Signal<In, Bits<LOG2E_W>>,
     pub sq_log2_stride: Signal<In, Bits<LOG2S_W>>,
+    pub sq_log2_psn_window: Signal<In, Bits<PSNWIN_W>>,
     pub rq_log2_entries: Signal<In, Bits<LOG2E_W>>,
     pub rq_log2_stride: Signal<In, Bits<LOG2S_W>>,
     pub send_cqn: Signal<In, Bits<CQN_W>>,
@@ -107,6 +108,7 @@ pub struct QpcReadSlave<const QA: usize> {
     pub rq_base: Signal<Out, Bits<64>>,
     pub sq_log2_entries: Signal<Out, Bits<LOG2E_W>>,
     pub sq_log2_stride: Signal<Out, Bits<LOG2S_W>>,
+    pub sq_log2_psn_window: Signal<Out, Bits<PSNWIN_W>>,
     pub rq_log2_entries: Signal<Out, Bits<LOG2E_W>>,
     pub rq_log2_stride: Signal<Out, Bits<LOG2S_W>>,
     pub send_cqn: Signal<Out, Bits<CQN_W>>,

@@ -17,6 +17,7 @@ use ferroce_proto::host::event::{AsyncEvent, AsyncEventType};
 use ferroce_proto::host::mr::{make_key, MrEntry};
 use ferroce_proto::host::qp::{
     check_modify, AccessFlags, AddressVector, Pmtu, QpAttr, QpAttrMask, QpCreate, QpQuery, QpState,
+    MAX_LOG2_SQ_PSN_WINDOW,
 };
 use ferroce_proto::host::regs::{
     self, cfg_status, cmd_status, irq_status, Access, CmdResult, CmdStatus,
@@ -121,6 +122,7 @@ pub fn random_attr(rng: &mut Rng, p: &CsrParams, send_cqn: u16, recv_cqn: u16) -
             rq_log2_stride: rqs,
             send_cqn,
             recv_cqn,
+            sq_log2_psn_window: rng.below(MAX_LOG2_SQ_PSN_WINDOW as u64 + 1) as u8,
         },
     }
 }

@@ -100,6 +100,7 @@ impl<const QA: usize> Logic for QpcReadMux<QA> {
         self.a.rq_base.next = self.out.rq_base.val();
         self.a.sq_log2_entries.next = self.out.sq_log2_entries.val();
         self.a.sq_log2_stride.next = self.out.sq_log2_stride.val();
+        self.a.sq_log2_psn_window.next = self.out.sq_log2_psn_window.val();
         self.a.rq_log2_entries.next = self.out.rq_log2_entries.val();
         self.a.rq_log2_stride.next = self.out.rq_log2_stride.val();
         self.a.send_cqn.next = self.out.send_cqn.val();
@@ -131,6 +132,7 @@ impl<const QA: usize> Logic for QpcReadMux<QA> {
         self.b.rq_base.next = self.out.rq_base.val();
         self.b.sq_log2_entries.next = self.out.sq_log2_entries.val();
         self.b.sq_log2_stride.next = self.out.sq_log2_stride.val();
+        self.b.sq_log2_psn_window.next = self.out.sq_log2_psn_window.val();
         self.b.rq_log2_entries.next = self.out.rq_log2_entries.val();
         self.b.rq_log2_stride.next = self.out.rq_log2_stride.val();
         self.b.send_cqn.next = self.out.send_cqn.val();
@@ -162,6 +164,7 @@ impl<const QA: usize> Logic for QpcReadMux<QA> {
         self.c.rq_base.next = self.out.rq_base.val();
         self.c.sq_log2_entries.next = self.out.sq_log2_entries.val();
         self.c.sq_log2_stride.next = self.out.sq_log2_stride.val();
+        self.c.sq_log2_psn_window.next = self.out.sq_log2_psn_window.val();
         self.c.rq_log2_entries.next = self.out.rq_log2_entries.val();
         self.c.rq_log2_stride.next = self.out.rq_log2_stride.val();
         self.c.send_cqn.next = self.out.send_cqn.val();

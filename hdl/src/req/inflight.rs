@@ -20,10 +20,6 @@ pub const WIN_LOG2: usize = 4;
 /// WQEs in flight per QP (rows of the in-flight table per QP).
 pub const WINDOW: usize = 1 << WIN_LOG2;
 
-/// Unacknowledged PSNs per QP before the requester holds back a new WQE (a WQE is started
-/// while fewer are outstanding, so one message longer than this still goes, alone).
-pub const PSN_WINDOW: usize = 1024;
-
 /// One WQE in flight (a row of the in-flight table).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, LogicStruct)]
 pub struct InflightSlot {

@@ -24,9 +24,19 @@
 //!   next PSN and one past the highest PSN sent. The work-ring job of a QP sends WQE `si`
 //!   (fetch, pass-1 checks, segmentation) and puts the QP back at the tail of the ring while
 //!   the window allows another: a WQE sent again after a rewind always may; a new one needs a
-//!   free row, fewer than [`PSN_WINDOW`] (1024) unacknowledged PSNs, and no READ or atomic
+//!   free row, fewer unacknowledged PSNs than the QP's PSN window, and no READ or atomic
 //!   outstanding. A QP whose window is full leaves the ring; the ACK job that frees room puts
 //!   it back. Fairness between QPs is at message granularity (one message per turn).
+//! * **The PSN window is per QP**, fixed at creation (`QP_RING_CFG` 31:28, log2 of the PSNs;
+//!   the driver's `QpCapabilities::max_unacked_psns`, 1024 by default, 1 ..= 32768): PSNs
+//!   sent and not retired (from the window's first PSN to the highest sent) plus the new
+//!   message's packets must stay within it. The message's packet count is known once its WQE
+//!   is read, so the check is made at its first packet (PktHdr, from a register settled
+//!   before): a message that does not fit sends nothing, and its QP waits out of the ring
+//!   (`wait_drain`) until everything before it has retired, then sends it. A message longer
+//!   than the window therefore goes alone (its own packets are the only ones outstanding);
+//!   holding a message back mid-way for ACKs (rxe's per-packet limit) needs the completer to
+//!   track a message that is partly sent, which the rebuild into blocks is to bring.
 //! * **The in-flight table** ([`InflightTable`], one block RAM of `2^QA x 16` rows of 92 bits:
 //!   last PSN, wr_id, completion opcode, signaled) holds what retirement and recovery need
 //!   without reading the WQE again; a row is written when its WQE's last packet (a READ's
@@ -150,7 +160,7 @@ pub mod requester;
 pub mod retransmit_timer;
 pub mod send_scheduler;
 
-pub use inflight::{InflightSlot, InflightTable, PSN_WINDOW, WINDOW, WIN_LOG2};
+pub use inflight::{InflightSlot, InflightTable, WINDOW, WIN_LOG2};
 pub use requester::RcRequester;
 pub use retransmit_timer::{QpTimer, RetransmitTimer, RetransmitTimerModel};
 pub use send_scheduler::{SendScheduler, SendSchedulerModel};

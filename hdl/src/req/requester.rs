@@ -50,11 +50,11 @@
 //!   (FATAL_ERR, QP to ERR; `wr_id` 0 for an unreadable WQE); a payload beat that could not be
 //!   read poisons its packet (`pay_bad`: the frame leaves with its ICRC complemented), which
 //!   Go-Back-N then sends again like a packet lost on the link.
-use super::inflight::{InflightTable, PSN_WINDOW, WINDOW, WIN_LOG2};
+use super::inflight::{InflightTable, WINDOW, WIN_LOG2};
 use super::retransmit_timer::{QpTimer, RetransmitTimer};
 use super::send_scheduler::SendScheduler;
 use super::ReqQpFlags;
-use crate::csr::qp_config::{CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RETRY_W, ST_W, TIMEOUT_W};
+use crate::csr::qp_config::{CQN_W, LOG2E_W, LOG2S_W, PMTU_W, PSNWIN_W, RETRY_W, ST_W, TIMEOUT_W};
 use crate::csr::qpc_port::QpcReadMaster;
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
 use crate::stream::{StreamSink, StreamSource};
@@ -492,6 +492,8 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     pmtu32: Signal<Local, Bits<32>>,
     // the QP's transport attributes
     q_timeout: DFF<Bits<TIMEOUT_W>>,
+    /// log2 of the QP's send window in PSNs (`QP_RING_CFG`)
+    q_psnwin: DFF<Bits<PSNWIN_W>>,
     q_retry: DFF<Bits<RETRY_W>>,
     q_rnr_retry: DFF<Bits<RETRY_W>>,
 
@@ -547,7 +549,14 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     l_off: Signal<Local, Bits<24>>,
     ret_ok: Signal<Local, Bit>,
     c_win: Constant<Bits<16>>,
-    c_psnwin: Constant<Bits<24>>,
+    c_one24: Constant<Bits<24>>,
+    /// the QP's send window in PSNs (`1 << q_psnwin`)
+    psn_lim: Signal<Local, Bits<24>>,
+    /// the new message at `si` fits in the window with what is outstanding: PSNs sent and not
+    /// retired plus its own packets (registered: its length settled two cycles before PktHdr)
+    fit_ok: DFF<Bit>,
+    /// PktHdr: the message's first packet, new, with a window too full for it
+    win_wait: Signal<Local, Bit>,
     s_flags: DFF<ReqQpFlags>,
     s_wrid: DFF<Bits<64>>,
     s_op: DFF<Bits<8>>,
@@ -905,6 +914,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             a_req_fire: Default::default(),
             a_dat_fire: Default::default(),
             q_timeout: Default::default(),
+            q_psnwin: Default::default(),
             q_retry: Default::default(),
             q_rnr_retry: Default::default(),
             state: Default::default(),
@@ -953,7 +963,10 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             l_off: Default::default(),
             ret_ok: Default::default(),
             c_win: Constant::new((WINDOW as u64).into()),
-            c_psnwin: Constant::new((PSN_WINDOW as u64).into()),
+            c_one24: Constant::new(1.into()),
+            psn_lim: Default::default(),
+            fit_ok: Default::default(),
+            win_wait: Default::default(),
             s_flags: Default::default(),
             s_wrid: Default::default(),
             s_op: Default::default(),
@@ -1172,6 +1185,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             n_resent,
             n_errors,
             q_timeout,
+            q_psnwin,
+            fit_ok,
             q_retry,
             q_rnr_retry,
             s_rpsn,
@@ -1788,13 +1803,21 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.tmr_left.next = self.timers.now.val() - self.s_tmr.q.val().deadline;
         self.tmr_due.next = self.tmr_armed.val() & !self.tmr_left.val().get_bit(31);
         // the send window: a WQE sent again after a rewind (si < hi) may always go; a new one
-        // needs a free row, fewer than PSN_WINDOW unacknowledged PSNs, and no READ or atomic
+        // needs a free row, fewer unacknowledged PSNs than the QP's window (`QP_RING_CFG`;
+        // PktHdr then holds a message that does not fit whole), and no READ or atomic
         // outstanding (they are alone in the window); none while an RNR wait runs
         self.win_used.next = self.s_hi.q.val() - self.s_ci.q.val();
         self.psn_used.next = self.s_hpsn.q.val() - self.s_spsn.q.val();
+        self.psn_lim.next = self.c_one24.val() << self.q_psnwin.q.val();
+        self.fit_ok.d.next = bit_cast::<32, 24>(self.psn_used.val()) + self.rd_np.val()
+            <= bit_cast::<32, 24>(self.psn_lim.val());
+        self.win_wait.next = self.m_first.q.val()
+            & (self.s_si.q.val() == self.s_hi.q.val())
+            & self.inflight.val()
+            & !self.fit_ok.q.val();
         self.new_ok.next = !self.inflight.val()
             | ((self.win_used.val() < self.c_win.val())
-                & (self.psn_used.val() < self.c_psnwin.val())
+                & (self.psn_used.val() < self.psn_lim.val())
                 & !self.out_rdat.val());
         self.can_send.next = (self.s_si.q.val() != self.s_pi.q.val())
             & (!self.s_flags.q.val().wait_drain | (self.s_si.q.val() == self.s_ci.q.val()))
@@ -1924,6 +1947,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.q_log2s.d.next = self.qpc.sq_log2_stride.val();
                     self.q_cqn.d.next = self.qpc.send_cqn.val();
                     self.q_timeout.d.next = self.qpc.timeout.val();
+                    self.q_psnwin.d.next = self.qpc.sq_log2_psn_window.val();
                     self.q_retry.d.next = self.qpc.retry_cnt.val();
                     self.q_rnr_retry.d.next = self.qpc.rnr_retry.val();
                     self.state.d.next = ReqState::QLatch;
@@ -2310,10 +2334,19 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             }
             ReqState::PktHdr => {
                 // (a packet walked, not sent, passes whatever holds the TX path)
-                self.pk_valid.next =
-                    !self.skip_now.val() & !self.tx_hold.val() & !self.sh_wait.val();
+                self.pk_valid.next = !self.skip_now.val()
+                    & !self.tx_hold.val()
+                    & !self.sh_wait.val()
+                    & !self.win_wait.val();
                 self.pk_se.next = self.is_last.val() & self.w_flags.q.val().get_bit(1);
-                if !self.skip_now.val()
+                if self.win_wait.val() {
+                    // a new message that does not fit whole in the QP's PSN window beside
+                    // what is outstanding: nothing of it goes; the QP waits, out of the ring,
+                    // until the window has drained (`wait_drain`), then sends it from its WQE
+                    // (a message longer than the window thus goes alone)
+                    self.s_flags.d.next.wait_drain = true;
+                    self.state.d.next = ReqState::Requeue;
+                } else if !self.skip_now.val()
                     & (self.tx_hold.val() | (self.sh_wait.val() & self.others_wait.val()))
                 {
                     // PFC holds the TX path before this packet, or the shaper holds the QP

@@ -181,6 +181,7 @@ impl<const QA: usize> Logic for RcWriteResponderFlat<QA> {
         self.core.qpc.sq_base.next = self.qpc.sq_base.val();
         self.core.qpc.sq_log2_entries.next = self.qpc.sq_log2_entries.val();
         self.core.qpc.sq_log2_stride.next = self.qpc.sq_log2_stride.val();
+        self.core.qpc.sq_log2_psn_window.next = self.qpc.sq_log2_psn_window.val();
         self.core.qpc.send_cqn.next = self.qpc.send_cqn.val();
         self.core.cfg_ack_every.next = self.cfg_ack_every.val();
         self.core.load_valid.next = self.load_valid.val();

@@ -434,7 +434,17 @@ pub struct QpCreate {
     pub rq_log2_stride: u8,
     pub send_cqn: u16,
     pub recv_cqn: u16,
+    /// log2 of the send window in PSNs (`QP_RING_CFG` 31:28): a new message starts only while
+    /// the PSNs sent and not acknowledged, its own included, stay within `2^v`; a message
+    /// longer than the window goes alone. At most [`MAX_LOG2_SQ_PSN_WINDOW`].
+    pub sq_log2_psn_window: u8,
 }
+
+/// The send window a QP gets unless its creator asks otherwise: 1024 PSNs.
+pub const DEFAULT_LOG2_SQ_PSN_WINDOW: u8 = 10;
+/// The largest send window: 32768 PSNs (the field's four bits; far below the 2^23 that IBTA
+/// Vol 1, 9.7.1 allows outstanding).
+pub const MAX_LOG2_SQ_PSN_WINDOW: u8 = 15;
 
 impl Default for QpCreate {
     fn default() -> Self {
@@ -448,6 +458,7 @@ impl Default for QpCreate {
             rq_log2_stride: super::ring::MIN_LOG2_RQ_STRIDE,
             send_cqn: 0,
             recv_cqn: 0,
+            sq_log2_psn_window: DEFAULT_LOG2_SQ_PSN_WINDOW,
         }
     }
 }
@@ -596,6 +607,12 @@ impl QpAttr {
                     value: c.rq_base,
                 });
             }
+            if c.sq_log2_psn_window > MAX_LOG2_SQ_PSN_WINDOW {
+                return Err(Error::InvalidField {
+                    field: "sq_log2_psn_window",
+                    value: c.sq_log2_psn_window as u64,
+                });
+            }
             put(regs::QP_PD, check24("pd", c.pd)?);
             let (lo, hi) = split64(c.sq_base);
             put(regs::QP_SQ_BASE_LO, lo);
@@ -608,7 +625,8 @@ impl QpAttr {
                 qp_ring_cfg::LOG2_SQ_ENTRIES.place(c.sq_log2_entries as u32)
                     | qp_ring_cfg::LOG2_SQ_STRIDE.place(c.sq_log2_stride as u32)
                     | qp_ring_cfg::LOG2_RQ_ENTRIES.place(c.rq_log2_entries as u32)
-                    | qp_ring_cfg::LOG2_RQ_STRIDE.place(c.rq_log2_stride as u32),
+                    | qp_ring_cfg::LOG2_RQ_STRIDE.place(c.rq_log2_stride as u32)
+                    | qp_ring_cfg::LOG2_SQ_PSN_WINDOW.place(c.sq_log2_psn_window as u32),
             );
             put(
                 regs::QP_CQN,
@@ -774,6 +792,7 @@ impl QpAttr {
                 rq_log2_stride: qp_ring_cfg::LOG2_RQ_STRIDE.get(ring) as u8,
                 send_cqn: qp_cqn::SEND_CQN.get(cqn) as u16,
                 recv_cqn: qp_cqn::RECV_CQN.get(cqn) as u16,
+                sq_log2_psn_window: qp_ring_cfg::LOG2_SQ_PSN_WINDOW.get(ring) as u8,
             },
         })
     }

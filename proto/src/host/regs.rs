@@ -302,7 +302,7 @@ register_map! {
     QP_SQ_BASE_HI = 0x858, RW, "Send queue ring IOVA, high 32 bits.";
     QP_RQ_BASE_LO = 0x85C, RW, "Receive queue ring IOVA, low 32 bits. CREATE group.";
     QP_RQ_BASE_HI = 0x860, RW, "Receive queue ring IOVA, high 32 bits.";
-    QP_RING_CFG = 0x864, RW, "4:0 log2 SQ entries; 11:8 log2 SQ stride; 20:16 log2 RQ entries; 27:24 log2 RQ stride. CREATE group.";
+    QP_RING_CFG = 0x864, RW, "4:0 log2 SQ entries; 11:8 log2 SQ stride; 20:16 log2 RQ entries; 27:24 log2 RQ stride; 31:28 log2 of the send window in PSNs (unacknowledged PSNs, 0 = 1 .. 15 = 32768). CREATE group.";
     QP_CQN = 0x868, RW, "15:0 send CQN; 31:16 receive CQN. CREATE group.";
     QP_SQ_INDEX = 0x86C, RO, "Query: 15:0 SQ producer index (last doorbell); 31:16 SQ consumer index (next WQE to complete).";
     QP_RQ_INDEX = 0x870, RO, "Query: 15:0 RQ producer index; 31:16 RQ consumer index.";
@@ -781,6 +781,10 @@ pub mod qp_ring_cfg {
     pub const LOG2_SQ_STRIDE: Field = Field::new(8, 4);
     pub const LOG2_RQ_ENTRIES: Field = Field::new(16, 5);
     pub const LOG2_RQ_STRIDE: Field = Field::new(24, 4);
+    /// log2 of the QP's send window in PSNs: the requester starts a new message only while
+    /// the PSNs sent and not acknowledged, this message's included, stay within `2^v`
+    /// (a message longer than the window goes alone).
+    pub const LOG2_SQ_PSN_WINDOW: Field = Field::new(28, 4);
 }
 
 pub mod qp_cqn {
