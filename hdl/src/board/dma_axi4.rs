@@ -42,6 +42,7 @@ use super::read_align::ReadRealign;
 use super::write_align::WriteRealign;
 use crate::dma::DmaSlave;
 use crate::stream::{StreamSink, StreamSource};
+use crate::widget::ByteSwap64;
 use rust_hdl::prelude::*;
 
 /// Beats in a 4 KiB page at 8 bytes per beat.
@@ -142,6 +143,9 @@ pub struct DmaAxi4Bridge {
     l_wfire: Signal<Local, Bit>,
     l_awfire: Signal<Local, Bit>,
     l_bfire: Signal<Local, Bit>,
+    /// little-endian host fields <-> wire-order beats (`crate::widget::byte_swap`)
+    le_rdata: ByteSwap64,
+    le_wdata: ByteSwap64,
 }
 
 impl DmaAxi4Bridge {
@@ -153,6 +157,8 @@ impl DmaAxi4Bridge {
             "DmaAxi4Bridge: max_beats must be 1..=256"
         );
         DmaAxi4Bridge {
+            le_rdata: Default::default(),
+            le_wdata: Default::default(),
             clock: Default::default(),
             dma: Default::default(),
             m_axi_awaddr: Default::default(),
@@ -249,14 +255,8 @@ impl Logic for DmaAxi4Bridge {
 
         // ================= read: the R side is the realigner, fed with R beats
         // AXI lanes to ferroce order: the byte at addr + i moves from bits 8i.. to 56-8i..
-        self.l_rrev.next = (bit_cast::<64, 8>(self.m_axi_rdata.val().get_bits::<8>(0)) << 56)
-            | (bit_cast::<64, 8>(self.m_axi_rdata.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.m_axi_rdata.val().get_bits::<8>(16)) << 40)
-            | (bit_cast::<64, 8>(self.m_axi_rdata.val().get_bits::<8>(24)) << 32)
-            | (bit_cast::<64, 8>(self.m_axi_rdata.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<64, 8>(self.m_axi_rdata.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<64, 8>(self.m_axi_rdata.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<64, 8>(self.m_axi_rdata.val().get_bits::<8>(56));
+        self.le_rdata.inp.next = self.m_axi_rdata.val();
+        self.l_rrev.next = self.le_rdata.out.val();
         self.dma.rd.req_ready.next = self.ral.idle.val() & (self.ar_state.q.val() == ArState::Idle);
         self.ral.start.next = self.dma.rd.req_valid.val() & self.dma.rd.req_ready.val();
         self.ral.start_off.next = self.dma.rd.req_addr.val().get_bits::<3>(0);
@@ -322,14 +322,8 @@ impl Logic for DmaAxi4Bridge {
             & self.w_bcnt.q.val().any()
             & self.wal.word_valid.val();
         // ferroce order to AXI lanes (the strobes are in AXI lane order already)
-        self.m_axi_wdata.next = (bit_cast::<64, 8>(self.wal.word.val().get_bits::<8>(0)) << 56)
-            | (bit_cast::<64, 8>(self.wal.word.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.wal.word.val().get_bits::<8>(16)) << 40)
-            | (bit_cast::<64, 8>(self.wal.word.val().get_bits::<8>(24)) << 32)
-            | (bit_cast::<64, 8>(self.wal.word.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<64, 8>(self.wal.word.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<64, 8>(self.wal.word.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<64, 8>(self.wal.word.val().get_bits::<8>(56));
+        self.le_wdata.inp.next = self.wal.word.val();
+        self.m_axi_wdata.next = self.le_wdata.out.val();
         self.m_axi_wstrb.next = self.wal.word_mask.val();
         self.m_axi_wlast.next = self.w_bcnt.q.val() == 1;
 

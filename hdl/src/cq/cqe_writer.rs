@@ -19,6 +19,7 @@
 use crate::csr::cq_config::{LOG2_W, VEC_W};
 use crate::csr::qp_config::CQN_W;
 use crate::dma::DmaWriteMaster;
+use crate::widget::{ByteSwap32, ByteSwap64};
 use ferroce_proto::host::cqe::{field as cf, CQE_LEN};
 use rust_hdl::prelude::*;
 
@@ -157,6 +158,11 @@ pub struct CqeWriter<const CA: usize> {
     wr_en: Signal<Local, Bit>,
     req_fire: Signal<Local, Bit>,
     last_fire: Signal<Local, Bit>,
+    /// little-endian host fields <-> wire-order beats (`crate::widget::byte_swap`)
+    le_wrid: ByteSwap64,
+    le_len: ByteSwap32,
+    le_qpn: ByteSwap32,
+    le_src: ByteSwap32,
 }
 
 impl<const CA: usize> Default for CqeWriter<CA> {
@@ -166,6 +172,10 @@ impl<const CA: usize> Default for CqeWriter<CA> {
             RAM::from((0..(1usize << A)).map(|_| T::default()))
         }
         CqeWriter {
+            le_wrid: Default::default(),
+            le_len: Default::default(),
+            le_qpn: Default::default(),
+            le_src: Default::default(),
             clock: Default::default(),
             cev_valid: Default::default(),
             cev_ready: Default::default(),
@@ -310,37 +320,18 @@ impl<const CA: usize> Logic for CqeWriter<CA> {
         self.dma_wr.req_addr.next =
             self.k_base.q.val() + (bit_cast::<64, 24>(self.s_pi.q.val() & self.mask.val()) << 5);
         // the entry's four beats, first byte in the MSB (little-endian fields byte-swapped)
-        self.dma_wr.data.data.next = (bit_cast::<64, 8>(self.f_wrid.q.val().get_bits::<8>(0))
-            << 56)
-            | (bit_cast::<64, 8>(self.f_wrid.q.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.f_wrid.q.val().get_bits::<8>(16)) << 40)
-            | (bit_cast::<64, 8>(self.f_wrid.q.val().get_bits::<8>(24)) << 32)
-            | (bit_cast::<64, 8>(self.f_wrid.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<64, 8>(self.f_wrid.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<64, 8>(self.f_wrid.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<64, 8>(self.f_wrid.q.val().get_bits::<8>(56));
+        self.le_wrid.inp.next = self.f_wrid.q.val();
+        self.dma_wr.data.data.next = self.le_wrid.out.val();
+        self.le_len.inp.next = self.f_len.q.val();
         if self.beat.q.val() == 1 {
-            self.dma_wr.data.data.next = (bit_cast::<64, 32>(
-                (bit_cast::<32, 8>(self.f_len.q.val().get_bits::<8>(0)) << 24)
-                    | (bit_cast::<32, 8>(self.f_len.q.val().get_bits::<8>(8)) << 16)
-                    | (bit_cast::<32, 8>(self.f_len.q.val().get_bits::<8>(16)) << 8)
-                    | bit_cast::<32, 8>(self.f_len.q.val().get_bits::<8>(24)),
-            ) << 32)
+            self.dma_wr.data.data.next = (bit_cast::<64, 32>(self.le_len.out.val()) << 32)
                 | bit_cast::<64, 32>(self.f_imm.q.val());
         }
+        self.le_src.inp.next = self.f_src.q.val();
+        self.le_qpn.inp.next = self.f_qpn.q.val();
         if self.beat.q.val() == 2 {
-            self.dma_wr.data.data.next = (bit_cast::<64, 32>(
-                (bit_cast::<32, 8>(self.f_qpn.q.val().get_bits::<8>(0)) << 24)
-                    | (bit_cast::<32, 8>(self.f_qpn.q.val().get_bits::<8>(8)) << 16)
-                    | (bit_cast::<32, 8>(self.f_qpn.q.val().get_bits::<8>(16)) << 8)
-                    | bit_cast::<32, 8>(self.f_qpn.q.val().get_bits::<8>(24)),
-            ) << 32)
-                | bit_cast::<64, 32>(
-                    (bit_cast::<32, 8>(self.f_src.q.val().get_bits::<8>(0)) << 24)
-                        | (bit_cast::<32, 8>(self.f_src.q.val().get_bits::<8>(8)) << 16)
-                        | (bit_cast::<32, 8>(self.f_src.q.val().get_bits::<8>(16)) << 8)
-                        | bit_cast::<32, 8>(self.f_src.q.val().get_bits::<8>(24)),
-                );
+            self.dma_wr.data.data.next = (bit_cast::<64, 32>(self.le_qpn.out.val()) << 32)
+                | bit_cast::<64, 32>(self.le_src.out.val());
         }
         if self.beat.q.val() == 3 {
             self.dma_wr.data.data.next = (bit_cast::<64, 16>(

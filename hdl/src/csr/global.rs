@@ -14,6 +14,7 @@
 use super::{
     addr_const, konst, lsb_const, rw_reset, Addr, CsrParams, EVENT_FIFO_DEPTH, GID_ENTRIES,
 };
+use crate::widget::ByteSwap32;
 use crate::widget::{LutRam, RegFifo};
 use ferroce_proto::host::regs::{
     self, async_event, async_event_info, cfg_status, gid_attr, irq_status,
@@ -300,6 +301,8 @@ pub struct CsrGlobal {
     s_link: Signal<Local, Bits<32>>,
     s_fatal: Signal<Local, Bits<32>>,
     status_word: Signal<Local, Bits<32>>,
+    /// little-endian host fields <-> wire-order beats (`crate::widget::byte_swap`)
+    le_wdata: ByteSwap32,
 }
 
 impl CsrGlobal {
@@ -332,6 +335,7 @@ impl CsrGlobal {
         });
         check_read_leaves(&id, &rwl);
         CsrGlobal {
+            le_wdata: Default::default(),
             clock: Default::default(),
             wr: Default::default(),
             waddr: Default::default(),
@@ -495,10 +499,8 @@ impl Logic for CsrGlobal {
 
         // ---------------- locals: defaults first ----------------
         // the written word byte-swapped (register byte 0 in 7:0 -> wire byte 0 on top)
-        self.wbs.next = (bit_cast::<32, 8>(self.wdata.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.wdata.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.wdata.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.wdata.val().get_bits::<8>(24));
+        self.le_wdata.inp.next = self.wdata.val();
+        self.wbs.next = self.le_wdata.out.val();
         self.gsel.next = self.c_zero32.val();
         self.ev_push.next = self.ev_valid.val() & !self.evq.full.val();
         self.set_async.next = self.c_zero32.val();

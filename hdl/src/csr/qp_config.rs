@@ -32,6 +32,7 @@
 //! * write: `wr_qpn` and per-group enables (`we_*`) with data `wd_*`, committed at the edge.
 use super::qpc_port::QpcReadSlave;
 use super::{konst, lsb_const};
+use crate::widget::ByteSwap32;
 use ferroce_proto::host::qp::AccessFlags;
 use ferroce_proto::host::regs::{
     qp_av_path, qp_cqn, qp_err_info, qp_mtu_rd, qp_ring_cfg, qp_state, qp_timers,
@@ -247,12 +248,23 @@ pub struct QpConfigTable<const QA: usize> {
     bs2: Signal<Local, Bits<32>>,
     bs3: Signal<Local, Bits<32>>,
     bsm: Signal<Local, Bits<32>>,
+    /// little-endian host fields <-> wire-order beats (`crate::widget::byte_swap`)
+    le_dgid0: ByteSwap32,
+    le_dgid1: ByteSwap32,
+    le_dgid2: ByteSwap32,
+    le_dgid3: ByteSwap32,
+    le_dmac_lo: ByteSwap32,
 }
 
 impl<const QA: usize> Default for QpConfigTable<QA> {
     fn default() -> Self {
         assert!((2..=16).contains(&QA), "QpConfigTable: QA must be 2..=16");
         Self {
+            le_dgid0: Default::default(),
+            le_dgid1: Default::default(),
+            le_dgid2: Default::default(),
+            le_dgid3: Default::default(),
+            le_dmac_lo: Default::default(),
             clock: Default::default(),
             qpc: Default::default(),
             fsm_rd: Default::default(),
@@ -711,26 +723,16 @@ impl<const QA: usize> Logic for QpConfigTable<QA> {
 
         // ---------------- engine read pipeline: stage 2 registers the fields ----------------
         // byte swaps (register byte 0 in 7:0 -> wire byte 0 on top)
-        self.bs0.next = (bit_cast::<32, 8>(self.m_dgid0.read_data.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.m_dgid0.read_data.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.m_dgid0.read_data.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.m_dgid0.read_data.val().get_bits::<8>(24));
-        self.bs1.next = (bit_cast::<32, 8>(self.m_dgid1.read_data.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.m_dgid1.read_data.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.m_dgid1.read_data.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.m_dgid1.read_data.val().get_bits::<8>(24));
-        self.bs2.next = (bit_cast::<32, 8>(self.m_dgid2.read_data.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.m_dgid2.read_data.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.m_dgid2.read_data.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.m_dgid2.read_data.val().get_bits::<8>(24));
-        self.bs3.next = (bit_cast::<32, 8>(self.m_dgid3.read_data.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.m_dgid3.read_data.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.m_dgid3.read_data.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.m_dgid3.read_data.val().get_bits::<8>(24));
-        self.bsm.next = (bit_cast::<32, 8>(self.m_dmac_lo.read_data.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.m_dmac_lo.read_data.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.m_dmac_lo.read_data.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.m_dmac_lo.read_data.val().get_bits::<8>(24));
+        self.le_dgid0.inp.next = self.m_dgid0.read_data.val();
+        self.bs0.next = self.le_dgid0.out.val();
+        self.le_dgid1.inp.next = self.m_dgid1.read_data.val();
+        self.bs1.next = self.le_dgid1.out.val();
+        self.le_dgid2.inp.next = self.m_dgid2.read_data.val();
+        self.bs2.next = self.le_dgid2.out.val();
+        self.le_dgid3.inp.next = self.m_dgid3.read_data.val();
+        self.bs3.next = self.le_dgid3.out.val();
+        self.le_dmac_lo.inp.next = self.m_dmac_lo.read_data.val();
+        self.bsm.next = self.le_dmac_lo.out.val();
         self.v1.d.next = self.qpc.rd_valid.val();
         self.o_valid.d.next = self.v1.q.val();
         if self.v1.q.val() {
@@ -893,7 +895,7 @@ mod tests {
         assert_eq!(MTU_W, 24);
         assert_eq!(TMR_W, 21);
         assert_eq!(PATH_W, 25);
-        assert_eq!(RING_W, 28);
+        assert_eq!(RING_W, 32);
         assert_eq!(ERR_W, 16);
         let total = ST_W
             + FLAGS_W
@@ -911,7 +913,7 @@ mod tests {
             + RING_W
             + 32
             + ERR_W;
-        assert_eq!(total, 591);
+        assert_eq!(total, 595);
     }
 
     #[test]

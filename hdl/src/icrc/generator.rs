@@ -27,6 +27,7 @@
 //! Ports: `clock`, `inp` (sink), `out` (source).
 use super::IcrcFront;
 use crate::stream::{StreamSink, StreamSource};
+use crate::widget::ByteSwap32;
 use rust_hdl::prelude::*;
 
 /// Address bits of the output FIFO (16 entries).
@@ -77,6 +78,8 @@ pub struct IcrcGenerator<const B: usize, const K: usize> {
     icrc: Signal<Local, Bits<32>>,
     icrc_top: Signal<Local, Bits<B>>,
     pbits: Signal<Local, Bits<B>>,
+    /// little-endian host fields <-> wire-order beats (`crate::widget::byte_swap`)
+    le_icrc: ByteSwap32,
 }
 
 impl<const B: usize, const K: usize> IcrcGenerator<B, K> {
@@ -91,6 +94,7 @@ impl<const B: usize, const K: usize> IcrcGenerator<B, K> {
 impl<const B: usize, const K: usize> Default for IcrcGenerator<B, K> {
     fn default() -> Self {
         Self {
+            le_icrc: Default::default(),
             clock: Default::default(),
             inp: Default::default(),
             out: Default::default(),
@@ -184,10 +188,8 @@ impl<const B: usize, const K: usize> Logic for IcrcGenerator<B, K> {
         }
         // ICRC = ~crc, wire order LSB first: as a big-endian word that is byte-swapped
         self.icrc.next = !self.front.o_crc.val();
-        self.g_icrc.d.next = (bit_cast::<32, 8>(self.icrc.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.icrc.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.icrc.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.icrc.val().get_bits::<8>(24));
+        self.le_icrc.inp.next = self.icrc.val();
+        self.g_icrc.d.next = self.le_icrc.out.val();
         // --- stage 5: patch --------------------------------------------------------------------
         self.icrc_top.next = self.c_top_ones.val();
         self.pbits.next = self.c_top_ones.val();

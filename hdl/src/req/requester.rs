@@ -60,6 +60,7 @@ use crate::dma::{DmaReadMaster, DmaWriteMaster};
 use crate::stream::{StreamSink, StreamSource};
 use crate::widget::RegFifo;
 use crate::widget::StreamPacker;
+use crate::widget::{ByteSwap32, ByteSwap64};
 use crate::widget::{StreamCutter, StreamSkid};
 use ferroce_proto::host::cqe::{vendor_err, CqeOpcode, WcStatus};
 use ferroce_proto::host::wqe::{send_field as wf, sge_field as sf, SendOpcode, SEND_HEADER_LEN};
@@ -709,6 +710,17 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     zf_n: Signal<Local, Bits<4>>,
     c_keep: [Constant<Bits<8>>; 9],
     c_cnt: [Constant<Bits<4>>; 9],
+    /// little-endian host fields <-> wire-order beats (`crate::widget::byte_swap`)
+    le_aorig: ByteSwap64,
+    le_wrid: ByteSwap64,
+    le_va: ByteSwap64,
+    le_sge_addr: ByteSwap64,
+    le_cmpadd: ByteSwap64,
+    le_swap: ByteSwap64,
+    le_len: ByteSwap32,
+    le_rkey: ByteSwap32,
+    le_sge_len: ByteSwap32,
+    le_sge_lkey: ByteSwap32,
 }
 
 impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
@@ -743,6 +755,16 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             vendor_err::DMA,
         ];
         RcRequester {
+            le_aorig: Default::default(),
+            le_wrid: Default::default(),
+            le_va: Default::default(),
+            le_sge_addr: Default::default(),
+            le_cmpadd: Default::default(),
+            le_swap: Default::default(),
+            le_len: Default::default(),
+            le_rkey: Default::default(),
+            le_sge_len: Default::default(),
+            le_sge_lkey: Default::default(),
             clock: Default::default(),
             ev_valid: Default::default(),
             ev_ready: Default::default(),
@@ -1282,14 +1304,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.dma_wr.req_len.next = 8.into();
         self.dma_wr.req_tag.next = 0.into();
         self.wdat.inp.valid.next = false;
-        self.wdat.inp.data.next = (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(0)) << 56)
-            | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(16)) << 40)
-            | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(24)) << 32)
-            | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<64, 8>(self.r_aorig.q.val().get_bits::<8>(56));
+        self.le_aorig.inp.next = self.r_aorig.q.val();
+        self.wdat.inp.data.next = self.le_aorig.out.val();
         self.wdat.inp.keep.next = 255.into();
         self.wdat.inp.last.next = true;
         self.a_req_fire.next = false;
@@ -1539,47 +1555,21 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.sge_cap.next = (self.c_one16.val() << (self.q_log2s.q.val() - 4)) - 3;
         // little-endian WQE fields (the first byte is the beat's MSB)
         // WQE header: length (bytes 4..8), wr_id (8..16), rkey (20..24), remote VA (24..32)
-        self.x_len.next = (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(24));
-        self.x_wrid.next = (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(0)) << 56)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(16)) << 40)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(24)) << 32)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(56));
-        self.x_rkey.next = (bit_cast::<32, 8>(self.d2.q.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.d2.q.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.d2.q.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.d2.q.val().get_bits::<8>(24));
-        self.x_va.next = (bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(0)) << 56)
-            | (bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(16)) << 40)
-            | (bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(24)) << 32)
-            | (bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<64, 8>(self.d3.q.val().get_bits::<8>(56));
+        self.le_len.inp.next = self.d0.q.val().get_bits::<32>(0);
+        self.x_len.next = self.le_len.out.val();
+        self.le_wrid.inp.next = self.d1.q.val();
+        self.x_wrid.next = self.le_wrid.out.val();
+        self.le_rkey.inp.next = self.d2.q.val().get_bits::<32>(0);
+        self.x_rkey.next = self.le_rkey.out.val();
+        self.le_va.inp.next = self.d3.q.val();
+        self.x_va.next = self.le_va.out.val();
         // SGE: address (bytes 0..8), length (8..12), lkey (12..16)
-        self.x_saddr.next = (bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(0)) << 56)
-            | (bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(16)) << 40)
-            | (bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(24)) << 32)
-            | (bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<64, 8>(self.d0.q.val().get_bits::<8>(56));
-        self.x_slen.next = (bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(56));
-        self.x_lkey.next = (bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.d1.q.val().get_bits::<8>(24));
+        self.le_sge_addr.inp.next = self.d0.q.val();
+        self.x_saddr.next = self.le_sge_addr.out.val();
+        self.le_sge_len.inp.next = self.d1.q.val().get_bits::<32>(32);
+        self.x_slen.next = self.le_sge_len.out.val();
+        self.le_sge_lkey.inp.next = self.d1.q.val().get_bits::<32>(0);
+        self.x_lkey.next = self.le_sge_lkey.out.val();
         // completion opcode: SEND* -> 0 (Send), WRITE* -> 1 (RdmaWrite)
         self.cqe_op.next = 0.into();
         if !self.w_op.q.val().get_bit(1) {
@@ -1862,6 +1852,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.sh_charge_bytes.next = self.plen32.val();
 
         // ================= the job state machine =============================================
+        self.le_swap.inp.next = self.d5.q.val();
+        self.le_cmpadd.inp.next = self.d4.q.val();
         match self.state.q.val() {
             ReqState::Idle => {
                 if self.q_pend.q.val() {
@@ -2082,22 +2074,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.w_rkey.d.next = self.x_rkey.val();
                 self.w_va.d.next = self.x_va.val();
                 // compare (or add) and swap data: bytes 32..40 and 40..48 (LE)
-                self.w_cmpadd.d.next = (bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(0)) << 56)
-                    | (bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(8)) << 48)
-                    | (bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(16)) << 40)
-                    | (bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(24)) << 32)
-                    | (bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(32)) << 24)
-                    | (bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(40)) << 16)
-                    | (bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(48)) << 8)
-                    | bit_cast::<64, 8>(self.d4.q.val().get_bits::<8>(56));
-                self.w_swap.d.next = (bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(0)) << 56)
-                    | (bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(8)) << 48)
-                    | (bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(16)) << 40)
-                    | (bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(24)) << 32)
-                    | (bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(32)) << 24)
-                    | (bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(40)) << 16)
-                    | (bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(48)) << 8)
-                    | bit_cast::<64, 8>(self.d5.q.val().get_bits::<8>(56));
+                self.w_cmpadd.d.next = self.le_cmpadd.out.val();
+                self.w_swap.d.next = self.le_swap.out.val();
                 // a completion for this WQE, if it ends here
                 self.c_wrid.d.next = self.x_wrid.val();
                 self.c_op.d.next = 0.into();

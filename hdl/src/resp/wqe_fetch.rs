@@ -24,6 +24,7 @@
 //! -> `Idle` with `done` on the last beat.
 use crate::csr::qp_config::{LOG2E_W, LOG2S_W};
 use crate::dma::DmaReadMaster;
+use crate::widget::{ByteSwap32, ByteSwap64};
 use ferroce_proto::host::ring::{owner_for, Ring, RingKind};
 use ferroce_proto::host::wqe::{
     recv_field as rf, recv_sge_capacity, sge_field as sf, Sge, RECV_HEADER_LEN, SGE_LEN,
@@ -117,11 +118,22 @@ pub struct RqWqeFetch {
     ci_pass: Signal<Local, Bits<16>>,
     sge_cap: Signal<Local, Bits<16>>,
     fire: Signal<Local, Bit>,
+    /// little-endian host fields <-> wire-order beats (`crate::widget::byte_swap`)
+    le_wrid: ByteSwap64,
+    le_sge_addr: ByteSwap64,
+    le_len: ByteSwap32,
+    le_sge_len: ByteSwap32,
+    le_sge_lkey: ByteSwap32,
 }
 
 impl Default for RqWqeFetch {
     fn default() -> Self {
         Self {
+            le_wrid: Default::default(),
+            le_sge_addr: Default::default(),
+            le_len: Default::default(),
+            le_sge_len: Default::default(),
+            le_sge_lkey: Default::default(),
             clock: Default::default(),
             cmd_valid: Default::default(),
             cmd_ready: Default::default(),
@@ -181,34 +193,16 @@ impl Logic for RqWqeFetch {
         self.wqe_nsge.next = self.d0.q.val().get_bits::<8>(32);
         self.nsge_ok.next =
             bit_cast::<16, 8>(self.d0.q.val().get_bits::<8>(32)) <= self.sge_cap.val();
-        self.wqe_len.next = (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.d0.q.val().get_bits::<8>(24));
-        self.wr_id.next = (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(0)) << 56)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(16)) << 40)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(24)) << 32)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<64, 8>(self.d1.q.val().get_bits::<8>(56));
-        self.sge_addr.next = (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(0)) << 56)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(16)) << 40)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(24)) << 32)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<64, 8>(self.d2.q.val().get_bits::<8>(56));
-        self.sge_len.next = (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(56));
-        self.sge_lkey.next = (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.d3.q.val().get_bits::<8>(24));
+        self.le_len.inp.next = self.d0.q.val().get_bits::<32>(0);
+        self.wqe_len.next = self.le_len.out.val();
+        self.le_wrid.inp.next = self.d1.q.val();
+        self.wr_id.next = self.le_wrid.out.val();
+        self.le_sge_addr.inp.next = self.d2.q.val();
+        self.sge_addr.next = self.le_sge_addr.out.val();
+        self.le_sge_len.inp.next = self.d3.q.val().get_bits::<32>(32);
+        self.sge_len.next = self.le_sge_len.out.val();
+        self.le_sge_lkey.inp.next = self.d3.q.val().get_bits::<32>(0);
+        self.sge_lkey.next = self.le_sge_lkey.out.val();
         self.rd_error.next = self.r_err.q.val();
 
         // ---- defaults: no request, no beat taken; the request's fields from the inputs (a

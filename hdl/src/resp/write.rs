@@ -86,7 +86,7 @@ use crate::csr::qpc_port::QpcReadMaster;
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
 use crate::header::RoceHeader;
 use crate::stream::{StreamSink, StreamSource};
-use crate::widget::{StreamCutter, StreamSkid};
+use crate::widget::{ByteSwap64, StreamCutter, StreamSkid};
 use ferroce_proto::host::cqe::{flags as cqe_flags, vendor_err, CqeOpcode, WcStatus};
 use rust_hdl::prelude::*;
 
@@ -504,6 +504,9 @@ pub struct RcWriteResponder<const QA: usize> {
     in_cut: DFF<Bit>,
     /// the cutter has taken the packet's last payload beat
     pay_done: DFF<Bit>,
+    /// little-endian host fields <-> wire-order beats (`crate::widget::byte_swap`)
+    le_old: ByteSwap64,
+    le_new: ByteSwap64,
 }
 
 impl<const QA: usize> Default for RcWriteResponder<QA> {
@@ -518,6 +521,8 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             RAM::from((0..(1usize << A)).map(|_| Bits::<N>::default()))
         }
         Self {
+            le_old: Default::default(),
+            le_new: Default::default(),
             clock: Default::default(),
             hdr_valid: Default::default(),
             hdr_ready: Default::default(),
@@ -909,14 +914,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         // ================= atomics ===========================================================
         // host memory holds the 8-byte value little-endian; a beat's MSB is the byte at the
         // lowest address, so the value is the byte-reversed beat (and back for the write)
-        self.old_v.next = (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(0)) << 56)
-            | (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(16)) << 40)
-            | (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(24)) << 32)
-            | (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<64, 8>(self.r_old.q.val().get_bits::<8>(56));
+        self.le_old.inp.next = self.r_old.q.val();
+        self.old_v.next = self.le_old.out.val();
         self.new_v.next = self.old_v.val() + self.r_swap.q.val();
         if self.r_op.q.val() == 19 {
             self.new_v.next = self.old_v.val();
@@ -1105,6 +1104,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.counters.inc_recv.next = false;
 
         // ================= the packet state machine =========================================
+        self.le_new.inp.next = self.new_v.val();
         match self.state.q.val() {
             WrState::Idle => {
                 // a load first: a MODIFY must apply before the QP's next packet; then RQ
@@ -1772,15 +1772,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.r_reqd.d.next = true;
                     }
                     self.wdat.inp.valid.next = !self.r_datad.q.val();
-                    self.wdat.inp.data.next =
-                        (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(0)) << 56)
-                            | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(8)) << 48)
-                            | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(16)) << 40)
-                            | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(24)) << 32)
-                            | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(32)) << 24)
-                            | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(40)) << 16)
-                            | (bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(48)) << 8)
-                            | bit_cast::<64, 8>(self.new_v.val().get_bits::<8>(56));
+                    self.wdat.inp.data.next = self.le_new.out.val();
                     self.wdat.inp.keep.next = 255.into();
                     self.wdat.inp.last.next = true;
                     self.last_fire.next = !self.r_datad.q.val() & self.wdat.inp.ready.val();

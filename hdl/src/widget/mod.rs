@@ -7,9 +7,12 @@
 //! * [`StreamCutter`]: cuts a packet stream into byte pieces, each re-aligned to a beat boundary.
 //! * [`StreamPacker`]: joins byte segments into one packet stream (the cutter's inverse).
 //! * [`StreamSkid`]: a full-rate register slice (skid buffer) for a packet stream.
+//! * [`ByteSwap64`], [`ByteSwap32`]: a word's bytes reversed, between the beats' wire order and
+//!   the host's little-endian fields.
 //!
 //! The stream interface they use ([`crate::stream::StreamSink`], [`crate::stream::StreamSource`])
 //! stays in [`crate::stream`], with its plain-Rust beat helpers.
+pub mod byte_swap;
 pub mod cutter;
 #[cfg(test)]
 mod cutter_tests;
@@ -22,6 +25,7 @@ mod packer_tests;
 pub mod ram;
 pub mod skid;
 
+pub use byte_swap::{ByteSwap32, ByteSwap64};
 pub use cutter::StreamCutter;
 pub use fifo::RegFifo;
 pub use lutram::LutRam;
