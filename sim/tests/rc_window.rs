@@ -373,3 +373,71 @@ fn a_psn_window_set_at_creation_bounds_the_unacknowledged_psns() {
         }
     }
 }
+
+/// Fair service between QPs at packet granularity (`CFG_SQ_QUANTUM`): A's QP 0 posts a 64 KiB
+/// WRITE (64 packets at PMTU 1024) and QP 1 a 64-byte WRITE right after it. With the default
+/// quantum (8 packets per turn while other QPs wait) QP 1's packet leaves after at most 8 of
+/// QP 0's, and QP 0's message then goes on from where it was set aside; with the quantum at 0
+/// (a whole message per turn) QP 1 waits for all 64. Both messages land whole either way.
+/// Read off the link's frames.
+#[test]
+fn a_long_message_does_not_hold_up_another_qp_for_its_whole_length() {
+    if !require_tool("verilator") {
+        return;
+    }
+    const BIG: usize = 64 * 1024;
+    for (quantum, seed) in [(None, 401u64), (Some(0u8), 403)] {
+        let mut rng = Rng::new(seed);
+        let rts = RtsAttr {
+            timeout: 10,
+            retry_cnt: 7,
+            rnr_retry: 7,
+            ..RtsAttr::default()
+        };
+        let h = verilated_pair(2, BIG, true, Pmtu::Mtu1024, &mut rng, &rts).unwrap();
+        let [a, b] = &h.1;
+        if let Some(q) = quantum {
+            a.device.set_send_quantum(q);
+        }
+        let big = rng.bytes(BIG);
+        let small = rng.bytes(64);
+        a.mr.write(0, &big).unwrap();
+        a.mr.write(BIG, &small).unwrap();
+        let to = |off: usize| Remote {
+            va: b.mr.addr(off),
+            rkey: b.mr.rkey(),
+        };
+        let big_wr =
+            SendWr::write(1, to(2 * BIG), vec![a.mr.sge(0, BIG as u32).unwrap()]).signaled();
+        let small_wr = SendWr::write(2, to(3 * BIG), vec![a.mr.sge(BIG, 64).unwrap()]).signaled();
+        a.qps[0].post_send(&[big_wr]).unwrap();
+        a.qps[1].post_send(&[small_wr]).unwrap();
+        let mut wc = wait(a, 2);
+        wc.sort_by_key(|w| w.wr_id);
+        for (w, id) in wc.iter().zip([1u64, 2]) {
+            assert_eq!((w.wr_id, w.status), (id, WcStatus::Success), "{wc:?}");
+        }
+        let mut got = vec![0u8; BIG];
+        b.mr.read(2 * BIG, &mut got).unwrap();
+        assert!(got == big, "the 64 KiB message landed whole");
+        let mut got = vec![0u8; 64];
+        b.mr.read(3 * BIG, &mut got).unwrap();
+        assert_eq!(got, small);
+        // A's request packets in wire order, by the QP they go to
+        let mut frames = captured_roce(&h.0);
+        frames.sort_by_key(|f| f.cycle);
+        let (q0, q1) = (b.qps[0].qpn(), b.qps[1].qpn());
+        let reqs: Vec<u32> = frames
+            .iter()
+            .filter(|f| f.from == 0 && f.opcode.0 <= 11)
+            .map(|f| f.dest_qp)
+            .collect();
+        assert_eq!(reqs.iter().filter(|&&d| d == q0).count(), 64);
+        let before = reqs.iter().position(|&d| d == q1).expect("QP 1's packet");
+        eprintln!("quantum {quantum:?}: QP 1's packet after {before} of QP 0's");
+        match quantum {
+            None => assert!(before <= 8, "QP 1 waited for {before} packets of QP 0"),
+            Some(_) => assert_eq!(before, 64, "a whole message per turn"),
+        }
+    }
+}

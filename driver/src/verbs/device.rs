@@ -362,6 +362,17 @@ impl Device {
         );
     }
 
+    /// Set the requester's turn between QPs (`CFG_SQ_QUANTUM`): a send job sends at most
+    /// `packets` packets of its message while other QPs wait in the work ring, then its QP goes
+    /// to the ring's tail and the message goes on at its next turn; 0 = a whole message per
+    /// turn. The reset value is 8.
+    pub fn set_send_quantum(&self, packets: u8) {
+        self.inner.regs.write(
+            regs::CFG_SQ_QUANTUM,
+            regs::cfg_sq_quantum::PACKETS.place(packets as u32),
+        );
+    }
+
     /// Limit QP `qpn`'s send rate to `mbps` Mb/s of RoCE payload (what
     /// `ibv_modify_qp_rate_limit` sets); 0 removes the limit (line rate). The NIC's rate shaper
     /// (`CC_QP_SELECT`, `CC_QP_RATE_LIMIT`, docs/CONGESTION.md) holds 16 limited QPs; a 17th

@@ -71,6 +71,7 @@ pub struct CsrBlock<const QA: usize, const CA: usize, const MA: usize> {
     pub cfg_ack_coalesce: Signal<Out, Bits<32>>,
     pub cfg_pfc_xoff: Signal<Out, Bits<32>>,
     pub cfg_pfc_quanta: Signal<Out, Bits<32>>,
+    pub cfg_sq_quantum: Signal<Out, Bits<32>>,
     pub cfg_mac: Signal<Out, Bits<48>>,
     pub cc_rp_time_reset: Signal<Out, Bits<32>>,
     pub cc_rp_byte_reset: Signal<Out, Bits<32>>,
@@ -236,6 +237,7 @@ impl<const QA: usize, const CA: usize, const MA: usize> CsrBlock<QA, CA, MA> {
             cfg_ack_coalesce: Default::default(),
             cfg_pfc_xoff: Default::default(),
             cfg_pfc_quanta: Default::default(),
+            cfg_sq_quantum: Default::default(),
             cfg_mac: Default::default(),
             cc_rp_time_reset: Default::default(),
             cc_rp_byte_reset: Default::default(),
@@ -487,6 +489,7 @@ impl<const QA: usize, const CA: usize, const MA: usize> Logic for CsrBlock<QA, C
         self.cfg_ack_coalesce.next = self.glob.cfg_ack_coalesce.val();
         self.cfg_pfc_xoff.next = self.glob.cfg_pfc_xoff.val();
         self.cfg_pfc_quanta.next = self.glob.cfg_pfc_quanta.val();
+        self.cfg_sq_quantum.next = self.glob.cfg_sq_quantum.val();
         self.cfg_mac.next = self.glob.cfg_mac.val();
         self.cc_rp_time_reset.next = self.glob.cc_rp_time_reset.val();
         self.cc_rp_byte_reset.next = self.glob.cc_rp_byte_reset.val();

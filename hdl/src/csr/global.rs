@@ -58,10 +58,11 @@ pub fn plain_rw() -> [u32; NRW] {
         regs::CC_QP_DCQCN,
         regs::CFG_PFC_XOFF,
         regs::CFG_PFC_QUANTA,
+        regs::CFG_SQ_QUANTUM,
     ]
 }
 /// Number of plain RW registers.
-pub const NRW: usize = 32;
+pub const NRW: usize = 33;
 /// Number of identity registers.
 pub const NID: usize = 13;
 /// GID data words (4 per entry).
@@ -79,7 +80,7 @@ const RD_OUTSIDE: u32 = (regs::BAR0_SIZE - 1) & !0x7FF | 0x3;
 /// The read-tree leaf of each `rw` register (the literal `pl` indices in `update`).
 const RW_LEAF: [usize; NRW] = [
     32, 35, 36, 37, 38, 39, 40, 97, 99, 100, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76,
-    77, 78, 79, 41, 80, 81, 82, 42, 43,
+    77, 78, 79, 41, 80, 81, 82, 42, 43, 44,
 ];
 /// The read-tree leaves of the other readable registers, as used in `update`.
 const OTHER_LEAF: [(u32, usize); 7] = [
@@ -157,6 +158,8 @@ pub struct CsrGlobal {
     /// `CFG_PFC_XOFF` (XOFF / XON thresholds of the receive FIFO) and `CFG_PFC_QUANTA`
     pub cfg_pfc_xoff: Signal<Out, Bits<32>>,
     pub cfg_pfc_quanta: Signal<Out, Bits<32>>,
+    /// `CFG_SQ_QUANTUM` (the requester's packets per turn while other QPs wait)
+    pub cfg_sq_quantum: Signal<Out, Bits<32>>,
     pub cfg_mac: Signal<Out, Bits<48>>,
     pub cc_rp_time_reset: Signal<Out, Bits<32>>,
     pub cc_rp_byte_reset: Signal<Out, Bits<32>>,
@@ -356,6 +359,7 @@ impl CsrGlobal {
             cfg_ack_coalesce: Default::default(),
             cfg_pfc_xoff: Default::default(),
             cfg_pfc_quanta: Default::default(),
+            cfg_sq_quantum: Default::default(),
             cfg_mac: Default::default(),
             cc_rp_time_reset: Default::default(),
             cc_rp_byte_reset: Default::default(),
@@ -683,6 +687,7 @@ impl Logic for CsrGlobal {
         self.pl[41].next = self.rw[26].q.val();
         self.pl[42].next = self.rw[30].q.val();
         self.pl[43].next = self.rw[31].q.val();
+        self.pl[44].next = self.rw[32].q.val();
         self.pl[64].next = self.rw[10].q.val();
         self.pl[65].next = self.rw[11].q.val();
         self.pl[66].next = self.rw[12].q.val();
@@ -779,6 +784,7 @@ impl Logic for CsrGlobal {
         self.cfg_ack_coalesce.next = self.rw[26].q.val();
         self.cfg_pfc_xoff.next = self.rw[30].q.val();
         self.cfg_pfc_quanta.next = self.rw[31].q.val();
+        self.cfg_sq_quantum.next = self.rw[32].q.val();
         self.cfg_mac.next = self.mac.q.val();
         self.cc_rp_time_reset.next = self.rw[10].q.val();
         self.cc_rp_byte_reset.next = self.rw[11].q.val();
@@ -898,7 +904,8 @@ mod tests {
         assert_eq!(l[29], regs::CC_QP_DCQCN);
         assert_eq!(l[30], regs::CFG_PFC_XOFF);
         assert_eq!(l[31], regs::CFG_PFC_QUANTA);
-        assert_eq!(l.len(), 32);
+        assert_eq!(l[32], regs::CFG_SQ_QUANTUM);
+        assert_eq!(l.len(), 33);
     }
 
     #[test]

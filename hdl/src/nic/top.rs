@@ -1304,6 +1304,7 @@ impl Logic for NicTop {
             & !self.np_hold.val()
             & (self.is_rresp.val() | (self.is_ack.val() & self.rx_ackq.full.val()));
         self.req.tx_hold.next = self.pfc_roce_hold.val() & self.rx_waits_req.val();
+        self.req.cfg_quantum.next = self.csr.cfg_sq_quantum.val().get_bits::<8>(0);
 
         // ---- packets out: the responder's ACKs first (they free the peer's requester), then
         // the requester's packets; the formatter latches its request when it takes it

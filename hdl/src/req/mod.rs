@@ -7,7 +7,8 @@
 //!   payload gather by DMA, and the completer (ACKs retire WQEs, CQEs through
 //!   [`crate::cq::CqeWriter`]).
 //! * [`SendScheduler`]: the work ring of QPs with WQEs to send or flush (each at most once,
-//!   served in order, one message per turn) and the rate shaper's gate at its head (a held QP
+//!   served in order, at most one message per turn, cut after `CFG_SQ_QUANTUM` packets while
+//!   other QPs wait) and the rate shaper's gate at its head (a held QP
 //!   goes to the tail).
 //! * [`RetransmitTimer`]: the per-QP timers (local ACK timeout, RNR wait), the tick count, and
 //!   the scanner that hands an expired timer to the requester's job machine.
@@ -26,7 +27,13 @@
 //!   the window allows another: a WQE sent again after a rewind always may; a new one needs a
 //!   free row, fewer unacknowledged PSNs than the QP's PSN window, and no READ or atomic
 //!   outstanding. A QP whose window is full leaves the ring; the ACK job that frees room puts
-//!   it back. Fairness between QPs is at message granularity (one message per turn).
+//!   it back.
+//! * **Fairness between QPs at packet granularity**: a turn sends at most one message, and at
+//!   most `CFG_SQ_QUANTUM` packets of it (8 after reset) while other QPs wait in the work
+//!   ring; then the job sets itself aside as a PFC-held job does (the message's cursor saved,
+//!   the QP to the ring's tail), so a 64 KiB message delays a 64-byte one on another QP by a
+//!   quantum, not by its whole length. A QP alone in the ring is never cut. Going on costs the
+//!   WQE's and the cursor's SGE's reads again, hidden behind the other QPs' packets.
 //! * **The PSN window is per QP**, fixed at creation (`QP_RING_CFG` 31:28, log2 of the PSNs;
 //!   the driver's `QpCapabilities::max_unacked_psns`, 1024 by default, 1 ..= 32768): PSNs
 //!   sent and not retired (from the window's first PSN to the highest sent) plus the new

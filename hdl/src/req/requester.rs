@@ -350,6 +350,11 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     /// each other for good. (A job paused with nothing waiting stays at its packet, which
     /// leaves as soon as the pause ends.)
     pub tx_hold: Signal<In, Bit>,
+    /// `CFG_SQ_QUANTUM`: packets a send job sends in one turn while other QPs wait in the
+    /// work ring; then it sets itself aside like a held job (its QP to the ring's tail, the
+    /// message's cursor saved), so a long message does not hold up a short one on another QP
+    /// for its whole length. 0 = no limit (a whole message per turn).
+    pub cfg_quantum: Signal<In, Bits<8>>,
     /// one-cycle pulse per send job set aside for `tx_hold`
     pub ev_yield: Signal<Out, Bit>,
     /// one-cycle pulse per send job set aside because the shaper held its next packet while
@@ -558,6 +563,10 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     fit_ok: DFF<Bit>,
     /// PktHdr: the message's first packet, new, with a window too full for it
     win_wait: Signal<Local, Bit>,
+    /// packets this send job has sent in its turn (`cfg_quantum`)
+    turn_pk: DFF<Bits<8>>,
+    /// PktHdr: the turn's quantum is used up and other QPs wait in the work ring
+    turn_over: Signal<Local, Bit>,
     s_flags: DFF<ReqQpFlags>,
     s_wrid: DFF<Bits<64>>,
     s_op: DFF<Bits<8>>,
@@ -879,6 +888,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             sh_charge_qpn: Default::default(),
             sh_charge_bytes: Default::default(),
             tx_hold: Default::default(),
+            cfg_quantum: Default::default(),
             ev_yield: Default::default(),
             ev_sh_yield: Default::default(),
             rtq_ack: Default::default(),
@@ -989,6 +999,8 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             psn_lim: Default::default(),
             fit_ok: Default::default(),
             win_wait: Default::default(),
+            turn_pk: Default::default(),
+            turn_over: Default::default(),
             s_flags: Default::default(),
             s_wrid: Default::default(),
             s_op: Default::default(),
@@ -1209,6 +1221,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             q_timeout,
             q_psnwin,
             fit_ok,
+            turn_pk,
             q_retry,
             q_rnr_retry,
             s_rpsn,
@@ -1805,6 +1818,9 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             & (self.s_si.q.val() == self.s_hi.q.val())
             & self.inflight.val()
             & !self.fit_ok.q.val();
+        self.turn_over.next = (self.cfg_quantum.val() != 0)
+            & (self.turn_pk.q.val() >= self.cfg_quantum.val())
+            & self.sched.nonempty.val();
         self.new_ok.next = !self.inflight.val()
             | ((self.win_used.val() < self.c_win.val())
                 & (self.psn_used.val() < self.psn_lim.val())
@@ -2030,8 +2046,9 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 }
             }
             ReqState::SqStart => {
-                // taken off the work ring
+                // taken off the work ring: a new turn
                 self.s_flags.d.next.queued = false;
+                self.turn_pk.d.next = 0.into();
                 self.r_pass2.d.next = false;
                 self.state.d.next = ReqState::Writeback;
                 if self.qp_err.val() {
@@ -2315,7 +2332,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.pk_valid.next = !self.skip_now.val()
                     & !self.tx_hold.val()
                     & !self.sh_wait.val()
-                    & !self.win_wait.val();
+                    & !self.win_wait.val()
+                    & !self.turn_over.val();
                 self.pk_se.next = self.is_last.val() & self.w_flags.q.val().get_bit(1);
                 if self.win_wait.val() {
                     // a new message that does not fit whole in the QP's PSN window beside
@@ -2325,10 +2343,13 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.s_flags.d.next.wait_drain = true;
                     self.state.d.next = ReqState::Requeue;
                 } else if !self.skip_now.val()
-                    & (self.tx_hold.val() | (self.sh_wait.val() & self.others_wait.val()))
+                    & (self.tx_hold.val()
+                        | (self.sh_wait.val() & self.others_wait.val())
+                        | self.turn_over.val())
                 {
                     // PFC holds the TX path before this packet, or the shaper holds the QP
-                    // while other work waits: the job sets itself aside, the QP back in the
+                    // while other work waits, or the turn's quantum is used up while other
+                    // QPs wait in the ring: the job sets itself aside, the QP back in the
                     // ring, and its message goes on from this packet when the QP is next
                     // served (`suspended`, the cursor). An atomic (one packet) simply starts
                     // again from its WQE. (The shaper holding a QP with nothing else to do
@@ -2338,7 +2359,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_flags.d.next.suspended = true;
                     }
                     self.ev_yield.next = self.tx_hold.val();
-                    self.ev_sh_yield.next = !self.tx_hold.val();
+                    self.ev_sh_yield.next =
+                        !self.tx_hold.val() & self.sh_wait.val() & self.others_wait.val();
                     self.state.d.next = ReqState::Requeue;
                 } else if (self.pk_ready.val() & !self.sh_wait.val()) | self.skip_now.val() {
                     if !self.skip_now.val() {
@@ -2358,6 +2380,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_hpsn.d.next = self.s_psn.q.val() + 1;
                     }
                     if !self.skip_now.val() {
+                        self.turn_pk.d.next = self.turn_pk.q.val() + 1;
                         self.n_packets.d.next = self.n_packets.q.val() + 1;
                         if self.retrying.val() {
                             self.n_retx.d.next = self.n_retx.q.val() + 1;

@@ -1,5 +1,7 @@
 //! [`SendScheduler`]: the requester's work ring, the QPs with WQEs to send or flush, served in
-//! order, one message per turn, and the rate shaper's gate at the ring's head
+//! order, at most one message per turn (and at most `CFG_SQ_QUANTUM` packets of it while
+//! other QPs wait: the requester's job sets itself aside), and the rate shaper's gate at the
+//! ring's head
 //! (docs/CONGESTION.md).
 //!
 //! # The ring
