@@ -18,8 +18,11 @@
 //! * config read: `fsm_rd`/`fsm_cqn`, granted (`fsm_ack`) when the engine does not read; words
 //!   on `rq_*` in the next cycle. Config write: `wr_cqn`, `we_cfg`, `wd_*`.
 //! * reference RAM (the command FSM's own port): read every cycle at `ref_cqn` (data on
-//!   `rq_ref` in the next cycle: bit 24 exists, 23:0 reference count), written with
-//!   `ref_we`/`ref_wd` at `ref_cqn`.
+//!   `rq_ref` two cycles later: bit 24 exists, 23:0 reference count), written with
+//!   `ref_we`/`ref_wd` at `ref_cqn`. The block RAM's output is registered (`ref_q`) before the
+//!   command machine sees it: the block RAM's clock-to-output (5.6 ns on ECP5) followed by the
+//!   machine's compare and write enables did not fit a 125 MHz clock (docs/RESOURCES.md). A
+//!   write is seen by a read whose address is presented in a later cycle.
 //! * `clear` (CFG_RESET): zeroes every row in `2^CA` cycles (`clearing` high meanwhile).
 use super::konst;
 use ferroce_proto::host::regs::cq_cfg;
@@ -82,6 +85,7 @@ pub struct CqConfigTable<const CA: usize> {
     o_vector: DFF<Bits<VEC_W>>,
     clr: DFF<Bit>,
     clr_idx: DFF<Bits<CA>>,
+    ref_q: DFF<Bits<REF_W>>,
 
     c_zero_a: Constant<Bits<CA>>,
     c_one_a: Constant<Bits<CA>>,
@@ -138,6 +142,7 @@ impl<const CA: usize> Default for CqConfigTable<CA> {
             o_vector: Default::default(),
             clr: Default::default(),
             clr_idx: Default::default(),
+            ref_q: Default::default(),
             c_zero_a: konst(0),
             c_one_a: konst(1),
             c_last_a: konst((1u64 << CA) - 1),
@@ -153,7 +158,9 @@ impl<const CA: usize> Default for CqConfigTable<CA> {
 impl<const CA: usize> Logic for CqConfigTable<CA> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, v1, o_valid, o_exists, o_base, o_log2, o_vector, clr, clr_idx);
+        dff_setup!(
+            self, clock, v1, o_valid, o_exists, o_base, o_log2, o_vector, clr, clr_idx, ref_q
+        );
         self.m_base_lo.read_clock.next = self.clock.val();
         self.m_base_lo.write_clock.next = self.clock.val();
         self.m_base_hi.read_clock.next = self.clock.val();
@@ -222,7 +229,8 @@ impl<const CA: usize> Logic for CqConfigTable<CA> {
         self.rq_base_hi.next = self.m_base_hi.read_data.val();
         self.rq_cfg.next = self.m_cfg.read_data.val();
         self.rq_exists.next = self.m_exists.read_data.val();
-        self.rq_ref.next = self.m_ref.read_data.val();
+        self.ref_q.d.next = self.m_ref.read_data.val();
+        self.rq_ref.next = self.ref_q.q.val();
 
         self.v1.d.next = self.rd_valid.val();
         self.o_valid.d.next = self.v1.q.val();

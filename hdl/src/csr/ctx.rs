@@ -53,32 +53,65 @@ use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
 pub enum CtxState {
+    /// No command runs: waits for a written command register or an engine's `qerr_*`.
     Idle,
+    /// CFG_RESET: starts the tables' clears.
     Clear,
+    /// CFG_RESET: waits until both tables are cleared.
     ClearWait,
+    /// QP command: the checks that need no table read (code, QPN, mask).
     QpStart,
+    /// QP command: the QP's row is read from the QP table.
     QpRead,
+    /// QP command: the row's checks (current state, transition, attributes, values).
     QpEval,
+    /// CREATE: the send CQ's reference word is addressed.
     QpCqA,
+    /// CREATE: the receive CQ's reference word is addressed while the send CQ's is still in
+    /// the reference RAM's registered read (latency 2, [`CqConfigTable`]).
+    QpCqW,
+    /// CREATE: the send CQ must exist.
     QpCqB,
+    /// CREATE: the receive CQ must exist.
     QpCqC,
+    /// The QP table is written.
     QpWrite,
+    /// Reference count of the send CQ: waits for its read (addressed since `QpWrite`).
     QpRefRdA,
+    /// Reference count of the send CQ written (+1 on CREATE, -1 to RESET).
     QpRefWrA,
+    /// Reference count of the receive CQ addressed (after the send CQ's write: they may be
+    /// the same CQ).
     QpRefRdB,
+    /// Reference count of the receive CQ: its registered read (latency 2).
+    QpRefWaitB,
+    /// Reference count of the receive CQ written.
     QpRefWrB,
+    /// The MODIFY notification to the engines is queued.
     QpNotify,
+    /// An engine moved a QP to ERR: the notification to the engines is queued.
     ErrNotify,
+    /// QUERY: the engines are asked for the runtime words.
     QpRtq,
+    /// QUERY: waits for the engines' runtime words.
     QpRtqWait,
+    /// CQ command: the checks that need no table read; the CQ's reference word is addressed.
     CqStart,
+    /// CQ CREATE / DESTROY: the reference word's registered read (latency 2).
     CqRef,
+    /// CQ CREATE / DESTROY: InUse, or the config and reference words written.
     CqRefEval,
+    /// CQ CREATE / DESTROY: the notification to the completion engine is queued.
     CqNotify,
+    /// CQ QUERY: the config row is read (granted when the engine does not read).
     CqRead,
+    /// CQ QUERY: the config row is loaded into the staging registers.
     CqQEval,
+    /// CQ QUERY: the completion engine is asked for the runtime words.
     CqRtq,
+    /// CQ QUERY: waits for the completion engine's runtime words.
     CqRtqWait,
+    /// The result is published and the window's BUSY cleared.
     Finish,
 }
 
@@ -1385,6 +1418,10 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
                 }
             }
             CtxState::QpCqA => {
+                self.st.d.next = CtxState::QpCqW;
+            }
+            CtxState::QpCqW => {
+                self.cqt.ref_cqn.next = self.ref_b.q.val();
                 self.st.d.next = CtxState::QpCqB;
             }
             CtxState::QpCqB => {
@@ -1434,6 +1471,10 @@ impl<const QA: usize, const CA: usize> Logic for CtxWindows<QA, CA> {
                 self.st.d.next = CtxState::QpRefRdB;
             }
             CtxState::QpRefRdB => {
+                self.cqt.ref_cqn.next = self.ref_b.q.val();
+                self.st.d.next = CtxState::QpRefWaitB;
+            }
+            CtxState::QpRefWaitB => {
                 self.cqt.ref_cqn.next = self.ref_b.q.val();
                 self.st.d.next = CtxState::QpRefWrB;
             }

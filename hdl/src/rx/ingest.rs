@@ -281,19 +281,18 @@ impl<const B: usize, const K: usize> Logic for RxIngest<B, K> {
             self.flen17.next = bit_cast::<17, 16>(self.bpos.q.val() | self.nb.val());
         }
         self.wr.next = self.fire.val() & !self.s_big.val();
-        // header window with this beat written into its slot
+        // header window with this beat written into its slot, as if the beat were taken: it is
+        // read only under `fire` below, so `fire` (the end of the downstream handshake chain)
+        // reaches the wide window and record registers as their enable only, not through the
+        // window's multiplexers (docs/RESOURCES.md, the RX parser's timing)
         self.wnext.next = self.win.q.val();
-        if self.fire.val() {
-            if self.first.val() {
-                self.wnext.next =
-                    bit_cast::<WIN_BITS, B>(self.wdata.val()) << self.c_slot_sh[0].val();
-            } else {
-                for i in 1..(WIN_BYTES / K) {
-                    if self.s_slot.val().get_bit(i) {
-                        self.wnext.next = self.win.q.val()
-                            | (bit_cast::<WIN_BITS, B>(self.wdata.val())
-                                << self.c_slot_sh[i].val());
-                    }
+        if self.first.val() {
+            self.wnext.next = bit_cast::<WIN_BITS, B>(self.wdata.val()) << self.c_slot_sh[0].val();
+        } else {
+            for i in 1..(WIN_BYTES / K) {
+                if self.s_slot.val().get_bit(i) {
+                    self.wnext.next = self.win.q.val()
+                        | (bit_cast::<WIN_BITS, B>(self.wdata.val()) << self.c_slot_sh[i].val());
                 }
             }
         }

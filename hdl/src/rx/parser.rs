@@ -113,11 +113,23 @@ pub struct RxParser<const B: usize, const K: usize, const A: usize> {
     r_pfc_valid: DFF<Bit>,
     r_pfc_enable: DFF<Bits<8>>,
     r_pfc_times: DFF<Bits<128>>,
+    q_rcnt: DFF<Bits<{ QUEUE_BITS + 1 }>>,
+    q_rfull: DFF<Bit>,
+    q_dcnt: DFF<Bits<{ QUEUE_BITS + 1 }>>,
+    q_dfull: DFF<Bit>,
 
     c_hardmax: Constant<Bits<16>>,
+    c_q_cap: Constant<Bits<{ QUEUE_BITS + 1 }>>,
+    c_q_one: Constant<Bits<{ QUEUE_BITS + 1 }>>,
 
     commit: Signal<Local, Bit>,
     rec: Signal<Local, RxRecord>,
+    rq_wr: Signal<Local, Bit>,
+    rq_rd: Signal<Local, Bit>,
+    rq_next: Signal<Local, Bits<{ QUEUE_BITS + 1 }>>,
+    dq_wr: Signal<Local, Bit>,
+    dq_rd: Signal<Local, Bit>,
+    dq_next: Signal<Local, Bits<{ QUEUE_BITS + 1 }>>,
 }
 
 impl<const B: usize, const K: usize, const A: usize> RxParser<B, K, A> {
@@ -183,9 +195,21 @@ impl<const B: usize, const K: usize, const A: usize> Default for RxParser<B, K, 
             r_pfc_valid: Default::default(),
             r_pfc_enable: Default::default(),
             r_pfc_times: Default::default(),
+            q_rcnt: Default::default(),
+            q_rfull: Default::default(),
+            q_dcnt: Default::default(),
+            q_dfull: Default::default(),
             c_hardmax: Constant::new((Self::hard_max_frame() as u64).into()),
+            c_q_cap: Constant::new((1u64 << QUEUE_BITS).into()),
+            c_q_one: Constant::new(1u64.into()),
             commit: Default::default(),
             rec: Default::default(),
+            rq_wr: Default::default(),
+            rq_rd: Default::default(),
+            rq_next: Default::default(),
+            dq_wr: Default::default(),
+            dq_rd: Default::default(),
+            dq_next: Default::default(),
         }
     }
 }
@@ -203,7 +227,11 @@ impl<const B: usize, const K: usize, const A: usize> Logic for RxParser<B, K, A>
             r_vd_flen,
             r_pfc_valid,
             r_pfc_enable,
-            r_pfc_times
+            r_pfc_times,
+            q_rcnt,
+            q_rfull,
+            q_dcnt,
+            q_dfull
         );
         clock!(self, clock, in_skid, ingest, l3, tp, recq, descq, readout, out_skid, counters);
         // ---- input: skid -> ingest -------------------------------------------------------
@@ -265,9 +293,37 @@ impl<const B: usize, const K: usize, const A: usize> Logic for RxParser<B, K, A>
         self.tp.i_crc_ok.next = self.l3.o_crc_ok.val();
         self.tp.i_oversize.next = self.l3.o_oversize.val();
         // ---- commit: verdict, record, descriptor -------------------------------------------
+        // The queues' `full` flags are registered copies (`q_rfull`, `q_dfull`), exact: each
+        // queue's fill count is kept here and the flag is set at the edge where the count
+        // reaches 2^QUEUE_BITS, the cycle the FIFO's own `full` (decoded from its pointers)
+        // would rise. `commit` ends a ready chain through the transport and L3 stages into the
+        // ingest's input handshake and its wide registers; the pointer compare in front of it
+        // did not fit 125 MHz (docs/RESOURCES.md).
         self.commit.next = self.tp.o_valid.val()
-            & !self.recq.full.val()
-            & (!self.tp.o_has_desc.val() | !self.descq.full.val());
+            & !self.q_rfull.q.val()
+            & (!self.tp.o_has_desc.val() | !self.q_dfull.q.val());
+        self.rq_wr.next = self.commit.val();
+        self.rq_rd.next = self.readout.m_read.val() & !self.recq.empty.val();
+        self.rq_next.next = self.q_rcnt.q.val();
+        if self.rq_wr.val() & !self.rq_rd.val() {
+            self.rq_next.next = self.q_rcnt.q.val() + self.c_q_one.val();
+        }
+        if !self.rq_wr.val() & self.rq_rd.val() {
+            self.rq_next.next = self.q_rcnt.q.val() - self.c_q_one.val();
+        }
+        self.q_rcnt.d.next = self.rq_next.val();
+        self.q_rfull.d.next = self.rq_next.val() == self.c_q_cap.val();
+        self.dq_wr.next = self.commit.val() & self.tp.o_has_desc.val();
+        self.dq_rd.next = self.readout.d_read.val() & !self.descq.empty.val();
+        self.dq_next.next = self.q_dcnt.q.val();
+        if self.dq_wr.val() & !self.dq_rd.val() {
+            self.dq_next.next = self.q_dcnt.q.val() + self.c_q_one.val();
+        }
+        if !self.dq_wr.val() & self.dq_rd.val() {
+            self.dq_next.next = self.q_dcnt.q.val() - self.c_q_one.val();
+        }
+        self.q_dcnt.d.next = self.dq_next.val();
+        self.q_dfull.d.next = self.dq_next.val() == self.c_q_cap.val();
         self.tp.o_ready.next = self.commit.val();
         self.rec.next.has_desc = self.tp.o_has_desc.val();
         self.rec.next.pay_word = self.tp.o_pay_word.val();
