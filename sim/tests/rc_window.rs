@@ -14,15 +14,20 @@ use std::time::Duration;
 
 type Pair = (SharedPair<VerilatedNic>, [Host<VerilatedNic>; 2]);
 
-fn pair(slot: usize, pmtu: Pmtu, seed: u64, capture: bool) -> Pair {
-    let mut rng = Rng::new(seed);
-    let rts = RtsAttr {
+/// The transport attributes of every pair here: a 4.2 ms ACK timeout (4.096 us x 2^10), full
+/// retry budgets.
+fn rts() -> RtsAttr {
+    RtsAttr {
         timeout: 10,
         retry_cnt: 7,
         rnr_retry: 7,
         ..RtsAttr::default()
-    };
-    verilated_pair(1, slot, capture, pmtu, &mut rng, &rts).unwrap()
+    }
+}
+
+fn pair(slot: usize, pmtu: Pmtu, seed: u64, capture: bool) -> Pair {
+    let mut rng = Rng::new(seed);
+    verilated_pair(1, slot, capture, pmtu, &mut rng, &rts()).unwrap()
 }
 
 fn cycles(pair: &SharedPair<VerilatedNic>) -> u64 {
@@ -334,13 +339,7 @@ fn pair_with_window(window: u32, seed: u64) -> Pair {
         .unwrap();
     assert_eq!(qp.caps().max_unacked_psns, window);
     a.qps[0] = qp;
-    let rts = RtsAttr {
-        timeout: 10,
-        retry_cnt: 7,
-        rnr_retry: 7,
-        ..RtsAttr::default()
-    };
-    connect_with(&hosts, Pmtu::Mtu1024, &mut Rng::new(seed), &rts).unwrap();
+    connect_with(&hosts, Pmtu::Mtu1024, &mut Rng::new(seed), &rts()).unwrap();
     (shared, hosts)
 }
 
@@ -388,13 +387,7 @@ fn a_long_message_does_not_hold_up_another_qp_for_its_whole_length() {
     const BIG: usize = 64 * 1024;
     for (quantum, seed) in [(None, 401u64), (Some(0u8), 403)] {
         let mut rng = Rng::new(seed);
-        let rts = RtsAttr {
-            timeout: 10,
-            retry_cnt: 7,
-            rnr_retry: 7,
-            ..RtsAttr::default()
-        };
-        let h = verilated_pair(2, BIG, true, Pmtu::Mtu1024, &mut rng, &rts).unwrap();
+        let h = verilated_pair(2, BIG, true, Pmtu::Mtu1024, &mut rng, &rts()).unwrap();
         let [a, b] = &h.1;
         if let Some(q) = quantum {
             a.device.set_send_quantum(q);
