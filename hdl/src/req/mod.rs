@@ -29,7 +29,7 @@
 //!   outstanding. A QP whose window is full leaves the ring; the ACK job that frees room puts
 //!   it back.
 //! * **Fairness between QPs at packet granularity**: a turn sends at most one message, and at
-//!   most `CFG_SQ_QUANTUM` packets of it (8 after reset) while other QPs wait in the work
+//!   most `CFG_SQ_QUANTUM` packets of it (off after reset) while other QPs wait in the work
 //!   ring; then the job sets itself aside as a PFC-held job does (the message's cursor saved,
 //!   the QP to the ring's tail), so a 64 KiB message delays a 64-byte one on another QP by a
 //!   quantum, not by its whole length. A QP alone in the ring is never cut. Going on costs the
