@@ -559,7 +559,10 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     /// the QP's send window in PSNs (`1 << q_psnwin`)
     psn_lim: Signal<Local, Bits<24>>,
     /// the new message at `si` fits in the window with what is outstanding: PSNs sent and not
-    /// retired plus its own packets (registered: its length settled two cycles before PktHdr)
+    /// retired plus its own packets (registered: its length settled two cycles before PktHdr,
+    /// except when a message set aside at its first packet goes on straight from WqeCheck;
+    /// then it holds the previous job's result and may make the QP wait for a drain it does
+    /// not need, never send past the window)
     fit_ok: DFF<Bit>,
     /// PktHdr: the message's first packet, new, with a window too full for it
     win_wait: Signal<Local, Bit>,
