@@ -310,6 +310,11 @@ enum Command {
             value_parser = verbs::at_most("--rnr-retry", 7)
         )]
         rnr_retry: u8,
+        /// Packets a QP sends of one message while other QPs wait for their turn, then the
+        /// next QP's turn (fair service at packet granularity, CFG_SQ_QUANTUM); 0 = a whole
+        /// message per turn (the reset value).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        send_quantum: u8,
     },
     /// One simulated NIC as the live RoCEv2 peer of a Linux RDMA test tool (rc_pingpong,
     /// perftest) over Soft-RoCE in a QEMU guest: the RoCE link is QEMU's `-netdev stream`
@@ -432,6 +437,7 @@ fn main() -> ExitCode {
             timeout,
             retry_cnt,
             rnr_retry,
+            send_quantum,
         } => verbs::run(
             &verbs::VerbsArgs {
                 ops,
@@ -458,6 +464,7 @@ fn main() -> ExitCode {
                 timeout,
                 retry_cnt,
                 rnr_retry,
+                send_quantum,
             },
             &engine,
             vcd.window().as_ref(),

@@ -446,6 +446,19 @@ pub struct RcWriteResponder<const QA: usize> {
     r_datad: DFF<Bit>,
     /// DMA writes issued and not completed (bounded by the ACK queue depth + 1).
     dma_out: DFF<Bits<8>>,
+    /// The data mover: a committed WRITE packet's payload (its cut, DMA request and beats)
+    /// is moving while the next header is judged (see Timing).
+    mv_busy: DFF<Bit>,
+    /// mover: the cut was taken
+    mv_cutd: DFF<Bit>,
+    /// mover: the DMA request was accepted
+    mv_reqd: DFF<Bit>,
+    /// mover: the payload's last beat went out
+    mv_datad: DFF<Bit>,
+    /// mover: the write's translated address, length and tag
+    mv_addr: DFF<Bits<64>>,
+    mv_n: DFF<Bits<16>>,
+    mv_tag: DFF<Bits<8>>,
 
     c_syn_ack: Constant<Bits<8>>,
     c_syn_psn: Constant<Bits<8>>,
@@ -480,6 +493,8 @@ pub struct RcWriteResponder<const QA: usize> {
     emit: Signal<Local, Bit>,
     req_fire: Signal<Local, Bit>,
     last_fire: Signal<Local, Bit>,
+    /// the packet being committed is a WRITE with payload: the mover takes it
+    mv_need: Signal<Local, Bit>,
     wr_qpn: Signal<Local, Bits<QA>>,
     // receive queue decode
     rq_empty: Signal<Local, Bit>,
@@ -643,6 +658,13 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             r_reqd: Default::default(),
             r_datad: Default::default(),
             dma_out: Default::default(),
+            mv_busy: Default::default(),
+            mv_cutd: Default::default(),
+            mv_reqd: Default::default(),
+            mv_datad: Default::default(),
+            mv_addr: Default::default(),
+            mv_n: Default::default(),
+            mv_tag: Default::default(),
             c_syn_ack: Constant::new(SYN_ACK.into()),
             c_syn_psn: Constant::new(SYN_NAK_PSN.into()),
             c_syn_inv: Constant::new(SYN_NAK_INVALID.into()),
@@ -661,6 +683,7 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             emit: Default::default(),
             req_fire: Default::default(),
             last_fire: Default::default(),
+            mv_need: Default::default(),
             wr_qpn: Default::default(),
             load_kind: Default::default(),
             rqdb_valid: Default::default(),
@@ -779,7 +802,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             r_rcqn, r_rnrt, s_epsn, s_msn, s_flags, s_va_hi, s_va_lo, s_rkey, s_resid, s_rqpi,
             s_rqci, s_wrid, s_nsge, s_sidx, s_cap, s_mlen, r_lqpn, r_lkind, p_rem, r_n, r_place,
             r_cutd, at_err, r_mkey, r_mva, r_mlen, r_addr, r_reqd, r_datad, dma_out, in_cut,
-            pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup, r_fl, r_atq, verdict
+            pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup, r_fl, r_atq, verdict,
+            mv_busy, mv_cutd, mv_reqd, mv_datad, mv_addr, mv_n, mv_tag
         );
         self.ram_rqerr.read_clock.next = self.clock.val();
         self.ram_rqerr.write_clock.next = self.clock.val();
@@ -1036,6 +1060,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.wdat.inp.last.next = self.cutter.out.last.val();
         self.req_fire.next = false;
         self.last_fire.next = false;
+        self.mv_need.next = !self.seqchk.is_send.val() & (self.r_plen.q.val() != 0);
         // the cutter takes the packet's payload once a cut of it was taken, up to its last beat
         self.cutter.inp.valid.next =
             self.pay.valid.val() & self.in_cut.q.val() & !self.pay_done.q.val();
@@ -1142,16 +1167,22 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.r_se.d.next = self.hdr.val().se;
                         self.r_swap.d.next = self.hdr.val().swap_add;
                         self.r_cmp.d.next = self.hdr.val().compare;
-                        self.in_cut.d.next = false;
-                        self.pay_done.d.next = false;
+                        // (while the mover moves the previous packet's payload its flags are
+                        // the mover's: it clears them when it is done)
+                        if !self.mv_busy.q.val() {
+                            self.in_cut.d.next = false;
+                            self.pay_done.d.next = false;
+                        }
                         self.state.d.next = WrState::Rd;
                     }
                 } else {
                     // idle and draining: acknowledge once every issued write has completed
                     // (queued READs hold translated addresses: the queue and the READ
                     // responder must be empty too)
-                    self.mr_drain_ack.next =
-                        (self.dma_out.q.val() == 0) & self.ackq.idle.val() & !self.rdr.busy.val();
+                    self.mr_drain_ack.next = (self.dma_out.q.val() == 0)
+                        & !self.mv_busy.q.val()
+                        & self.ackq.idle.val()
+                        & !self.rdr.busy.val();
                 }
             }
             WrState::LoadRd => {
@@ -1461,10 +1492,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         } else if self.seqchk.write_imm_end.val() {
                             self.state.d.next = WrState::WqeReq;
                         } else {
+                            // (Commit hands the payload to the mover)
                             self.state.d.next = WrState::Commit;
-                            if self.r_plen.q.val() != 0 {
-                                self.state.d.next = WrState::Xfer;
-                            }
                         }
                     } else if self.r_place.q.val() {
                         // a receive SGE the QP may not write: local protection error
@@ -1538,11 +1567,9 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         }
                         self.state.d.next = WrState::SendLen;
                     } else {
-                        // WRITE_WITH_IMMEDIATE: its data goes to the RETH's MR (checked)
+                        // WRITE_WITH_IMMEDIATE: its data goes to the RETH's MR (checked; Commit
+                        // hands it to the mover)
                         self.state.d.next = WrState::Commit;
-                        if self.r_plen.q.val() != 0 {
-                            self.state.d.next = WrState::Xfer;
-                        }
                     }
                 }
             }
@@ -1613,52 +1640,55 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 }
             }
             WrState::Xfer => {
-                // cut, request and data side by side: the shell may want the request before
+                // a SEND piece: cut, request and data side by side: the shell may want the request before
                 // it takes data, so the request never waits for the data (docs/DMA.md 4). A
                 // receive piece queues its own completion entry with its request, so that
                 // request waits for room in the entry queue.
-                self.cutter.cut_valid.next = !self.r_cutd.q.val();
-                self.cut_fire.next = !self.r_cutd.q.val() & self.cutter.cut_ready.val();
-                if self.cut_fire.val() {
-                    self.r_cutd.d.next = true;
-                    self.in_cut.d.next = true;
-                }
-                self.dma_wr.req_valid.next =
-                    !self.r_reqd.q.val() & (!self.r_place.q.val() | !self.ackq.full.val());
-                self.req_fire.next = self.dma_wr.req_valid.val() & self.dma_wr.req_ready.val();
-                if self.req_fire.val() {
-                    self.r_reqd.d.next = true;
-                    if self.r_place.q.val() {
-                        self.ackq.push.next = true;
-                        self.ackq.entry.next.need_done = true;
-                        self.ackq.entry.next.emit = false;
+                // (a SEND piece waits while the mover has the previous packet's payload)
+                if !self.mv_busy.q.val() {
+                    self.cutter.cut_valid.next = !self.r_cutd.q.val();
+                    self.cut_fire.next = !self.r_cutd.q.val() & self.cutter.cut_ready.val();
+                    if self.cut_fire.val() {
+                        self.r_cutd.d.next = true;
+                        self.in_cut.d.next = true;
                     }
-                }
-                self.wdat.inp.valid.next = self.cutter.out.valid.val() & !self.r_datad.q.val();
-                self.cutter.out.ready.next = self.wdat.inp.ready.val() & !self.r_datad.q.val();
-                self.last_fire.next = self.cutter.out.valid.val()
-                    & self.cutter.out.last.val()
-                    & self.wdat.inp.ready.val()
-                    & !self.r_datad.q.val();
-                if self.last_fire.val() {
-                    self.r_datad.d.next = true;
-                }
-                // on once request and data were both taken, decided from the two registers
-                // alone (a cycle after the handshakes, so that no stream handshake reaches
-                // the cursors' wide adders and the RAMs' write data)
-                if self.r_reqd.q.val() & self.r_datad.q.val() {
-                    if self.r_place.q.val() {
-                        // advance the SGE cursor and the packet
-                        self.s_va_lo.d.next = self.c_va_lo.val();
-                        if self.c_va_lo.val() < self.s_va_lo.q.val() {
-                            self.s_va_hi.d.next = self.s_va_hi.q.val() + 1;
+                    self.dma_wr.req_valid.next =
+                        !self.r_reqd.q.val() & (!self.r_place.q.val() | !self.ackq.full.val());
+                    self.req_fire.next = self.dma_wr.req_valid.val() & self.dma_wr.req_ready.val();
+                    if self.req_fire.val() {
+                        self.r_reqd.d.next = true;
+                        if self.r_place.q.val() {
+                            self.ackq.push.next = true;
+                            self.ackq.entry.next.need_done = true;
+                            self.ackq.entry.next.emit = false;
                         }
-                        self.s_resid.d.next =
-                            self.s_resid.q.val() - bit_cast::<32, 16>(self.r_n.q.val());
-                        self.p_rem.d.next = self.p_rem.q.val() - self.r_n.q.val();
-                        self.state.d.next = WrState::PlaceNext;
-                    } else {
-                        self.state.d.next = WrState::Commit;
+                    }
+                    self.wdat.inp.valid.next = self.cutter.out.valid.val() & !self.r_datad.q.val();
+                    self.cutter.out.ready.next = self.wdat.inp.ready.val() & !self.r_datad.q.val();
+                    self.last_fire.next = self.cutter.out.valid.val()
+                        & self.cutter.out.last.val()
+                        & self.wdat.inp.ready.val()
+                        & !self.r_datad.q.val();
+                    if self.last_fire.val() {
+                        self.r_datad.d.next = true;
+                    }
+                    // on once request and data were both taken, decided from the two registers
+                    // alone (a cycle after the handshakes, so that no stream handshake reaches
+                    // the cursors' wide adders and the RAMs' write data)
+                    if self.r_reqd.q.val() & self.r_datad.q.val() {
+                        if self.r_place.q.val() {
+                            // advance the SGE cursor and the packet
+                            self.s_va_lo.d.next = self.c_va_lo.val();
+                            if self.c_va_lo.val() < self.s_va_lo.q.val() {
+                                self.s_va_hi.d.next = self.s_va_hi.q.val() + 1;
+                            }
+                            self.s_resid.d.next =
+                                self.s_resid.q.val() - bit_cast::<32, 16>(self.r_n.q.val());
+                            self.p_rem.d.next = self.p_rem.q.val() - self.r_n.q.val();
+                            self.state.d.next = WrState::PlaceNext;
+                        } else {
+                            self.state.d.next = WrState::Commit;
+                        }
                     }
                 }
             }
@@ -1668,62 +1698,74 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 // a message, the cursors; at the end of a SEND or WRITE_WITH_IMMEDIATE the
                 // receive completion (released by the entry queue after the data has landed)
                 // and the RQ consumer index
-                if !self.ackq.full.val() {
-                    self.ackq.push.next = true;
-                    self.ackq.entry.next.need_done =
-                        !self.seqchk.is_send.val() & (self.r_plen.q.val() != 0);
-                    self.ackq.entry.next.emit = self.emit.val();
-                    self.ackq.entry.next.msn = self.n_msn.val();
-                    self.ram_nack.write_enable.next = true;
-                    if !self.emit.val() & (self.cfg_ack_every.val() != 0) {
-                        self.ram_nack.write_data.next = self.n_nack.val();
+                // (a WRITE's payload waits for the mover to finish the previous one)
+                if !(self.mv_need.val() & self.mv_busy.q.val()) {
+                    if !self.ackq.full.val() {
+                        self.ackq.push.next = true;
+                        self.ackq.entry.next.need_done = self.mv_need.val();
+                        self.ackq.entry.next.emit = self.emit.val();
+                        self.ackq.entry.next.msn = self.n_msn.val();
+                        self.ram_nack.write_enable.next = true;
+                        if !self.emit.val() & (self.cfg_ack_every.val() != 0) {
+                            self.ram_nack.write_data.next = self.n_nack.val();
+                        }
+                        self.ram_epsn.write_data.next = self.n_epsn.val();
+                        self.ram_msn.write_data.next = self.n_msn.val();
+                        self.ram_flags.write_data.next = self.c_fl_clear.val();
+                        if !self.seqchk.ends.val() & self.seqchk.is_send.val() {
+                            self.ram_flags.write_data.next = self.c_fl_in_send.val();
+                        }
+                        if !self.seqchk.ends.val() & !self.seqchk.is_send.val() {
+                            self.ram_flags.write_data.next = self.c_fl_in_write.val();
+                        }
+                        if !self.seqchk.is_send.val() {
+                            self.ram_va_hi.write_data.next = self.n_va_hi.val();
+                            self.ram_va_lo.write_data.next = self.n_va_lo.val();
+                            self.ram_rkey.write_data.next = self.r_mkey.q.val();
+                            self.ram_resid.write_data.next = self.resid.val() - self.plen32.val();
+                        }
+                        self.ram_mlen.write_data.next = self.n_mlen.val();
+                        if self.seqchk.ends.val() {
+                            self.ram_mlen.write_data.next = 0.into();
+                        }
+                        if self.seqchk.send_ends.val() | self.seqchk.write_imm_end.val() {
+                            self.ackq.entry.next.cqe = true;
+                            self.cq_push.next = true;
+                            self.ram_rqci.write_data.next = self.s_rqci.q.val() + 1;
+                        }
+                        self.ram_epsn.write_enable.next = true;
+                        self.ram_msn.write_enable.next = true;
+                        self.ram_flags.write_enable.next = true;
+                        self.ram_va_hi.write_enable.next = true;
+                        self.ram_va_lo.write_enable.next = true;
+                        self.ram_rkey.write_enable.next = true;
+                        self.ram_resid.write_enable.next = true;
+                        self.ram_rqci.write_enable.next = true;
+                        self.ram_wrid_hi.write_enable.next = true;
+                        self.ram_wrid_lo.write_enable.next = true;
+                        self.ram_sge.write_enable.next = true;
+                        self.ram_cap.write_enable.next = true;
+                        self.ram_mlen.write_enable.next = true;
+                        self.counters.inc_executed.next = true;
+                        self.state.d.next = WrState::Idle;
+                        if self.mv_need.val() {
+                            // the payload to the mover; the next header may be taken at once
+                            self.mv_busy.d.next = true;
+                            self.mv_cutd.d.next = false;
+                            self.mv_reqd.d.next = false;
+                            self.mv_datad.d.next = false;
+                            self.mv_addr.d.next = self.r_addr.q.val();
+                            self.mv_n.d.next = bit_cast::<16, 13>(self.r_plen.q.val());
+                            self.mv_tag.d.next = self.r_qpn.q.val().get_bits::<8>(0);
+                        }
                     }
-                    self.ram_epsn.write_data.next = self.n_epsn.val();
-                    self.ram_msn.write_data.next = self.n_msn.val();
-                    self.ram_flags.write_data.next = self.c_fl_clear.val();
-                    if !self.seqchk.ends.val() & self.seqchk.is_send.val() {
-                        self.ram_flags.write_data.next = self.c_fl_in_send.val();
-                    }
-                    if !self.seqchk.ends.val() & !self.seqchk.is_send.val() {
-                        self.ram_flags.write_data.next = self.c_fl_in_write.val();
-                    }
-                    if !self.seqchk.is_send.val() {
-                        self.ram_va_hi.write_data.next = self.n_va_hi.val();
-                        self.ram_va_lo.write_data.next = self.n_va_lo.val();
-                        self.ram_rkey.write_data.next = self.r_mkey.q.val();
-                        self.ram_resid.write_data.next = self.resid.val() - self.plen32.val();
-                    }
-                    self.ram_mlen.write_data.next = self.n_mlen.val();
-                    if self.seqchk.ends.val() {
-                        self.ram_mlen.write_data.next = 0.into();
-                    }
-                    if self.seqchk.send_ends.val() | self.seqchk.write_imm_end.val() {
-                        self.ackq.entry.next.cqe = true;
-                        self.cq_push.next = true;
-                        self.ram_rqci.write_data.next = self.s_rqci.q.val() + 1;
-                    }
-                    self.ram_epsn.write_enable.next = true;
-                    self.ram_msn.write_enable.next = true;
-                    self.ram_flags.write_enable.next = true;
-                    self.ram_va_hi.write_enable.next = true;
-                    self.ram_va_lo.write_enable.next = true;
-                    self.ram_rkey.write_enable.next = true;
-                    self.ram_resid.write_enable.next = true;
-                    self.ram_rqci.write_enable.next = true;
-                    self.ram_wrid_hi.write_enable.next = true;
-                    self.ram_wrid_lo.write_enable.next = true;
-                    self.ram_sge.write_enable.next = true;
-                    self.ram_cap.write_enable.next = true;
-                    self.ram_mlen.write_enable.next = true;
-                    self.counters.inc_executed.next = true;
-                    self.state.d.next = WrState::Idle;
                 }
             }
             WrState::AtWait => {
                 // an atomic reads only after every write this block issued has completed:
                 // earlier WRITEs and atomics (of any QP) are visible to its read, which makes
                 // atomics through this NIC atomic with respect to each other (docs/DMA.md 2.3)
-                if self.dma_out.q.val() == 0 {
+                if (self.dma_out.q.val() == 0) & !self.mv_busy.q.val() {
                     self.state.d.next = WrState::AtRd;
                 }
             }
@@ -1829,9 +1871,12 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 }
             }
             WrState::Drain => {
-                self.pay.ready.next = true;
-                if self.pay.valid.val() & self.pay.last.val() {
-                    self.state.d.next = WrState::Idle;
+                // (the payload ahead of this packet's may still be the mover's)
+                if !self.mv_busy.q.val() {
+                    self.pay.ready.next = true;
+                    if self.pay.valid.val() & self.pay.last.val() {
+                        self.state.d.next = WrState::Idle;
+                    }
                 }
             }
             WrState::RecvErr => {
@@ -1840,25 +1885,28 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             WrState::DrainCut => {
                 // after a receive error: the rest of the packet (what was not cut yet) goes
                 // through the cutter, which may hold some of its bytes, and is discarded
-                if self.p_rem.q.val() == 0 {
-                    self.state.d.next = WrState::Idle;
-                } else {
-                    self.cutter.cut_valid.next = !self.r_cutd.q.val();
-                    self.cutter.cut_len.next = self.p_rem.q.val();
-                    self.cut_fire.next = !self.r_cutd.q.val() & self.cutter.cut_ready.val();
-                    if self.cut_fire.val() {
-                        self.r_cutd.d.next = true;
-                        self.in_cut.d.next = true;
-                    }
-                    // done the cycle after the piece's last beat left the cutter (decided
-                    // from a register: the cutter's output logic stays out of the next state)
-                    self.cutter.out.ready.next = true;
-                    if self.cutter.out.valid.val() & self.cutter.out.last.val() {
-                        self.r_datad.d.next = true;
-                    }
-                    if self.r_datad.q.val() {
-                        self.r_datad.d.next = false;
+                // (the payload ahead of this packet's may still be the mover's)
+                if !self.mv_busy.q.val() {
+                    if self.p_rem.q.val() == 0 {
                         self.state.d.next = WrState::Idle;
+                    } else {
+                        self.cutter.cut_valid.next = !self.r_cutd.q.val();
+                        self.cutter.cut_len.next = self.p_rem.q.val();
+                        self.cut_fire.next = !self.r_cutd.q.val() & self.cutter.cut_ready.val();
+                        if self.cut_fire.val() {
+                            self.r_cutd.d.next = true;
+                            self.in_cut.d.next = true;
+                        }
+                        // done the cycle after the piece's last beat left the cutter (decided
+                        // from a register: the cutter's output logic stays out of the next state)
+                        self.cutter.out.ready.next = true;
+                        if self.cutter.out.valid.val() & self.cutter.out.last.val() {
+                            self.r_datad.d.next = true;
+                        }
+                        if self.r_datad.q.val() {
+                            self.r_datad.d.next = false;
+                            self.state.d.next = WrState::Idle;
+                        }
                     }
                 }
             }
@@ -1990,6 +2038,45 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_qrci.write_address.next = self.wr_qpn.val();
         self.ram_qrci.write_data.next = self.ram_rqci.write_data.val();
         self.ram_qrci.write_enable.next = self.ram_rqci.write_enable.val();
+
+        // The data mover: the payload of the WRITE packet Commit handed over goes out as one
+        // DMA write (cut, request and data side by side, as in Xfer) while the state machine
+        // goes on with the next header. Every state that needs the payload stream, the cutter
+        // or the write port waits while it is busy (Xfer, Drain, DrainCut, AtWait, and Commit
+        // of the next WRITE), so here it owns them.
+        if self.mv_busy.q.val() {
+            self.cutter.cut_len.next = self.mv_n.q.val();
+            self.cutter.cut_valid.next = !self.mv_cutd.q.val();
+            self.cut_fire.next = !self.mv_cutd.q.val() & self.cutter.cut_ready.val();
+            if self.cut_fire.val() {
+                self.mv_cutd.d.next = true;
+                self.in_cut.d.next = true;
+            }
+            self.dma_wr.req_addr.next = self.mv_addr.q.val();
+            self.dma_wr.req_len.next = self.mv_n.q.val();
+            self.dma_wr.req_tag.next = self.mv_tag.q.val();
+            self.dma_wr.req_valid.next = !self.mv_reqd.q.val();
+            self.req_fire.next = !self.mv_reqd.q.val() & self.dma_wr.req_ready.val();
+            if self.req_fire.val() {
+                self.mv_reqd.d.next = true;
+            }
+            self.wdat.inp.valid.next = self.cutter.out.valid.val() & !self.mv_datad.q.val();
+            self.cutter.out.ready.next = self.wdat.inp.ready.val() & !self.mv_datad.q.val();
+            if self.cutter.out.valid.val()
+                & self.cutter.out.last.val()
+                & self.wdat.inp.ready.val()
+                & !self.mv_datad.q.val()
+            {
+                self.mv_datad.d.next = true;
+            }
+            // done once request and data were both taken (from the registers): the payload
+            // flags are free for the next packet
+            if self.mv_reqd.q.val() & self.mv_datad.q.val() {
+                self.mv_busy.d.next = false;
+                self.in_cut.d.next = false;
+                self.pay_done.d.next = false;
+            }
+        }
 
         // DMA writes in flight (for the MR drain): +1 per request, -1 per completion
         if self.req_fire.val() & !self.dma_wr.done_valid.val() {

@@ -159,6 +159,9 @@ impl Knobs {
 pub struct Pkt {
     pub hdr: RoceHeader,
     pub payload: Vec<u8>,
+    /// Bytes of the whole frame as emitted (Ethernet header to ICRC, no FCS): the beats it
+    /// takes on a 64-bit link are `frame_len.div_ceil(8)`.
+    pub frame_len: usize,
 }
 
 impl Pkt {
@@ -203,6 +206,7 @@ pub fn pkt(
     Pkt {
         hdr,
         payload: pay.to_vec(),
+        frame_len: bytes.len(),
     }
 }
 
@@ -659,6 +663,8 @@ pub struct Env {
     /// `ack_parked` pulses seen.
     pub parked: u64,
     pub headers_taken: usize,
+    /// The cycle each header was taken in, in order.
+    pub header_cycles: Vec<u64>,
 }
 
 impl Env {
@@ -713,6 +719,7 @@ impl Env {
             paused: false,
             parked: 0,
             headers_taken: 0,
+            header_cycles: vec![],
         }
     }
 
@@ -855,12 +862,10 @@ impl Env {
         {
             let rng = &mut self.rng;
             let u = self.b.uut();
-            // request header: the next one only after the previous payload went in
-            if !self.hdr_on
-                && !self.pkts.is_empty()
-                && self.feeder.is_empty()
-                && !rng.percent(k.hdr_gap)
-            {
+            // request header: the next one as soon as the previous one was taken (the RX
+            // parser's descriptor queue runs ahead of its payload queue); the payloads follow
+            // in header order
+            if !self.hdr_on && !self.pkts.is_empty() && !rng.percent(k.hdr_gap) {
                 self.hdr_on = true;
                 u.hdr.next = self.pkts.front().unwrap().hdr.into();
             }
@@ -928,6 +933,7 @@ impl Env {
             }
             self.hdr_on = false;
             self.headers_taken += 1;
+            self.header_cycles.push(now);
         }
         let pay_fired = u.pay.fires();
         if u.load_valid.val() && u.load_ready.val() {

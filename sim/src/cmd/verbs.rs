@@ -213,6 +213,9 @@ pub struct VerbsLinkArgs {
     pub retry_cnt: u8,
     /// Retries after an RNR NAK (0..=7, 7 = infinite).
     pub rnr_retry: u8,
+    /// Packets a send job sends of its message while other QPs wait for their turn
+    /// (`Device::set_send_quantum`, `CFG_SQ_QUANTUM`); 0 = a whole message per turn.
+    pub send_quantum: u8,
 }
 
 /// Smallest local ACK timeout code [`auto_timeout`] picks: 4.096 us x 2^6 = 262 us, 65 536
@@ -253,6 +256,7 @@ impl Default for VerbsLinkArgs {
             timeout: None,
             retry_cnt: 7,
             rnr_retry: 7,
+            send_quantum: 0,
         }
     }
 }
@@ -1282,6 +1286,7 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
             enable_dcqcn(&h.device)?;
         }
         enable_qp_dcqcn(h)?;
+        h.device.set_send_quantum(link.send_quantum);
     }
     if link.rate_limit > 0 {
         for h in &hosts {
