@@ -945,6 +945,14 @@ impl Logic for NicTop {
         self.rx_ackq.data_in.next.orig = self.rx.hdr.val().atomic_orig;
         self.req.ack_valid.next = !self.rx_ackq.empty.val();
         self.rx_ackq.read.next = self.req.ack_valid.val() & self.req.ack_ready.val();
+        // a header may be taken while the previous frame's payload still streams when both
+        // payloads go the same way: the payload in flight is the responder's (or there is
+        // none) and this header is ours and not a READ response (the responder, an ACK, a
+        // CNP). So the responder judges the next packet while its data mover places the last.
+        self.rx.hdr_ahead_ok.next = !self.pay_req.q.val()
+            & !self.draining.q.val()
+            & self.ip_ok.val()
+            & !self.is_rresp.val();
         self.rx.hdr_ready.next = false;
         if !self.draining.q.val() {
             self.rx.hdr_ready.next = self.resp.hdr_ready.val();
@@ -1059,8 +1067,9 @@ impl Logic for NicTop {
         self.rp_seen[2].d.next = self.rp.tick_overruns.val();
         self.rp_seen[3].d.next = self.rp.rate_cuts.val();
         // payload: to the responder, or to the requester after a READ response's header (the
-        // parser presents a header only after the previous frame's payload is out), or
-        // discarded after a foreign header
+        // parser presents a header only after the previous frame's payload is out, except one
+        // that `hdr_ahead_ok` lets through, which does not change the route), or discarded
+        // after a foreign header
         if self.rx.hdr_valid.val() & self.rx.hdr_ready.val() & self.ip_ok.val() {
             self.pay_req.d.next = self.is_rresp.val();
         }

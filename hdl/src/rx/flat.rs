@@ -54,6 +54,8 @@ impl<const B: usize, const K: usize, const A: usize> Logic for RxParserFlat<B, K
         self.core.cfg_max_frame.next = self.cfg_max_frame.val();
         self.hdr_valid.next = self.core.hdr_valid.val();
         self.core.hdr_ready.next = self.hdr_ready.val();
+        // (descriptors strictly after the previous payload, as the block benches expect)
+        self.core.hdr_ahead_ok.next = false;
         // The struct -> Bits conversion is slow in simulation (~45 wide shifts per pass), so it
         // is done only while a descriptor is offered; the flat port reads 0 otherwise.
         self.hdr.next = 0.into();

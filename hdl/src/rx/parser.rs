@@ -36,7 +36,9 @@
 //! minimum frames) stalls 239. With the outputs stalled the input stalls too (back-pressure),
 //! but nothing accepted is ever lost.
 //! **Outputs.** `hdr` ([`RoceHeader`]) with `hdr_valid`/`hdr_ready`, taken before that frame's
-//! payload (and never before the previous frame's last payload beat; `hdr` is don't-care while
+//! payload (and never before the previous frame's last payload beat, unless `hdr_ahead_ok`:
+//! then at most one descriptor ahead of a streaming payload, see [`super::readout`]; `hdr` is
+//! don't-care while
 //! `hdr_valid` is low: it shows the descriptor queue's RAM, X in 4-state simulators); `pay`: message data only (no pad, ICRC, Ethernet padding), `last` on its final beat,
 //! no beats for an empty payload. `vd_*`: one pulse per frame (`vd_valid` for one cycle, at
 //! commit): `vd_kind` ([`RxKind`]), `vd_reason` ([`DropReason`], `Accepted` or why dropped),
@@ -73,6 +75,9 @@ pub struct RxParser<const B: usize, const K: usize, const A: usize> {
     pub hdr_valid: Signal<Out, Bit>,
     pub hdr_ready: Signal<In, Bit>,
     pub hdr: Signal<Out, RoceHeader>,
+    /// The consumer may take the descriptor shown on `hdr` while the previous frame's payload
+    /// still streams (it routes both payloads the same way).
+    pub hdr_ahead_ok: Signal<In, Bit>,
     pub pay: StreamSource<B, K>,
     // per-frame verdict (one pulse per frame)
     pub vd_valid: Signal<Out, Bit>,
@@ -159,6 +164,7 @@ impl<const B: usize, const K: usize, const A: usize> Default for RxParser<B, K, 
             cfg_max_frame: Default::default(),
             hdr_valid: Default::default(),
             hdr_ready: Default::default(),
+            hdr_ahead_ok: Default::default(),
             hdr: Default::default(),
             pay: Default::default(),
             vd_valid: Default::default(),
@@ -374,6 +380,7 @@ impl<const B: usize, const K: usize, const A: usize> Logic for RxParser<B, K, A>
         self.hdr_valid.next = self.readout.hdr_valid.val();
         self.hdr.next = self.readout.hdr.val();
         self.readout.hdr_ready.next = self.hdr_ready.val();
+        self.readout.ahead_ok.next = self.hdr_ahead_ok.val();
         StreamSource::<B, K>::join(&mut self.readout.pay, &mut self.out_skid.inp);
         self.readout.pay_busy.next = self.pay.valid.val();
         StreamSource::<B, K>::link(&mut self.pay, &mut self.out_skid.out);

@@ -17,11 +17,16 @@
 //!
 //! Ordering: a descriptor is presented only when no payload beat of an earlier frame is still
 //! on its way out (`pay_busy`), so at the outputs every frame's descriptor comes after the
-//! previous frame's last payload beat.
+//! previous frame's last payload beat; unless the consumer says it may take the next
+//! descriptor ahead (`ahead_ok`, for a consumer that routes the payloads of both frames the same
+//! way): then, while a payload streams, the next descriptor is presented too, at most one
+//! ahead, and its payload follows the current one's without being presented again. Payloads
+//! always leave in descriptor order.
 //!
 //! Ports: `clock`; record queue head `m_empty`, `m_read`, `m_*` fields; descriptor queue
 //! `d_empty`, `d_read`, `d_hdr`; RAM read port `rd_ptr` (word pointer; the parent maps it onto
-//! the address) and `rd_data`; outputs `hdr_valid`/`hdr_ready`/`hdr`, `pay` (source), `free_ptr`.
+//! the address) and `rd_data`; outputs `hdr_valid`/`hdr_ready`/`hdr`, `pay` (source), `free_ptr`;
+//! `ahead_ok` in.
 use crate::header::RoceHeader;
 use crate::stream::StreamSource;
 use rust_hdl::prelude::*;
@@ -71,6 +76,9 @@ pub struct RxReadout<const B: usize, const K: usize> {
     /// data): the next descriptor waits, so a frame's descriptor never overtakes the previous
     /// frame's payload.
     pub pay_busy: Signal<In, Bit>,
+    /// The consumer may take the descriptor at `hdr` while a payload is still streaming (it
+    /// looks at `hdr` to decide; `hdr_valid` depends on it).
+    pub ahead_ok: Signal<In, Bit>,
     pub free_ptr: Signal<Out, Bits<16>>,
 
     state: DFF<ReadoutState>,
@@ -81,6 +89,8 @@ pub struct RxReadout<const B: usize, const K: usize> {
     sh_cur: DFF<Bits<16>>,
     wend: DFF<Bits<16>>,
     freep: DFF<Bits<16>>,
+    /// The next frame's descriptor was taken ahead: its payload starts without presenting it.
+    ahead: DFF<Bit>,
 
     c_k: Constant<Bits<16>>,
     c_b: Constant<Bits<16>>,
@@ -111,6 +121,7 @@ impl<const B: usize, const K: usize> Default for RxReadout<B, K> {
             hdr: Default::default(),
             pay: Default::default(),
             pay_busy: Default::default(),
+            ahead_ok: Default::default(),
             free_ptr: Default::default(),
             state: Default::default(),
             raddr: Default::default(),
@@ -120,6 +131,7 @@ impl<const B: usize, const K: usize> Default for RxReadout<B, K> {
             sh_cur: Default::default(),
             wend: Default::default(),
             freep: Default::default(),
+            ahead: Default::default(),
             c_k: Constant::new((K as u64).into()),
             c_b: Constant::new((B as u64).into()),
             c_ones: Constant::new(Bits::<B>::mask()),
@@ -135,7 +147,7 @@ impl<const B: usize, const K: usize> Default for RxReadout<B, K> {
 impl<const B: usize, const K: usize> Logic for RxReadout<B, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, raddr, hold, remain, sh_hold, sh_cur, wend, freep);
+        dff_setup!(self, clock, state, raddr, hold, remain, sh_hold, sh_cur, wend, freep, ahead);
         // ---- defaults ----------------------------------------------------------------------
         self.m_read.next = false;
         self.d_read.next = false;
@@ -160,6 +172,21 @@ impl<const B: usize, const K: usize> Logic for RxReadout<B, K> {
                         // dropped frame or PFC: free its words
                         self.m_read.next = true;
                         self.freep.d.next = self.m_rec.val().wend;
+                    } else if self.ahead.q.val() {
+                        // its descriptor was taken ahead: its payload now
+                        self.ahead.d.next = false;
+                        self.m_read.next = self.m_rec.val().pay_len == 0;
+                        if self.m_rec.val().pay_len == 0 {
+                            self.freep.d.next = self.m_rec.val().wend;
+                        } else {
+                            self.ra_next.next = self.m_rec.val().pay_word;
+                            self.remain.d.next = self.m_rec.val().pay_len;
+                            self.sh_hold.d.next = bit_cast::<16, 8>(self.m_rec.val().pay_lane) << 3;
+                            self.sh_cur.d.next = self.c_b.val()
+                                - (bit_cast::<16, 8>(self.m_rec.val().pay_lane) << 3);
+                            self.wend.d.next = self.m_rec.val().wend;
+                            self.state.d.next = ReadoutState::Load;
+                        }
                     } else if !self.d_empty.val() & !self.pay_busy.val() {
                         self.hdr_valid.next = true;
                         if self.hdr_ready.val() {
@@ -205,6 +232,18 @@ impl<const B: usize, const K: usize> Logic for RxReadout<B, K> {
                         self.state.d.next = ReadoutState::Idle;
                     }
                 }
+            }
+        }
+        // while a payload streams (Load, Stream), the next descriptor may be taken ahead
+        if (self.state.q.val() != ReadoutState::Idle)
+            & !self.ahead.q.val()
+            & !self.d_empty.val()
+            & self.ahead_ok.val()
+        {
+            self.hdr_valid.next = true;
+            if self.hdr_ready.val() {
+                self.d_read.next = true;
+                self.ahead.d.next = true;
             }
         }
         self.raddr.d.next = self.ra_next.val();
