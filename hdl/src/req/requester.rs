@@ -625,6 +625,8 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     // segmentation
     m_rem: DFF<Bits<32>>,
     m_first: DFF<Bit>,
+    /// the last PSN of the message whose first packet goes now (its in-flight row)
+    row_lpsn: Signal<Local, Bits<24>>,
     p_rem: DFF<Bits<13>>,
     p_last: DFF<Bit>,
     // completion to write
@@ -1049,6 +1051,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             g_rem: Default::default(),
             m_rem: Default::default(),
             m_first: Default::default(),
+            row_lpsn: Default::default(),
             p_rem: Default::default(),
             p_last: Default::default(),
             c_status: Default::default(),
@@ -1463,7 +1466,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.ram_rleft.write_data.next = self.s_rleft.q.val();
         self.ram_rleft.write_enable.next = false;
         // the in-flight table: read at the oldest WQE's row, written at the send index's row
-        // (a row is written when its WQE's last packet, or a READ's request, is out)
+        // (a row is written when its WQE's first packet, or a READ's request, is out)
         self.tbl.rd_addr.next = (bit_cast::<TA, QA>(self.r_qpn.q.val()) << 4)
             | bit_cast::<TA, 4>(self.s_ci.q.val().get_bits::<4>(0));
         self.tbl.wr_addr.next = (bit_cast::<TA, QA>(self.r_qpn.q.val()) << 4)
@@ -1605,7 +1608,6 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             self.cqe_op.next = 2.into();
         }
         self.need_lw.next = self.is_atom.val() | self.is_rd.val() | self.r_rrsp.q.val();
-        // the row a send writes
         self.tbl.wr_data.next.last_psn = self.s_lpsn.q.val();
         self.tbl.wr_data.next.wr_id = self.w_wrid.q.val();
         self.tbl.wr_data.next.opcode = self.cqe_op.val().get_bits::<3>(0);
@@ -1718,6 +1720,12 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.rd_np.next = (self.w_len.q.val() + self.pmtu32.val() - 1) >> self.rd_sh.val();
         if self.w_len.q.val() == 0 {
             self.rd_np.next = 1.into();
+        }
+        // the row a send writes in PktHdr (at its first packet): its last PSN from its packet count (an
+        // atomic is one packet)
+        self.row_lpsn.next = self.s_psn.q.val() + self.rd_np.val().get_bits::<24>(0) - 1;
+        if self.is_atom.val() {
+            self.row_lpsn.next = self.s_psn.q.val();
         }
         self.rd_off.next =
             bit_cast::<32, 24>(self.s_rpsn.q.val() - self.s_spsn.q.val()) << self.rd_sh.val();
@@ -2382,6 +2390,21 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     if !self.retrying.val() {
                         self.s_hpsn.d.next = self.s_psn.q.val() + 1;
                     }
+                    if self.s_si.q.val() == self.s_hi.q.val() {
+                        // a new message's first packet: its row in the in-flight table now
+                        // (its last PSN from its length), so that ACKs, NAKs and the timers
+                        // see the message while the rest of it is still to be sent: it may be
+                        // set aside between packets (PFC, the shaper, the send quantum)
+                        self.tbl.wr_en.next = true;
+                        self.tbl.wr_data.next.last_psn = self.row_lpsn.val();
+                        self.s_hi.d.next = self.s_hi.q.val() + 1;
+                        if self.s_si.q.val() == self.s_ci.q.val() {
+                            // it is the oldest outstanding
+                            self.s_wrid.d.next = self.w_wrid.q.val();
+                            self.s_op.d.next = self.cqe_op.val();
+                            self.s_sig.d.next = self.w_flags.q.val().get_bit(0);
+                        }
+                    }
                     if !self.skip_now.val() {
                         self.turn_pk.d.next = self.turn_pk.q.val() + 1;
                         self.n_packets.d.next = self.n_packets.q.val() + 1;
@@ -2454,20 +2477,10 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             ReqState::PktDone => {
                 self.state.d.next = ReqState::PktHdr;
                 if self.p_last.q.val() {
-                    // the message is out: its row in the in-flight table (s_lpsn is its last
-                    // PSN), the send index on, the QP back in the work ring if the window
-                    // allows another; the ACK timer runs from the first message outstanding
-                    self.tbl.wr_en.next = true;
+                    // the message is out (its row was written at its first packet): the send
+                    // index on, the QP back in the work ring if the window allows another;
+                    // the ACK timer runs from the first message sent whole
                     self.s_si.d.next = self.s_si.q.val() + 1;
-                    if self.s_si.q.val() == self.s_hi.q.val() {
-                        self.s_hi.d.next = self.s_hi.q.val() + 1;
-                    }
-                    if self.s_si.q.val() == self.s_ci.q.val() {
-                        // it is the oldest outstanding
-                        self.s_wrid.d.next = self.w_wrid.q.val();
-                        self.s_op.d.next = self.cqe_op.val();
-                        self.s_sig.d.next = self.w_flags.q.val().get_bit(0);
-                    }
                     if !self.tmr_armed.val() {
                         self.s_tmr.d.next = self.arm_ack.val();
                     }
