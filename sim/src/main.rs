@@ -312,9 +312,9 @@ enum Command {
         rnr_retry: u8,
         /// Packets a QP sends of one message while other QPs wait for their turn, then the
         /// next QP's turn (fair service at packet granularity, CFG_SQ_QUANTUM); 0 = a whole
-        /// message per turn (the reset value).
-        #[arg(long, value_name = "N", default_value_t = 0)]
-        send_quantum: u8,
+        /// message per turn. Default: the NIC's reset value, 8.
+        #[arg(long, value_name = "N")]
+        send_quantum: Option<u8>,
     },
     /// One simulated NIC as the live RoCEv2 peer of a Linux RDMA test tool (rc_pingpong,
     /// perftest) over Soft-RoCE in a QEMU guest: the RoCE link is QEMU's `-netdev stream`

@@ -214,8 +214,9 @@ pub struct VerbsLinkArgs {
     /// Retries after an RNR NAK (0..=7, 7 = infinite).
     pub rnr_retry: u8,
     /// Packets a send job sends of its message while other QPs wait for their turn
-    /// (`Device::set_send_quantum`, `CFG_SQ_QUANTUM`); 0 = a whole message per turn.
-    pub send_quantum: u8,
+    /// (`Device::set_send_quantum`, `CFG_SQ_QUANTUM`); 0 = a whole message per turn; `None`:
+    /// the NIC's reset value (8).
+    pub send_quantum: Option<u8>,
 }
 
 /// Smallest local ACK timeout code [`auto_timeout`] picks: 4.096 us x 2^6 = 262 us, 65 536
@@ -256,7 +257,7 @@ impl Default for VerbsLinkArgs {
             timeout: None,
             retry_cnt: 7,
             rnr_retry: 7,
-            send_quantum: 0,
+            send_quantum: None,
         }
     }
 }
@@ -1286,7 +1287,9 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
             enable_dcqcn(&h.device)?;
         }
         enable_qp_dcqcn(h)?;
-        h.device.set_send_quantum(link.send_quantum);
+        if let Some(q) = link.send_quantum {
+            h.device.set_send_quantum(q);
+        }
     }
     if link.rate_limit > 0 {
         for h in &hosts {
