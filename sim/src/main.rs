@@ -312,7 +312,7 @@ enum Command {
         rnr_retry: u8,
         /// Packets a QP sends of one message while other QPs wait for their turn, then the
         /// next QP's turn (fair service at packet granularity, CFG_SQ_QUANTUM); 0 = a whole
-        /// message per turn. Default: the NIC's reset value, 8.
+        /// message per turn. Default: the NIC's reset value, 16.
         #[arg(long, value_name = "N")]
         send_quantum: Option<u8>,
     },

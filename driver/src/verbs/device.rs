@@ -365,7 +365,7 @@ impl Device {
     /// Set the requester's turn between QPs (`CFG_SQ_QUANTUM`): a send job sends at most
     /// `packets` packets of its message while other QPs wait in the work ring, then its QP goes
     /// to the ring's tail and the message goes on at its next turn; 0 = a whole message per
-    /// turn. The reset value is 8 (docs/HOST-INTERFACE.md).
+    /// turn. The reset value is 16 (docs/HOST-INTERFACE.md).
     pub fn set_send_quantum(&self, packets: u8) {
         self.inner.regs.write(
             regs::CFG_SQ_QUANTUM,

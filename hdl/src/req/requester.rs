@@ -544,6 +544,8 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     d_rs: Signal<Local, Bits<24>>,
     d_ps: Signal<Local, Bits<24>>,
     d_sc: Signal<Local, Bits<16>>,
+    /// the oldest outstanding message was sent whole (its last packet, with AckReq, is out)
+    whole_out: Signal<Local, Bit>,
     can_send: Signal<Local, Bit>,
     new_ok: Signal<Local, Bit>,
     win_used: Signal<Local, Bits<16>>,
@@ -989,6 +991,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             d_rs: Default::default(),
             d_ps: Default::default(),
             d_sc: Default::default(),
+            whole_out: Default::default(),
             can_send: Default::default(),
             new_ok: Default::default(),
             win_used: Default::default(),
@@ -1695,6 +1698,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.d_rs.next = self.s_rpsn.q.val() - self.s_spsn.q.val();
         self.d_ps.next = self.s_psn.q.val() - self.s_spsn.q.val();
         self.d_sc.next = self.s_si.q.val() - self.s_ci.q.val();
+        // WQEs ci .. si-1 are sent whole; si's message (if in flight) only in part, or not yet
+        // again after a rewind. The ACK timer runs while a whole message awaits its ACK: a
+        // message sent in part has not asked for one yet (its last packet will, and arms the
+        // timer), and may wait for its next turn, a PFC pause or the shaper for long
+        self.whole_out.next = (self.d_sc.val() != 0) & !self.d_sc.val().get_bit(15);
         self.rewinding.next = self.d_rew.val().get_bit(23);
         self.outstanding.next = self.inflight.val() & !self.rewinding.val();
         self.signaled.next = self.s_sig.q.val();
@@ -2566,7 +2574,10 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         }
                         self.s_si.d.next = self.s_ci.q.val();
                     } else if !self.tmr_rnr.val() {
-                        self.s_tmr.d.next = self.arm_ack.val();
+                        self.s_tmr.d.next = self.c_tmr_stop.val();
+                        if self.whole_out.val() {
+                            self.s_tmr.d.next = self.arm_ack.val();
+                        }
                     }
                 }
                 if !self.inflight.val() {
@@ -2588,7 +2599,10 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_rpsn.d.next = self.r_apsn.q.val() + 1;
                         self.s_retry.d.next = self.retry_load.val();
                         if !self.tmr_rnr.val() {
-                            self.s_tmr.d.next = self.arm_ack.val();
+                            self.s_tmr.d.next = self.c_tmr_stop.val();
+                            if self.whole_out.val() {
+                                self.s_tmr.d.next = self.arm_ack.val();
+                            }
                         }
                     }
                 } else if (self.r_asyn.q.val().get_bits::<3>(5) == 1)

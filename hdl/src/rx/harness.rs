@@ -60,6 +60,8 @@ pub struct RxRun {
     pub release_cycles: Vec<u64>,
     /// Cycle at which each descriptor was taken.
     pub hdr_cycles: Vec<u64>,
+    /// Descriptors taken while an earlier one's payload was still to come (`run_with` ahead).
+    pub taken_ahead: u64,
     /// Counter increments during the run, indexed by [`DropReason::code`].
     pub counters: [u32; 8],
 }
@@ -72,6 +74,9 @@ pub trait RxDut<const B: usize, const K: usize, const A: usize>: Block {
     fn core(&self) -> &RxParser<B, K, A>;
     /// Top-level inputs: `inp`, `hdr_ready`, `pay.ready`, and the configuration.
     fn drive(&mut self, cfg: &RxConfig, beat: Option<&Beat>, hdr_ready: bool, pay_ready: bool);
+    /// `hdr_ahead_ok` (a descriptor may be taken one ahead of a streaming payload), where the
+    /// device has that input.
+    fn drive_ahead(&mut self, _ok: bool) {}
 }
 
 macro_rules! drive_ports {
@@ -91,6 +96,9 @@ impl<const B: usize, const K: usize, const A: usize> RxDut<B, K, A> for RxParser
     }
     fn drive(&mut self, cfg: &RxConfig, beat: Option<&Beat>, hdr_ready: bool, pay_ready: bool) {
         drive_ports!(self, cfg, beat, hdr_ready, pay_ready);
+    }
+    fn drive_ahead(&mut self, ok: bool) {
+        self.hdr_ahead_ok.next = ok;
     }
 }
 
@@ -130,13 +138,35 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
     cfg: &RxConfig,
     shaping: Shaping,
 ) -> RxRun {
+    run_with(s, frames, cfg, shaping, false)
+}
+
+/// [`run`], with `hdr_ahead_ok` held at `ahead`: then a descriptor may be taken while the
+/// previous payload still streams, at most one ahead (more is a panic), and the payloads must
+/// still come in descriptor order. Releases are recorded in descriptor order, each once its
+/// payload is complete.
+pub fn run_with<
+    const B: usize,
+    const K: usize,
+    const A: usize,
+    U: RxDut<B, K, A>,
+    S: Stepper<U>,
+>(
+    s: &mut S,
+    frames: &[Vec<u8>],
+    cfg: &RxConfig,
+    shaping: Shaping,
+    ahead: bool,
+) -> RxRun {
     let mut rng = Rng::new(shaping.seed);
     let mut feeder = Feeder::new(shaping.gap_percent);
     for f in frames {
         feeder.push_frame(f, K);
     }
     let mut out = RxRun::default();
-    let mut pending_hdr: Option<RoceHeader> = None; // descriptor taken, payload still coming
+    // descriptors taken whose release waits: the first for its payload, the others (taken
+    // ahead) for the payloads before theirs
+    let mut pending: std::collections::VecDeque<RoceHeader> = Default::default();
     let mut pay_acc: Vec<u8> = vec![];
     let mut stall_run = 0u64;
     let mut idle = 0u64;
@@ -160,6 +190,7 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
             let hr = !rng.percent(shaping.hdr_stall_percent);
             let pr = !rng.percent(shaping.pay_stall_percent);
             s.uut().drive(cfg, feeder.presented(), hr, pr);
+            s.uut().drive_ahead(ahead);
         }
         s.settle();
         let s_cycles = s.cycles();
@@ -212,25 +243,35 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
             if u.hdr_valid.val() && u.hdr_ready.val() {
                 progress = true;
                 out.hdr_cycles.push(now);
-                assert!(
-                    pending_hdr.is_none(),
-                    "descriptor released before the previous payload ended"
-                );
+                if ahead {
+                    assert!(
+                        pending.len() < 2,
+                        "a second descriptor taken ahead of a streaming payload"
+                    );
+                } else {
+                    assert!(
+                        pending.is_empty(),
+                        "descriptor released before the previous payload ended"
+                    );
+                }
                 let h = u.hdr.val();
-                if h.payload_len.index() == 0 {
+                if !pending.is_empty() {
+                    out.taken_ahead += 1;
+                }
+                if h.payload_len.index() == 0 && pending.is_empty() {
                     out.releases.push(RxRelease::Roce {
                         hdr: h,
                         payload: vec![],
                     });
                     out.release_cycles.push(now);
                 } else {
-                    pending_hdr = Some(h);
+                    pending.push_back(h);
                 }
             }
             if u.pay.fires() {
                 progress = true;
                 let b: Beat = u.pay.peek().unwrap();
-                let h = pending_hdr.expect("payload beat without a descriptor");
+                let h = *pending.front().expect("payload beat without a descriptor");
                 pay_acc.extend_from_slice(&b.bytes);
                 assert!(
                     pay_acc.len() <= h.payload_len.index(),
@@ -247,7 +288,16 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
                         payload: std::mem::take(&mut pay_acc),
                     });
                     out.release_cycles.push(now);
-                    pending_hdr = None;
+                    pending.pop_front();
+                    // a descriptor without payload taken ahead is complete now
+                    while pending.front().is_some_and(|h| h.payload_len.index() == 0) {
+                        let h = pending.pop_front().unwrap();
+                        out.releases.push(RxRelease::Roce {
+                            hdr: h,
+                            payload: vec![],
+                        });
+                        out.release_cycles.push(now);
+                    }
                 }
             }
         }
@@ -260,7 +310,7 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
         let done = feeder.is_empty()
             && out.verdicts.len() == frames.len()
             && out.releases.len() == want_releases
-            && pending_hdr.is_none();
+            && pending.is_empty();
         if done {
             // let the counters catch the last verdict
             s.settle();

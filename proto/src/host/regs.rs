@@ -235,7 +235,7 @@ register_map! {
     CFG_ACK_COALESCE = 0x124, RW = 0x0000_0040, "7:0 N: the responder acknowledges at least every N executed request packets of a QP, besides every AckReq packet, message end, NAK and duplicate (64); 1 = every packet; 0 = only those.";
     CFG_PFC_XOFF = 0x128, RW = 0x0200_0400, "15:0 XOFF threshold, 31:16 XON threshold, in 8-byte words held by the receive FIFO in front of the parser (4096 words): with CFG_CONTROL.PFC_ENABLE the NIC sends a PFC XOFF on its RoCE priority (CFG_PFC 2:0) when the FIFO holds at least XOFF words, refreshes it at half its pause time while the FIFO stays at or above XON, and sends an XON (pause time 0) once it holds fewer than XON words (defaults 1024 and 512; docs/CONGESTION.md gives the headroom).";
     CFG_PFC_QUANTA = 0x12C, RW = 0x0000_FFFF, "15:0 pause time of the XOFFs the NIC sends, in quanta of 512 bit times (65535); 0 is not useful (an XOFF of 0 quanta is an XON).";
-    CFG_SQ_QUANTUM = 0x130, RW = 0x0000_0008, "7:0 packets a send job sends in one turn of the work ring while other QPs wait in it (8 after reset): then it sets itself aside, its QP to the ring's tail, and its message goes on from that packet at the QP's next turn; 0 = a whole message per turn.";
+    CFG_SQ_QUANTUM = 0x130, RW = 0x0000_0010, "7:0 packets a send job sends in one turn of the work ring while other QPs wait in it (16 after reset): then it sets itself aside, its QP to the ring's tail, and its message goes on from that packet at the QP's next turn; 0 = a whole message per turn.";
 
     // ---- congestion control parameters (0x200), mlx5 names and defaults ----
     CC_RP_TIME_RESET = 0x200, RW = 300, "DCQCN RP rate-increase timer period in us (rpg_time_reset, 300).";

@@ -215,7 +215,7 @@ pub struct VerbsLinkArgs {
     pub rnr_retry: u8,
     /// Packets a send job sends of its message while other QPs wait for their turn
     /// (`Device::set_send_quantum`, `CFG_SQ_QUANTUM`); 0 = a whole message per turn; `None`:
-    /// the NIC's reset value (8).
+    /// the NIC's reset value (16).
     pub send_quantum: Option<u8>,
 }
 
