@@ -304,8 +304,8 @@ fn pfc_pulse_is_not_queued_behind_payload() {
 }
 
 /// `hdr_ahead_ok` held high (the NIC's responder takes its next descriptor while its data mover
-/// still streams the last payload): descriptors are taken at most one ahead of the streaming
-/// payload, payloads still come in descriptor order, and every release, verdict and counter
+/// still streams the last payload): descriptors are taken ahead of the streaming payload (at
+/// most two before a payload's last beat), payloads still come in descriptor order, and every release, verdict and counter
 /// equals the reference model, at full rate and under random gaps and back-pressure.
 #[test]
 fn descriptors_taken_ahead_of_streaming_payloads() {

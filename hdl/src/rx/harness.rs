@@ -142,8 +142,9 @@ pub fn run<const B: usize, const K: usize, const A: usize, U: RxDut<B, K, A>, S:
 }
 
 /// [`run`], with `hdr_ahead_ok` held at `ahead`: then a descriptor may be taken while the
-/// previous payload still streams, at most one ahead (more is a panic), and the payloads must
-/// still come in descriptor order. Releases are recorded in descriptor order, each once its
+/// previous payload still streams (at most two taken before a payload's last beat: one ahead
+/// of the payload the readout streams, and that one may follow the tail of the one before in
+/// the output slice; more is a panic), and the payloads must still come in descriptor order. Releases are recorded in descriptor order, each once its
 /// payload is complete.
 pub fn run_with<
     const B: usize,
@@ -244,9 +245,11 @@ pub fn run_with<
                 progress = true;
                 out.hdr_cycles.push(now);
                 if ahead {
+                    // one ahead of the payload the readout streams, which may follow the
+                    // tail of the one before, still in the output slice
                     assert!(
-                        pending.len() < 2,
-                        "a second descriptor taken ahead of a streaming payload"
+                        pending.len() < 3,
+                        "a third descriptor taken before a payload's last beat"
                     );
                 } else {
                     assert!(

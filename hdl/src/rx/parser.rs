@@ -37,7 +37,8 @@
 //! but nothing accepted is ever lost.
 //! **Outputs.** `hdr` ([`RoceHeader`]) with `hdr_valid`/`hdr_ready`, taken before that frame's
 //! payload (and never before the previous frame's last payload beat, unless `hdr_ahead_ok`:
-//! then at most one descriptor ahead of a streaming payload, see [`super::readout`]; `hdr` is
+//! then descriptors ahead of a streaming payload, at most two before its last beat, see
+//! [`super::readout`]; `hdr` is
 //! don't-care while
 //! `hdr_valid` is low: it shows the descriptor queue's RAM, X in 4-state simulators); `pay`: message data only (no pad, ICRC, Ethernet padding), `last` on its final beat,
 //! no beats for an empty payload. `vd_*`: one pulse per frame (`vd_valid` for one cycle, at

@@ -20,8 +20,10 @@
 //! previous frame's last payload beat; unless the consumer says it may take the next
 //! descriptor ahead (`ahead_ok`, for a consumer that routes the payloads of both frames the same
 //! way): then, while a payload streams, the next descriptor is presented too, at most one
-//! ahead, and its payload follows the current one's without being presented again. Payloads
-//! always leave in descriptor order.
+//! ahead of the readout's payload, and its payload follows the current one's without being
+//! presented again. (At the parser's outputs the output slice may still hold the tail of the
+//! payload before, so a consumer may take two descriptors before a payload's last beat.)
+//! Payloads always leave in descriptor order.
 //!
 //! Ports: `clock`; record queue head `m_empty`, `m_read`, `m_*` fields; descriptor queue
 //! `d_empty`, `d_read`, `d_hdr`; RAM read port `rd_ptr` (word pointer; the parent maps it onto
