@@ -67,23 +67,25 @@ fn every_opcode_every_l3_full_rate() {
     );
 }
 
+/// Input gaps, `hdr_ready` and `pay.ready` stalls, in percent per cycle, and the seed.
+fn shaping((gap, hdr, pay): (u32, u32, u32), seed: u64) -> Shaping {
+    Shaping {
+        gap_percent: gap,
+        hdr_stall_percent: hdr,
+        pay_stall_percent: pay,
+        seed,
+    }
+}
+
 #[test]
 fn every_opcode_with_gaps_and_backpressure() {
     let cfg = RxConfig::default();
     let frames = frames_all_opcodes(12, 300);
-    for (i, sh) in [(30, 0, 0), (0, 50, 50), (40, 30, 60)].iter().enumerate() {
-        let mut b = bench();
-        let r = run(
-            &mut b,
-            &frames,
-            &cfg,
-            Shaping {
-                gap_percent: sh.0,
-                hdr_stall_percent: sh.1,
-                pay_stall_percent: sh.2,
-                seed: 100 + i as u64,
-            },
-        );
+    for (i, sh) in [(30, 0, 0), (0, 50, 50), (40, 30, 60)]
+        .into_iter()
+        .enumerate()
+    {
+        let r = run(&mut bench(), &frames, &cfg, shaping(sh, 100 + i as u64));
         check(&frames, &cfg, RxParser64::hard_max_frame(), &r).unwrap();
     }
 }
@@ -305,27 +307,22 @@ fn pfc_pulse_is_not_queued_behind_payload() {
 
 /// `hdr_ahead_ok` held high (the NIC's responder takes its next descriptor while its data mover
 /// still streams the last payload): descriptors are taken ahead of the streaming payload (at
-/// most two before a payload's last beat), payloads still come in descriptor order, and every release, verdict and counter
-/// equals the reference model, at full rate and under random gaps and back-pressure.
+/// most two before a payload's last beat), payloads still come in descriptor order, and every
+/// release, verdict and counter equals the reference model, at full rate and under random gaps
+/// and back-pressure.
 #[test]
 fn descriptors_taken_ahead_of_streaming_payloads() {
     let cfg = RxConfig::default();
     let frames = frames_all_opcodes(13, 2048);
     for (i, sh) in [(0, 0, 0), (30, 0, 0), (0, 50, 50), (40, 30, 60)]
-        .iter()
+        .into_iter()
         .enumerate()
     {
-        let mut b = bench();
         let r = run_with(
-            &mut b,
+            &mut bench(),
             &frames,
             &cfg,
-            Shaping {
-                gap_percent: sh.0,
-                hdr_stall_percent: sh.1,
-                pay_stall_percent: sh.2,
-                seed: 300 + i as u64,
-            },
+            shaping(sh, 300 + i as u64),
             true,
         );
         check(&frames, &cfg, RxParser64::hard_max_frame(), &r).unwrap();
