@@ -1729,8 +1729,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         if self.w_len.q.val() == 0 {
             self.rd_np.next = 1.into();
         }
-        // the row a send writes in PktHdr (at its first packet): its last PSN from its packet count (an
-        // atomic is one packet)
+        // the row a send writes in PktHdr (at its first packet): its last PSN from its packet
+        // count (an atomic is one packet)
         self.row_lpsn.next = self.s_psn.q.val() + self.rd_np.val().get_bits::<24>(0) - 1;
         if self.is_atom.val() {
             self.row_lpsn.next = self.s_psn.q.val();

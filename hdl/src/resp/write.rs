@@ -1654,8 +1654,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             WrState::Xfer => {
                 // a SEND piece: cut, request and data side by side (the shell may want the
                 // request before it takes data, so the request never waits for the data:
-                // docs/DMA.md 4). A receive piece queues its own completion entry with its request, so that
-                // request waits for room in the entry queue.
+                // docs/DMA.md 4). A receive piece queues its own completion entry with its
+                // request, so that request waits for room in the entry queue.
                 // (a SEND piece waits while the mover has the previous packet's payload)
                 if !self.mv_busy.q.val() {
                     self.cutter.cut_valid.next = !self.r_cutd.q.val();
