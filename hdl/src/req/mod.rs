@@ -42,12 +42,13 @@
 //!   before): a message that does not fit sends nothing, and its QP waits out of the ring
 //!   (`wait_drain`) until everything before it has retired, then sends it. A message longer
 //!   than the window therefore goes alone (its own packets are the only ones outstanding);
-//!   holding a message back mid-way for ACKs (rxe's per-packet limit) needs the completer to
-//!   track a message that is partly sent, which the rebuild into blocks is to bring.
+//!   holding a message back mid-way for ACKs (rxe's per-packet limit) is not done yet.
 //! * **The in-flight table** ([`InflightTable`], one block RAM of `2^QA x 16` rows of 92 bits:
 //!   last PSN, wr_id, completion opcode, signaled) holds what retirement and recovery need
-//!   without reading the WQE again; a row is written when its WQE's last packet (a READ's
-//!   request) is handed to the formatter. 16 rows: at 256 QPs the table is 4096 x 92 bits
+//!   without reading the WQE again; a row is written when its WQE's first packet (a READ's
+//!   request) is handed to the formatter, its last PSN from the packet count, so that ACKs,
+//!   NAKs and timers act on a message set aside part-way (PFC, the shaper, the send quantum)
+//!   like on any other. 16 rows: at 256 QPs the table is 4096 x 92 bits
 //!   (368 Kbit, about 21 ECP5 EBRs or 11 Xilinx 36 Kb BRAMs), and 16 one-packet messages cover
 //!   the round trip of the two simulated NICs (~550 cycles for a 1 KiB WRITE, ~140 cycles of
 //!   wire time each); 32 would double the RAM for the small-message case only.
@@ -55,7 +56,9 @@
 //!   whose last PSN is at or before p (24-bit modular, relative to the window's first PSN; only
 //!   a PSN between the window's first and the highest sent counts, others are stale), one CQE
 //!   per signaled WQE, in order, two cycles per WQE. Progress reloads the retry budgets and
-//!   restarts the ACK timer if anything is still outstanding (stops it otherwise). A NAK first
+//!   restarts the ACK timer if a message sent whole is still outstanding (stops it otherwise:
+//!   a message sent in part has not asked for an ACK yet, and may wait long for its next turn
+//!   or a PFC pause). A NAK first
 //!   retires everything before its PSN (IBTA Vol 1, 9.7.5.2.2: a NAK acknowledges the PSNs
 //!   before it), then acts on the oldest WQE left.
 //! * **READ and atomics are alone in the window** (this step of the window): a READ or an
@@ -107,8 +110,8 @@
 //!   the highest one sent (24-bit modular, so a window may straddle the PSN wrap) counts;
 //!   anything else is stale (a duplicate or a late frame from an earlier try) and dropped.
 //! * **Local ACK timer** (per QP, in block RAM): armed when a message's last packet is handed to
-//!   the formatter and the timer is not running, re-armed by every ACK that shows progress,
-//!   stopped when nothing is outstanding: 4.096 us x 2^timeout
+//!   the formatter and the timer is not running, re-armed by every ACK that shows progress
+//!   while a message sent whole is outstanding, stopped otherwise: 4.096 us x 2^timeout
 //!   (QP_TIMERS; 0 = never; codes above 28 count as 28), in ticks of 1.024 us from
 //!   [`crate::nic::TimeBase`]. The timers are a block of their own, [`RetransmitTimer`]: a job
 //!   reads its QP's timer when it starts and writes it back when it ends (arming, re-arming,
