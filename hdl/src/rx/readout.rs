@@ -174,25 +174,13 @@ impl<const B: usize, const K: usize> Logic for RxReadout<B, K> {
                         // dropped frame or PFC: free its words
                         self.m_read.next = true;
                         self.freep.d.next = self.m_rec.val().wend;
-                    } else if self.ahead.q.val() {
-                        // its descriptor was taken ahead: its payload now
-                        self.ahead.d.next = false;
-                        self.m_read.next = self.m_rec.val().pay_len == 0;
-                        if self.m_rec.val().pay_len == 0 {
-                            self.freep.d.next = self.m_rec.val().wend;
-                        } else {
-                            self.ra_next.next = self.m_rec.val().pay_word;
-                            self.remain.d.next = self.m_rec.val().pay_len;
-                            self.sh_hold.d.next = bit_cast::<16, 8>(self.m_rec.val().pay_lane) << 3;
-                            self.sh_cur.d.next = self.c_b.val()
-                                - (bit_cast::<16, 8>(self.m_rec.val().pay_lane) << 3);
-                            self.wend.d.next = self.m_rec.val().wend;
-                            self.state.d.next = ReadoutState::Load;
-                        }
-                    } else if !self.d_empty.val() & !self.pay_busy.val() {
-                        self.hdr_valid.next = true;
-                        if self.hdr_ready.val() {
-                            self.d_read.next = true;
+                    } else if self.ahead.q.val() | (!self.d_empty.val() & !self.pay_busy.val()) {
+                        // the descriptor is presented (unless it was taken ahead: then its
+                        // payload starts at once); once taken, the frame's payload
+                        self.hdr_valid.next = !self.ahead.q.val();
+                        if self.ahead.q.val() | self.hdr_ready.val() {
+                            self.d_read.next = !self.ahead.q.val();
+                            self.ahead.d.next = false;
                             if self.m_rec.val().pay_len == 0 {
                                 self.m_read.next = true;
                                 self.freep.d.next = self.m_rec.val().wend;
