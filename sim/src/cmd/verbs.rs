@@ -1072,6 +1072,7 @@ pub fn run_scenario_full(
     plan: Option<Plan>,
 ) -> Result<VerbsReport, CliError> {
     link.validate()?;
+    check_args(args, plan.as_ref(), hooks.addrs.len())?;
     let args = args.clone();
     let link = link.clone();
     let vcd = vcd.map(|w| [w.clone(), w.for_second_nic()]);
@@ -1125,49 +1126,19 @@ pub fn run_scenario_full(
         .map_err(|_| CliError("the simulation thread panicked".into()))?
 }
 
-/// Run the scenario on these NIC models with `hooks` (see [`RunHooks`]).
-pub fn run_on_with<H: NicHardware + Send + 'static>(
-    args: &VerbsArgs,
-    link: &VerbsLinkArgs,
-    hw: [H; 2],
-    hooks: RunHooks,
-) -> Result<VerbsReport, CliError> {
-    run_on_planned(args, link, hw, hooks, None)
+/// The scenario's arguments, parsed and checked.
+struct Checked {
+    ops: Vec<VerbOp>,
+    sizes: Vec<usize>,
+    pmtu: Pmtu,
+    max_size: usize,
+    /// bytes per message slot in host memory
+    slot: usize,
 }
 
-/// [`run_on_with`], posting the messages of `plan` when given (see [`Plan`]).
-pub fn run_on_planned<H: NicHardware + Send + 'static>(
-    args: &VerbsArgs,
-    link: &VerbsLinkArgs,
-    hw: [H; 2],
-    hooks: RunHooks,
-    plan: Option<Plan>,
-) -> Result<VerbsReport, CliError> {
-    run_on_group(args, link, Vec::from(hw), hooks, plan)
-}
-
-/// [`run_on_planned`] on two or more NICs (one per address of `hooks.addrs`; more than two
-/// need `hooks.medium` and a plan, and the senders' QPs pair with the last host's:
-/// [`peer_of`]).
-pub fn run_on_group<H: NicHardware + Send + 'static>(
-    args: &VerbsArgs,
-    link: &VerbsLinkArgs,
-    hw: Vec<H>,
-    mut hooks: RunHooks,
-    plan: Option<Plan>,
-) -> Result<VerbsReport, CliError> {
-    let n = hw.len();
-    if n != hooks.addrs.len() || n < 2 {
-        return Err(CliError(format!(
-            "{n} NICs for {} addresses",
-            hooks.addrs.len()
-        )));
-    }
-    if n > 2 && (plan.is_none() || hooks.medium.is_none()) {
-        return Err(CliError(
-            "more than two NICs run a plan over a medium".into(),
-        ));
-    }
+/// Checks the arguments (and the plan, for `n` NICs) before anything is built: a bad option is
+/// refused at once, not after the models of the NICs were built.
+fn check_args(args: &VerbsArgs, plan: Option<&Plan>, n: usize) -> Result<Checked, CliError> {
     if let Some(p) = &plan {
         if let Some(m) = p
             .messages
@@ -1217,7 +1188,6 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
         ))
     })?;
     let max_size = plan
-        .as_ref()
         .and_then(|p| p.messages.iter().map(|m| m.size).max())
         .unwrap_or(0)
         .max(*sizes.iter().max().expect("not empty"));
@@ -1228,6 +1198,65 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
             args.qps
         )));
     }
+    Ok(Checked {
+        ops,
+        sizes,
+        pmtu,
+        max_size,
+        slot,
+    })
+}
+
+/// Run the scenario on these NIC models with `hooks` (see [`RunHooks`]).
+pub fn run_on_with<H: NicHardware + Send + 'static>(
+    args: &VerbsArgs,
+    link: &VerbsLinkArgs,
+    hw: [H; 2],
+    hooks: RunHooks,
+) -> Result<VerbsReport, CliError> {
+    run_on_planned(args, link, hw, hooks, None)
+}
+
+/// [`run_on_with`], posting the messages of `plan` when given (see [`Plan`]).
+pub fn run_on_planned<H: NicHardware + Send + 'static>(
+    args: &VerbsArgs,
+    link: &VerbsLinkArgs,
+    hw: [H; 2],
+    hooks: RunHooks,
+    plan: Option<Plan>,
+) -> Result<VerbsReport, CliError> {
+    run_on_group(args, link, Vec::from(hw), hooks, plan)
+}
+
+/// [`run_on_planned`] on two or more NICs (one per address of `hooks.addrs`; more than two
+/// need `hooks.medium` and a plan, and the senders' QPs pair with the last host's:
+/// [`peer_of`]).
+pub fn run_on_group<H: NicHardware + Send + 'static>(
+    args: &VerbsArgs,
+    link: &VerbsLinkArgs,
+    hw: Vec<H>,
+    mut hooks: RunHooks,
+    plan: Option<Plan>,
+) -> Result<VerbsReport, CliError> {
+    let n = hw.len();
+    if n != hooks.addrs.len() || n < 2 {
+        return Err(CliError(format!(
+            "{n} NICs for {} addresses",
+            hooks.addrs.len()
+        )));
+    }
+    if n > 2 && (plan.is_none() || hooks.medium.is_none()) {
+        return Err(CliError(
+            "more than two NICs run a plan over a medium".into(),
+        ));
+    }
+    let Checked {
+        ops,
+        sizes,
+        pmtu,
+        max_size,
+        slot,
+    } = check_args(args, plan.as_ref(), n)?;
     let shell = if args.dma_jitter {
         ShellConfig::stressed(args.seed)
     } else {
