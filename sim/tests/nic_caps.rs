@@ -112,9 +112,11 @@ fn every_capability_bit_is_true_of_the_nic() {
         };
         let mut a = args(&["write"]);
         a.sizes = vec!["64K".to_string()];
-        a.messages = 16;
+        // (4 messages: every frame is marked, so the rates fall low and each further 64 KiB
+        // message costs about 40 s of simulation; the first CNP already cuts)
+        a.messages = 4;
         let r = run_scenario_with(&a, &link, Engine::Verilator).unwrap();
-        assert!(r.failed == 0 && r.verified == 16, "{r:?}");
+        assert!(r.failed == 0 && r.verified == 4, "{r:?}");
         let cuts: u64 = r.per_host.iter().map(|h| h.rp_rate_cuts).sum();
         let ignored: u64 = r.per_host.iter().map(|h| h.rp_cnp_disabled).sum();
         assert!(cuts > 0, "no rate cut: {r:?}");
