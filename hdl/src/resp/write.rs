@@ -34,7 +34,8 @@
 //!   `mr_drain_req` in / `mr_drain_ack` out: the INVALIDATE drain handshake.
 //! * DMA write master `dma_wr` ([`DmaWriteMaster`], docs/DMA.md): one write per WRITE packet
 //!   with a non-empty payload and one per piece of a SEND packet (a piece ends at an SGE end),
-//!   `req_tag` = low 8 bits of the QPN; the data comes through the [`StreamCutter`] and a [`StreamSkid`] (shared widgets).
+//!   `req_tag` = low 8 bits of the QPN; the port is the [`PayloadMover`]'s (the payload is cut
+//!   by its [`crate::widget::StreamCutter`] and leaves through a register slice).
 //! * Responses: `ack_valid`/`ack_ready`, `ack_qpn` (ours), `ack_dest_qpn`, `ack_psn`,
 //!   `ack_syndrome` (AETH syndrome byte), `ack_msn`. `ack_park` in: the TX path is paused by
 //!   PFC, so responses (ACKs, NAKs, atomic ACKs, READs) at the head of the ACK queue move
@@ -48,7 +49,7 @@
 //!
 //! [`RespSequenceCheck`] (the PSN, opcode-sequence, QP, length and access checks and the opcode
 //! class), [`RqWqeFetch`] (the receive queue's WQE and SGE reads, decoded and checked),
-//! [`RespAckQueue`], [`RcReadResponder`], [`StreamCutter`], [`AtomicReplayCache`],
+//! [`RespAckQueue`], [`RcReadResponder`], [`PayloadMover`] (the data mover), [`AtomicReplayCache`],
 //! [`RespCounters`], and a FIFO of receive completions.
 //!
 //! # Per-QP state (block RAM, `2^QA` rows, zero at power-up)
@@ -65,15 +66,17 @@
 //! context and state RAM read) -> `RdWait` -> `Latch` (both registered) -> `Judge` (the verdict
 //! of [`RespSequenceCheck`], combinational from those registers, is registered) -> `Check`
 //! (acts on it; waits while the ACK queue is full) -> `MrReq` -> `MrWait` (5 cycles) ->
-//! `Commit` (state written, response queued). A WRITE packet's payload is not moved by the
-//! state machine: `Commit` hands it (translated address, length) to the data mover, which
-//! issues its DMA write and streams its beats from `pay` through the cutter and a register
-//! slice to `dma_wr.data`, while the state machine takes and judges the next header (the RX
-//! parser presents it ahead of the payload, see [`crate::rx::RxParser`]'s `hdr_ahead_ok`).
-//! Every state that needs the payload stream, the cutter or the write port (`Xfer`, `Drain`,
-//! `DrainCut`, `AtWait`, and `Commit` of the next WRITE with payload) waits while the mover is
-//! busy, so payloads and DMA writes stay in packet order, and the ACK queue's entries (pushed
-//! at `Commit`, before the write is issued) match their completions in order. The state
+//! `Commit` (state written, response queued). No payload is moved by the state machine: it
+//! hands each DMA write to the data mover ([`PayloadMover`]) as a job (a WRITE packet's payload
+//! from `Commit`, a SEND piece from `Xfer`, the rest of a packet after a receive error from
+//! `DrainCut`, an atomic's new value from `AtWr`), which issues the write and streams its beats
+//! from `pay` to `dma_wr.data`, while the state machine goes on: with the next piece, or with
+//! the next header (the RX parser presents it ahead of the payload, see
+//! [`crate::rx::RxParser`]'s `hdr_ahead_ok`). The mover holds one job at a time and takes them
+//! in order, so payloads and DMA writes stay in packet order; a job's ACK-queue entry is pushed
+//! when the job is handed over, before its write is issued, so entries match their completions
+//! in order. `Drain` (a packet discarded whole, read from `pay` here) and `AtWait` wait until
+//! the mover is idle. The state
 //! written at `Commit` does not depend on the data's transfer, so the next packet of the same
 //! QP reads it back correctly. So a stream of WRITE packets costs one cycle per payload beat
 //! plus the mover's hand-over: 131 cycles per 1 KiB packet in the block bench
@@ -82,22 +85,22 @@
 //! `Drain` (payload discarded) or straight back to `Idle`. A SEND adds, per packet that opens a
 //! receive WQE, the WQE read (`WqeReq` -> `WqeRx` -> `WqeChk`, the read by the
 //! [`RqWqeFetch`]), then per piece `PlaceNext` -> (`SgeReq` -> `SgeRx` -> `SgeLoad` when the SGE
-//! is used up) -> `MrReq` -> `MrWait` -> `Xfer` (the piece's DMA write, by the state machine:
-//! SEND data is not overlapped yet); a receive error goes through `RecvErr` (its NAK and error
+//! is used up) -> `MrReq` -> `MrWait` -> `Xfer` (the piece handed to the mover, which moves it
+//! while the next piece is prepared); a receive error goes through `RecvErr` (its NAK and error
 //! completion) and `DrainCut`.
 use super::atomic_cache::{AT_OP_CLEAR, AT_OP_INSERT, AT_OP_LOOKUP};
 use super::{
-    AtomicReplayCache, RcReadResponder, RecvCqe, RespAckQueue, RespCounters, RespQpFlags,
-    RespSequenceCheck, RqWqeFetch, SeqVerdictFlags, ACKQ_BITS, QERR_STATUS_ACCESS, QERR_STATUS_DMA,
-    QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_INVALID, SYN_NAK_OPERATIONAL,
-    SYN_NAK_PSN, SYN_RNR,
+    AtomicReplayCache, PayloadMover, RcReadResponder, RecvCqe, RespAckQueue, RespCounters,
+    RespQpFlags, RespSequenceCheck, RqWqeFetch, SeqVerdictFlags, ACKQ_BITS, QERR_STATUS_ACCESS,
+    QERR_STATUS_DMA, QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_INVALID,
+    SYN_NAK_OPERATIONAL, SYN_NAK_PSN, SYN_RNR,
 };
 use crate::csr::qp_config::{ACC_W, CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RNR_W, ST_W};
 use crate::csr::qpc_port::QpcReadMaster;
 use crate::dma::{DmaReadMaster, DmaWriteMaster};
 use crate::header::RoceHeader;
 use crate::stream::{StreamSink, StreamSource};
-use crate::widget::{ByteSwap64, StreamCutter, StreamSkid};
+use crate::widget::ByteSwap64;
 use ferroce_proto::host::cqe::{flags as cqe_flags, vendor_err, CqeOpcode, WcStatus};
 use rust_hdl::prelude::*;
 
@@ -145,7 +148,7 @@ pub enum WrState {
     MrReq,
     /// the MR check's answer (5 cycles): go on, or NAK remote access error
     MrWait,
-    /// a SEND piece's DMA write: its cut of the payload, its request and its data
+    /// a SEND piece to the mover, with its completion entry; the SGE cursor advances
     Xfer,
     /// executed: response queued, ePSN / MSN / cursors written back, a WRITE's payload handed
     /// to the data mover (waits while the mover still has the previous one)
@@ -168,7 +171,7 @@ pub enum WrState {
     SgeRx,
     /// the SGE becomes the cursor
     SgeLoad,
-    /// after a receive error: the packet's uncut rest goes through the cutter and is dropped
+    /// after a receive error: the packet's uncut rest goes to the mover as a discard
     DrainCut,
     /// a receive error: its NAK and error completion (handled after the state machine)
     RecvErr,
@@ -178,7 +181,7 @@ pub enum WrState {
     AtRd,
     /// an atomic: the original value arrives
     AtRx,
-    /// an atomic: the new value written (or a failed read NAKed)
+    /// an atomic: the new value to the mover as a word job (or a failed read NAKed)
     AtWr,
     /// an atomic: ACK queued once the write completed, the result into the replay cache
     AtDone,
@@ -334,11 +337,9 @@ pub struct RcWriteResponder<const QA: usize> {
     rd_np: Signal<Local, Bits<32>>,
     rd_sh: Signal<Local, Bits<5>>,
     head_read: Signal<Local, Bit>,
-    cutter: StreamCutter,
-    /// The DMA write data leaves through a register slice: the shell's `ready` never reaches
-    /// the cutter or the state machine combinationally (the block's critical path was the
-    /// cutter's remainder -> DMA write handshake -> next state, docs/RESOURCES.md)
-    wdat: StreamSkid<64, 8>,
+    /// The data mover: owns the payload stream's cutter and the DMA write port; takes a WRITE
+    /// packet's payload, a SEND piece, a discard or an atomic's write as a job (see Timing).
+    mover: PayloadMover,
     cqf: SynchronousFIFO<RecvCqe, ACKQ_BITS, { ACKQ_BITS + 1 }, 1>,
     counters: RespCounters,
     // per-QP responder state
@@ -440,7 +441,6 @@ pub struct RcWriteResponder<const QA: usize> {
     p_rem: DFF<Bits<16>>,
     r_n: DFF<Bits<16>>,
     r_place: DFF<Bit>,
-    r_cutd: DFF<Bit>,
     /// the atomic's read carried a DMA error
     at_err: DFF<Bit>,
     // a receive error being reported: NAK syndrome, completion status and vendor detail
@@ -452,25 +452,8 @@ pub struct RcWriteResponder<const QA: usize> {
     r_mva: DFF<Bits<64>>,
     r_mlen: DFF<Bits<64>>,
     r_addr: DFF<Bits<64>>,
-    /// Xfer: the DMA request was accepted.
-    r_reqd: DFF<Bit>,
-    /// Xfer: the payload's last beat went out.
-    r_datad: DFF<Bit>,
     /// DMA writes issued and not completed (bounded by the ACK queue depth + 1).
     dma_out: DFF<Bits<8>>,
-    /// The data mover: a committed WRITE packet's payload (its cut, DMA request and beats)
-    /// is moving while the next header is judged (see Timing).
-    mv_busy: DFF<Bit>,
-    /// mover: the cut was taken
-    mv_cutd: DFF<Bit>,
-    /// mover: the DMA request was accepted
-    mv_reqd: DFF<Bit>,
-    /// mover: the payload's last beat went out
-    mv_datad: DFF<Bit>,
-    /// mover: the write's translated address, length and tag
-    mv_addr: DFF<Bits<64>>,
-    mv_n: DFF<Bits<16>>,
-    mv_tag: DFF<Bits<8>>,
 
     c_syn_ack: Constant<Bits<8>>,
     c_syn_psn: Constant<Bits<8>>,
@@ -503,8 +486,8 @@ pub struct RcWriteResponder<const QA: usize> {
     n_msn: Signal<Local, Bits<24>>,
     n_epsn: Signal<Local, Bits<24>>,
     emit: Signal<Local, Bit>,
+    /// a DMA write request is taken this cycle
     req_fire: Signal<Local, Bit>,
-    last_fire: Signal<Local, Bit>,
     /// the packet being committed is a WRITE with payload: the mover takes it
     mv_need: Signal<Local, Bit>,
     wr_qpn: Signal<Local, Bits<QA>>,
@@ -516,7 +499,6 @@ pub struct RcWriteResponder<const QA: usize> {
     p_rem32: Signal<Local, Bits<32>>,
     piece: Signal<Local, Bits<32>>,
     c_va_lo: Signal<Local, Bits<32>>,
-    cut_fire: Signal<Local, Bit>,
     /// a receive error: NAK `rerr_syn`, QP to ERR with `rerr_st`, and an error receive CQE
     rerr: Signal<Local, Bit>,
     rerr_syn: Signal<Local, Bits<8>>,
@@ -527,10 +509,6 @@ pub struct RcWriteResponder<const QA: usize> {
     cq_flags: Signal<Local, Bits<8>>,
     /// RecvErr reports this cycle
     rep: Signal<Local, Bit>,
-    /// the packet's payload goes through the cutter (a cut was taken)
-    in_cut: DFF<Bit>,
-    /// the cutter has taken the packet's last payload beat
-    pay_done: DFF<Bit>,
     /// little-endian host fields <-> wire-order beats (`crate::widget::byte_swap`)
     le_old: ByteSwap64,
     le_new: ByteSwap64,
@@ -667,16 +645,7 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             r_mva: Default::default(),
             r_mlen: Default::default(),
             r_addr: Default::default(),
-            r_reqd: Default::default(),
-            r_datad: Default::default(),
             dma_out: Default::default(),
-            mv_busy: Default::default(),
-            mv_cutd: Default::default(),
-            mv_reqd: Default::default(),
-            mv_datad: Default::default(),
-            mv_addr: Default::default(),
-            mv_n: Default::default(),
-            mv_tag: Default::default(),
             c_syn_ack: Constant::new(SYN_ACK.into()),
             c_syn_psn: Constant::new(SYN_NAK_PSN.into()),
             c_syn_inv: Constant::new(SYN_NAK_INVALID.into()),
@@ -694,7 +663,6 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             n_epsn: Default::default(),
             emit: Default::default(),
             req_fire: Default::default(),
-            last_fire: Default::default(),
             mv_need: Default::default(),
             wr_qpn: Default::default(),
             load_kind: Default::default(),
@@ -722,8 +690,7 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             ev_unknown_qp: Default::default(),
             ev_qp_state: Default::default(),
             ev_out_of_seq: Default::default(),
-            cutter: Default::default(),
-            wdat: Default::default(),
+            mover: Default::default(),
             cqf: Default::default(),
             r_imm: Default::default(),
             r_se: Default::default(),
@@ -743,7 +710,6 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             p_rem: Default::default(),
             r_n: Default::default(),
             r_place: Default::default(),
-            r_cutd: Default::default(),
             at_err: Default::default(),
             rq_empty: Default::default(),
             mlen_base: Default::default(),
@@ -752,7 +718,6 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             p_rem32: Default::default(),
             piece: Default::default(),
             c_va_lo: Default::default(),
-            cut_fire: Default::default(),
             rerr: Default::default(),
             rerr_syn: Default::default(),
             rerr_st: Default::default(),
@@ -760,11 +725,9 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             cq_push: Default::default(),
             cq_flags: Default::default(),
             rep: Default::default(),
-            in_cut: Default::default(),
             e_syn: Default::default(),
             e_st: Default::default(),
             e_vendor: Default::default(),
-            pay_done: Default::default(),
             ram_rqpi: zram(),
             ram_rqci: zram(),
             ram_wrid_hi: zram(),
@@ -807,15 +770,14 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
 impl<const QA: usize> Logic for RcWriteResponder<QA> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, ackq, counters, cutter, cqf, rdr, atc, seqchk, wqf);
+        clock!(self, clock, ackq, counters, mover, cqf, rdr, atc, seqchk, wqf);
         dff_setup!(
             self, clock, state, r_op, r_qpn, r_psn, r_ackreq, r_va_hi, r_va_lo, r_rkey, r_dlen,
             r_plen, r_imm, r_se, r_qst, r_qacc, r_qpd, r_qdest, r_pmtu, r_rqbase, r_rqle, r_rqls,
             r_rcqn, r_rnrt, s_epsn, s_msn, s_flags, s_va_hi, s_va_lo, s_rkey, s_resid, s_rqpi,
             s_rqci, s_wrid, s_nsge, s_sidx, s_cap, s_mlen, r_lqpn, r_lkind, p_rem, r_n, r_place,
-            r_cutd, at_err, r_mkey, r_mva, r_mlen, r_addr, r_reqd, r_datad, dma_out, in_cut,
-            pay_done, e_syn, e_st, e_vendor, r_swap, r_cmp, r_old, r_rddup, r_fl, r_atq, verdict,
-            mv_busy, mv_cutd, mv_reqd, mv_datad, mv_addr, mv_n, mv_tag
+            at_err, r_mkey, r_mva, r_mlen, r_addr, dma_out, e_syn, e_st, e_vendor, r_swap, r_cmp,
+            r_old, r_rddup, r_fl, r_atq, verdict
         );
         self.ram_rqerr.read_clock.next = self.clock.val();
         self.ram_rqerr.write_clock.next = self.clock.val();
@@ -1054,40 +1016,34 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.mr_req_len.next = self.r_mlen.q.val();
         self.mr_req_tag.next = self.r_qpn.q.val().get_bits::<8>(0);
         self.mr_drain_ack.next = false;
-        // DMA write: the request from registers; the payload comes re-aligned from the cutter
-        // (one piece per write), only `valid`/`ready` are gated (valid never depends on ready)
-        self.dma_wr.req_valid.next = false;
-        self.dma_wr.req_addr.next = self.r_addr.q.val();
-        self.dma_wr.req_len.next = self.r_n.q.val();
-        self.dma_wr.req_tag.next = self.r_qpn.q.val().get_bits::<8>(0);
-        self.wdat.clock.next = self.clock.val();
-        self.dma_wr.data.valid.next = self.wdat.out.valid.val();
-        self.dma_wr.data.data.next = self.wdat.out.data.val();
-        self.dma_wr.data.keep.next = self.wdat.out.keep.val();
-        self.dma_wr.data.last.next = self.wdat.out.last.val();
-        self.wdat.out.ready.next = self.dma_wr.data.ready.val();
-        self.wdat.inp.valid.next = false;
-        self.wdat.inp.data.next = self.cutter.out.data.val();
-        self.wdat.inp.keep.next = self.cutter.out.keep.val();
-        self.wdat.inp.last.next = self.cutter.out.last.val();
-        self.req_fire.next = false;
-        self.last_fire.next = false;
+        // The DMA write port is the mover's; the payload stream goes to the mover, except in
+        // `Drain` (a packet discarded whole, read here while the mover is idle)
+        self.dma_wr.req_valid.next = self.mover.wr_valid.val();
+        self.dma_wr.req_addr.next = self.mover.wr_addr.val();
+        self.dma_wr.req_len.next = self.mover.wr_len.val();
+        self.dma_wr.req_tag.next = self.mover.wr_tag.val();
+        self.mover.wr_ready.next = self.dma_wr.req_ready.val();
+        self.dma_wr.data.valid.next = self.mover.data.valid.val();
+        self.dma_wr.data.data.next = self.mover.data.data.val();
+        self.dma_wr.data.keep.next = self.mover.data.keep.val();
+        self.dma_wr.data.last.next = self.mover.data.last.val();
+        self.mover.data.ready.next = self.dma_wr.data.ready.val();
+        self.req_fire.next = self.mover.wr_valid.val() & self.dma_wr.req_ready.val();
+        self.mover.pay.valid.next = self.pay.valid.val();
+        self.mover.pay.data.next = self.pay.data.val();
+        self.mover.pay.keep.next = self.pay.keep.val();
+        self.mover.pay.last.next = self.pay.last.val();
+        self.pay.ready.next = self.mover.pay.ready.val();
+        // the job: a SEND piece at the cursor unless a state says otherwise
+        self.mover.job_valid.next = false;
+        self.mover.job_addr.next = self.r_addr.q.val();
+        self.mover.job_len.next = self.r_n.q.val();
+        self.mover.job_tag.next = self.r_qpn.q.val().get_bits::<8>(0);
+        self.mover.job_discard.next = false;
+        self.mover.job_word_job.next = false;
+        self.mover.job_word.next = self.le_new.out.val();
+        self.mover.job_end.next = false;
         self.mv_need.next = !self.seqchk.is_send.val() & (self.r_plen.q.val() != 0);
-        // the cutter takes the packet's payload once a cut of it was taken, up to its last beat
-        self.cutter.inp.valid.next =
-            self.pay.valid.val() & self.in_cut.q.val() & !self.pay_done.q.val();
-        self.cutter.inp.data.next = self.pay.data.val();
-        self.cutter.inp.keep.next = self.pay.keep.val();
-        self.cutter.inp.last.next = self.pay.last.val();
-        self.pay.ready.next =
-            self.cutter.inp.ready.val() & self.in_cut.q.val() & !self.pay_done.q.val();
-        if self.cutter.inp.valid.val() & self.cutter.inp.ready.val() & self.pay.last.val() {
-            self.pay_done.d.next = true;
-        }
-        self.cutter.cut_valid.next = false;
-        self.cutter.cut_len.next = self.r_n.q.val();
-        self.cutter.out.ready.next = false;
-        self.cut_fire.next = false;
         // DMA read: the receive queue's reads (the fetch block's requests and beats); the
         // atomic's read (`AtRd`, `AtRx`) takes the port over
         self.dma_rd.req_valid.next = self.wqf.dma_rd.req_valid.val();
@@ -1179,12 +1135,6 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.r_se.d.next = self.hdr.val().se;
                         self.r_swap.d.next = self.hdr.val().swap_add;
                         self.r_cmp.d.next = self.hdr.val().compare;
-                        // (while the mover moves the previous packet's payload its flags are
-                        // the mover's: it clears them when it is done)
-                        if !self.mv_busy.q.val() {
-                            self.in_cut.d.next = false;
-                            self.pay_done.d.next = false;
-                        }
                         self.state.d.next = WrState::Rd;
                     }
                 } else {
@@ -1192,7 +1142,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     // (queued READs hold translated addresses: the queue and the READ
                     // responder must be empty too)
                     self.mr_drain_ack.next = (self.dma_out.q.val() == 0)
-                        & !self.mv_busy.q.val()
+                        & !self.mover.busy.val()
                         & self.ackq.idle.val()
                         & !self.rdr.busy.val();
                 }
@@ -1459,9 +1409,6 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             WrState::MrWait => {
                 // the only lookup outstanding is ours: its response is the next one
                 if self.mr_resp_valid.val() {
-                    self.r_reqd.d.next = false;
-                    self.r_datad.d.next = false;
-                    self.r_cutd.d.next = false;
                     if self.mr_resp_ok.val() {
                         self.r_addr.d.next = self.mr_resp_addr.val();
                         if self.r_place.q.val() {
@@ -1598,9 +1545,6 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 }
             }
             WrState::PlaceNext => {
-                self.r_reqd.d.next = false;
-                self.r_datad.d.next = false;
-                self.r_cutd.d.next = false;
                 if self.p_rem.q.val() == 0 {
                     self.state.d.next = WrState::Commit;
                 } else if self.s_resid.q.val() == 0 {
@@ -1652,56 +1596,23 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 }
             }
             WrState::Xfer => {
-                // a SEND piece: cut, request and data side by side (the shell may want the
-                // request before it takes data, so the request never waits for the data:
-                // docs/DMA.md 4). A receive piece queues its own completion entry with its
-                // request, so that request waits for room in the entry queue.
-                // (a SEND piece waits while the mover has the previous packet's payload)
-                if !self.mv_busy.q.val() {
-                    self.cutter.cut_valid.next = !self.r_cutd.q.val();
-                    self.cut_fire.next = !self.r_cutd.q.val() & self.cutter.cut_ready.val();
-                    if self.cut_fire.val() {
-                        self.r_cutd.d.next = true;
-                        self.in_cut.d.next = true;
+                // a SEND piece goes to the mover with its completion entry (so it waits for
+                // room in the entry queue, and for the mover to take it); the SGE cursor and
+                // the packet advance at once, and the next piece is prepared while this one moves
+                self.mover.job_valid.next = !self.ackq.full.val();
+                self.mover.job_end.next = self.r_n.q.val() == self.p_rem.q.val();
+                if self.mover.job_ready.val() & !self.ackq.full.val() {
+                    self.ackq.push.next = true;
+                    self.ackq.entry.next.need_done = true;
+                    self.ackq.entry.next.emit = false;
+                    self.s_va_lo.d.next = self.c_va_lo.val();
+                    if self.c_va_lo.val() < self.s_va_lo.q.val() {
+                        self.s_va_hi.d.next = self.s_va_hi.q.val() + 1;
                     }
-                    self.dma_wr.req_valid.next =
-                        !self.r_reqd.q.val() & (!self.r_place.q.val() | !self.ackq.full.val());
-                    self.req_fire.next = self.dma_wr.req_valid.val() & self.dma_wr.req_ready.val();
-                    if self.req_fire.val() {
-                        self.r_reqd.d.next = true;
-                        if self.r_place.q.val() {
-                            self.ackq.push.next = true;
-                            self.ackq.entry.next.need_done = true;
-                            self.ackq.entry.next.emit = false;
-                        }
-                    }
-                    self.wdat.inp.valid.next = self.cutter.out.valid.val() & !self.r_datad.q.val();
-                    self.cutter.out.ready.next = self.wdat.inp.ready.val() & !self.r_datad.q.val();
-                    self.last_fire.next = self.cutter.out.valid.val()
-                        & self.cutter.out.last.val()
-                        & self.wdat.inp.ready.val()
-                        & !self.r_datad.q.val();
-                    if self.last_fire.val() {
-                        self.r_datad.d.next = true;
-                    }
-                    // on once request and data were both taken, decided from the two registers
-                    // alone (a cycle after the handshakes, so that no stream handshake reaches
-                    // the cursors' wide adders and the RAMs' write data)
-                    if self.r_reqd.q.val() & self.r_datad.q.val() {
-                        if self.r_place.q.val() {
-                            // advance the SGE cursor and the packet
-                            self.s_va_lo.d.next = self.c_va_lo.val();
-                            if self.c_va_lo.val() < self.s_va_lo.q.val() {
-                                self.s_va_hi.d.next = self.s_va_hi.q.val() + 1;
-                            }
-                            self.s_resid.d.next =
-                                self.s_resid.q.val() - bit_cast::<32, 16>(self.r_n.q.val());
-                            self.p_rem.d.next = self.p_rem.q.val() - self.r_n.q.val();
-                            self.state.d.next = WrState::PlaceNext;
-                        } else {
-                            self.state.d.next = WrState::Commit;
-                        }
-                    }
+                    self.s_resid.d.next =
+                        self.s_resid.q.val() - bit_cast::<32, 16>(self.r_n.q.val());
+                    self.p_rem.d.next = self.p_rem.q.val() - self.r_n.q.val();
+                    self.state.d.next = WrState::PlaceNext;
                 }
             }
             WrState::Commit => {
@@ -1711,7 +1622,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 // receive completion (released by the entry queue after the data has landed)
                 // and the RQ consumer index
                 // (a WRITE's payload waits for the mover to finish the previous one)
-                if !(self.mv_need.val() & self.mv_busy.q.val()) {
+                if !(self.mv_need.val() & self.mover.busy.val()) {
                     if !self.ackq.full.val() {
                         self.ackq.push.next = true;
                         self.ackq.entry.next.need_done = self.mv_need.val();
@@ -1762,13 +1673,9 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.state.d.next = WrState::Idle;
                         if self.mv_need.val() {
                             // the payload to the mover; the next header may be taken at once
-                            self.mv_busy.d.next = true;
-                            self.mv_cutd.d.next = false;
-                            self.mv_reqd.d.next = false;
-                            self.mv_datad.d.next = false;
-                            self.mv_addr.d.next = self.r_addr.q.val();
-                            self.mv_n.d.next = bit_cast::<16, 13>(self.r_plen.q.val());
-                            self.mv_tag.d.next = self.r_qpn.q.val().get_bits::<8>(0);
+                            self.mover.job_valid.next = true;
+                            self.mover.job_len.next = bit_cast::<16, 13>(self.r_plen.q.val());
+                            self.mover.job_end.next = true;
                         }
                     }
                 }
@@ -1777,7 +1684,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 // an atomic reads only after every write this block issued has completed:
                 // earlier WRITEs and atomics (of any QP) are visible to its read, which makes
                 // atomics through this NIC atomic with respect to each other (docs/DMA.md 2.3)
-                if (self.dma_out.q.val() == 0) & !self.mv_busy.q.val() {
+                if (self.dma_out.q.val() == 0) & !self.mover.busy.val() {
                     self.state.d.next = WrState::AtRd;
                 }
             }
@@ -1800,8 +1707,6 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     }
                     if self.dma_rd.rsp.last.val() {
                         self.state.d.next = WrState::AtWr;
-                        self.r_reqd.d.next = false;
-                        self.r_datad.d.next = false;
                     }
                 }
             }
@@ -1818,24 +1723,10 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                     self.counters.inc_dma_error.next = true;
                     self.state.d.next = WrState::Idle;
                 } else {
-                    // the new value: request and its single beat side by side
-                    self.dma_wr.req_valid.next = !self.r_reqd.q.val();
-                    self.dma_wr.req_len.next = 8.into();
-                    self.req_fire.next = self.dma_wr.req_valid.val() & self.dma_wr.req_ready.val();
-                    if self.req_fire.val() {
-                        self.r_reqd.d.next = true;
-                    }
-                    self.wdat.inp.valid.next = !self.r_datad.q.val();
-                    self.wdat.inp.data.next = self.le_new.out.val();
-                    self.wdat.inp.keep.next = 255.into();
-                    self.wdat.inp.last.next = true;
-                    self.last_fire.next = !self.r_datad.q.val() & self.wdat.inp.ready.val();
-                    if self.last_fire.val() {
-                        self.r_datad.d.next = true;
-                    }
-                    if self.r_reqd.q.val() & self.r_datad.q.val() {
-                        self.state.d.next = WrState::AtDone;
-                    }
+                    // the new value: a word job of the mover (idle since AtWait)
+                    self.mover.job_valid.next = true;
+                    self.mover.job_word_job.next = true;
+                    self.state.d.next = WrState::AtDone;
                 }
             }
             WrState::AtDup => {
@@ -1884,7 +1775,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             }
             WrState::Drain => {
                 // (the payload ahead of this packet's may still be the mover's)
-                if !self.mv_busy.q.val() {
+                if !self.mover.busy.val() {
                     self.pay.ready.next = true;
                     if self.pay.valid.val() & self.pay.last.val() {
                         self.state.d.next = WrState::Idle;
@@ -1895,31 +1786,17 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 // handled after the state machine (it shares the completion fields)
             }
             WrState::DrainCut => {
-                // after a receive error: the rest of the packet (what was not cut yet) goes
-                // through the cutter, which may hold some of its bytes, and is discarded
-                // (the payload ahead of this packet's may still be the mover's)
-                if !self.mv_busy.q.val() {
-                    if self.p_rem.q.val() == 0 {
-                        self.state.d.next = WrState::Idle;
-                    } else {
-                        self.cutter.cut_valid.next = !self.r_cutd.q.val();
-                        self.cutter.cut_len.next = self.p_rem.q.val();
-                        self.cut_fire.next = !self.r_cutd.q.val() & self.cutter.cut_ready.val();
-                        if self.cut_fire.val() {
-                            self.r_cutd.d.next = true;
-                            self.in_cut.d.next = true;
-                        }
-                        // done the cycle after the piece's last beat left the cutter (decided
-                        // from a register: the cutter's output logic stays out of the next state)
-                        self.cutter.out.ready.next = true;
-                        if self.cutter.out.valid.val() & self.cutter.out.last.val() {
-                            self.r_datad.d.next = true;
-                        }
-                        if self.r_datad.q.val() {
-                            self.r_datad.d.next = false;
-                            self.state.d.next = WrState::Idle;
-                        }
-                    }
+                // after a receive error: the rest of the packet (what was not cut yet) goes to
+                // the mover as a discard (which may hold some of its bytes in the cutter)
+                // once the mover is free
+                if self.p_rem.q.val() == 0 {
+                    self.state.d.next = WrState::Idle;
+                } else if self.mover.job_ready.val() {
+                    self.mover.job_valid.next = true;
+                    self.mover.job_discard.next = true;
+                    self.mover.job_len.next = self.p_rem.q.val();
+                    self.mover.job_end.next = true;
+                    self.state.d.next = WrState::Idle;
                 }
             }
         }
@@ -1932,8 +1809,6 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             self.e_syn.d.next = self.rerr_syn.val();
             self.e_st.d.next = self.rerr_st.val();
             self.e_vendor.d.next = self.rerr_vendor.val();
-            self.r_cutd.d.next = false;
-            self.r_datad.d.next = false;
             self.state.d.next = WrState::RecvErr;
         }
         if (self.state.q.val() == WrState::WqeChk) & self.rerr.val() {
@@ -2050,45 +1925,6 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_qrci.write_address.next = self.wr_qpn.val();
         self.ram_qrci.write_data.next = self.ram_rqci.write_data.val();
         self.ram_qrci.write_enable.next = self.ram_rqci.write_enable.val();
-
-        // The data mover: the payload of the WRITE packet Commit handed over goes out as one
-        // DMA write (cut, request and data side by side, as in Xfer) while the state machine
-        // goes on with the next header. Every state that needs the payload stream, the cutter
-        // or the write port waits while it is busy (Xfer, Drain, DrainCut, AtWait, and Commit
-        // of the next WRITE), so here it owns them.
-        if self.mv_busy.q.val() {
-            self.cutter.cut_len.next = self.mv_n.q.val();
-            self.cutter.cut_valid.next = !self.mv_cutd.q.val();
-            self.cut_fire.next = !self.mv_cutd.q.val() & self.cutter.cut_ready.val();
-            if self.cut_fire.val() {
-                self.mv_cutd.d.next = true;
-                self.in_cut.d.next = true;
-            }
-            self.dma_wr.req_addr.next = self.mv_addr.q.val();
-            self.dma_wr.req_len.next = self.mv_n.q.val();
-            self.dma_wr.req_tag.next = self.mv_tag.q.val();
-            self.dma_wr.req_valid.next = !self.mv_reqd.q.val();
-            self.req_fire.next = !self.mv_reqd.q.val() & self.dma_wr.req_ready.val();
-            if self.req_fire.val() {
-                self.mv_reqd.d.next = true;
-            }
-            self.wdat.inp.valid.next = self.cutter.out.valid.val() & !self.mv_datad.q.val();
-            self.cutter.out.ready.next = self.wdat.inp.ready.val() & !self.mv_datad.q.val();
-            if self.cutter.out.valid.val()
-                & self.cutter.out.last.val()
-                & self.wdat.inp.ready.val()
-                & !self.mv_datad.q.val()
-            {
-                self.mv_datad.d.next = true;
-            }
-            // done once request and data were both taken (from the registers): the payload
-            // flags are free for the next packet
-            if self.mv_reqd.q.val() & self.mv_datad.q.val() {
-                self.mv_busy.d.next = false;
-                self.in_cut.d.next = false;
-                self.pay_done.d.next = false;
-            }
-        }
 
         // DMA writes in flight (for the MR drain): +1 per request, -1 per completion
         if self.req_fire.val() & !self.dma_wr.done_valid.val() {

@@ -1462,6 +1462,12 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
             }
             let src = (q * DEPTH + k) * slot;
             let dst = (qps_of(n, args.qps, ps) * DEPTH + pq * DEPTH + k) * slot;
+            // a destination slot is reused only once the receive completion of its last
+            // message was checked (that check reads the slot): the sender's completion can come
+            // long before, when the receiver's CQ holds more completions than one poll takes
+            if rflight[ps][pq].iter().any(|m| m.dst_offset == dst) {
+                break;
+            }
             let data = rng.bytes(len);
             let imm = rng.below(1 << 32) as u32;
             let host = &hosts[side];
