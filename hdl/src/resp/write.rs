@@ -1492,8 +1492,11 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             }
             WrState::WqeChk => {
                 // a malformed WQE (owner bit, SGE count, unreadable) is class A: NAK 0x63,
-                // QP to ERR, an error completion for it
+                // QP to ERR, an error completion for it. The whole payload is still to cut (for
+                // `DrainCut`; a SEND sets it again in `SendLen`): set whatever the verdict, so
+                // that the WQE checks stay out of the register's enable
                 self.s_wrid.d.next = self.wqf.wr_id.val();
+                self.p_rem.d.next = bit_cast::<16, 13>(self.r_plen.q.val());
                 if self.wqf.rd_error.val() {
                     self.rerr.next = true;
                     self.rerr_st.next = self.c_st_qpop.val();
@@ -1810,9 +1813,6 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             self.e_st.d.next = self.rerr_st.val();
             self.e_vendor.d.next = self.rerr_vendor.val();
             self.state.d.next = WrState::RecvErr;
-        }
-        if (self.state.q.val() == WrState::WqeChk) & self.rerr.val() {
-            self.p_rem.d.next = bit_cast::<16, 13>(self.r_plen.q.val());
         }
         self.rep.next = false;
         if self.state.q.val() == WrState::RecvErr {
