@@ -24,9 +24,12 @@
 //! * [`ack_queue::RespAckQueue`]: the ordered ACK/NAK queue. It holds every response in packet
 //!   order and lets one out only after the DMA completion of every earlier write (ACK means
 //!   data placed, docs/DMA.md N2); it also raises the QP-to-ERR request (`qerr_*`).
-//! * [`crate::widget::StreamCutter`] (a shared widget): splits a packet's payload into pieces that each start at a beat
-//!   boundary: one DMA write per piece (a SEND packet spanning two receive SGEs is two pieces;
-//!   a WRITE packet is one).
+//! * [`mover::PayloadMover`]: the data mover. Every DMA write of the responder is one of its jobs
+//!   (a WRITE packet's payload, a SEND piece, an atomic's result) and so is the discard of a
+//!   packet's rest after a receive error; it runs one job at a time while the state machine goes
+//!   on. It owns the [`crate::widget::StreamCutter`] (a shared widget), which splits a packet's
+//!   payload into pieces that each start at a beat boundary: one DMA write per piece (a SEND
+//!   packet spanning two receive SGEs is two pieces; a WRITE packet is one).
 //! * [`counters::RespCounters`]: saturating 32-bit event counters.
 //! * [`flat::RcWriteResponderFlat`]: the block with the descriptor as a flat `Bits` port, for
 //!   Verilog tops and the co-simulation harness.
