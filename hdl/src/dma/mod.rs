@@ -31,6 +31,8 @@ use rust_hdl::prelude::*;
 
 pub mod memcpy;
 pub use memcpy::DmaMemcpy;
+pub mod mover;
+pub use mover::{MoverJob, PayloadMover};
 
 /// Width of a DMA address (an IOVA: the host IOMMU's address space is 64 bits).
 pub const DMA_ADDR_BITS: usize = 64;

@@ -15,6 +15,10 @@
 //! * [`InflightTable`]: the send window, one [`InflightSlot`] row per WQE sent and not retired.
 //! * [`crate::widget::StreamPacker`] (a shared widget): joins the DMA read pieces of one packet (a packet may span SGEs) into
 //!   one contiguous payload stream.
+//! * [`crate::dma::PayloadMover`] (shared with the responder): every DMA write of the
+//!   requester is one of its jobs: each piece of a READ response's payload at the scatter
+//!   cursor (a piece ends at a local SGE's end; after a failed SGE check the rest is cut and
+//!   dropped), and an atomic's original value as a word job.
 //!
 //! # Decisions
 //!

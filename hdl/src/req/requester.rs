@@ -56,12 +56,12 @@ use super::send_scheduler::SendScheduler;
 use super::ReqQpFlags;
 use crate::csr::qp_config::{CQN_W, LOG2E_W, LOG2S_W, PMTU_W, PSNWIN_W, RETRY_W, ST_W, TIMEOUT_W};
 use crate::csr::qpc_port::QpcReadMaster;
-use crate::dma::{DmaReadMaster, DmaWriteMaster};
+use crate::dma::{DmaReadMaster, DmaWriteMaster, PayloadMover};
 use crate::stream::{StreamSink, StreamSource};
 use crate::widget::RegFifo;
 use crate::widget::StreamPacker;
+use crate::widget::StreamSkid;
 use crate::widget::{ByteSwap32, ByteSwap64};
-use crate::widget::{StreamCutter, StreamSkid};
 use ferroce_proto::host::cqe::{vendor_err, CqeOpcode, WcStatus};
 use ferroce_proto::host::wqe::{send_field as wf, sge_field as sf, SendOpcode, SEND_HEADER_LEN};
 use ferroce_proto::syndrome::rnr_timer_ns;
@@ -438,19 +438,13 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     d5: DFF<Bits<64>>,
     w_cmpadd: DFF<Bits<64>>,
     w_swap: DFF<Bits<64>>,
-    /// AtWr: the request / the beat went out
-    a_reqd: DFF<Bit>,
-    a_datad: DFF<Bit>,
     is_atom: Signal<Local, Bit>,
     out_atom: Signal<Local, Bit>,
-    a_req_fire: Signal<Local, Bit>,
-    a_dat_fire: Signal<Local, Bit>,
-    /// READ responses: the payload cut into pieces, one DMA write per piece
-    cutter: StreamCutter,
-    /// The DMA write data leaves through a register slice: the shell's `ready` never reaches
-    /// the cutter or the state machine combinationally (the engine's critical path was the
-    /// cutter's remainder -> DMA write handshake -> next state, docs/RESOURCES.md)
-    wdat: StreamSkid<64, 8>,
+    /// The DMA writes (a READ response's pieces, an atomic's original value) are jobs of the
+    /// data mover shared with the responder: it cuts the response payload into pieces, one DMA
+    /// write per piece, and its request and data leave through registers, so the shell's
+    /// `ready` never reaches the cursors or the state machine combinationally
+    mover: PayloadMover,
     /// the READ's scatter cursor (per QP, at the resume PSN): SGE index, bytes left in that
     /// SGE (its translated address is `ram_dst`), and bytes of the message still to come
     ram_rk: RAM<Bits<8>, QA>,
@@ -469,11 +463,8 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     r_gap: DFF<Bit>,
     /// RrDrain: the job loaded the QP (write it back)
     r_wb: DFF<Bit>,
-    in_cut: DFF<Bit>,
+    /// RrDrain: the dropped response's last payload beat was taken
     pay_done: DFF<Bit>,
-    c_cutd: DFF<Bit>,
-    c_reqd: DFF<Bit>,
-    c_datad: DFF<Bit>,
     /// DMA writes issued and not completed, and whether one of this job's failed
     w_out: DFF<Bits<8>>,
     w_err: DFF<Bit>,
@@ -492,8 +483,6 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     rr_len_ok: Signal<Local, Bit>,
     rr_ok: Signal<Local, Bit>,
     rp_ready: Signal<Local, Bit>,
-    x_fire: Signal<Local, Bit>,
-    x_last: Signal<Local, Bit>,
     wr_any: Signal<Local, Bit>,
     pmtu32: Signal<Local, Bits<32>>,
     // the QP's transport attributes
@@ -801,8 +790,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             rr_opcode: Default::default(),
             rr_plen: Default::default(),
             rpay: Default::default(),
-            cutter: Default::default(),
-            wdat: Default::default(),
+            mover: Default::default(),
             ram_rk: zram(),
             ram_rrem: zram(),
             ram_rleft: zram(),
@@ -815,11 +803,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             r_rfail: Default::default(),
             r_gap: Default::default(),
             r_wb: Default::default(),
-            in_cut: Default::default(),
             pay_done: Default::default(),
-            c_cutd: Default::default(),
-            c_reqd: Default::default(),
-            c_datad: Default::default(),
             w_out: Default::default(),
             w_err: Default::default(),
             r_piece: Default::default(),
@@ -837,8 +821,6 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             rr_len_ok: Default::default(),
             rr_ok: Default::default(),
             rp_ready: Default::default(),
-            x_fire: Default::default(),
-            x_last: Default::default(),
             wr_any: Default::default(),
             pmtu32: Default::default(),
             qpc: Default::default(),
@@ -946,12 +928,8 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             d5: Default::default(),
             w_cmpadd: Default::default(),
             w_swap: Default::default(),
-            a_reqd: Default::default(),
-            a_datad: Default::default(),
             is_atom: Default::default(),
             out_atom: Default::default(),
-            a_req_fire: Default::default(),
-            a_dat_fire: Default::default(),
             q_timeout: Default::default(),
             q_psnwin: Default::default(),
             q_retry: Default::default(),
@@ -1248,8 +1226,6 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             d5,
             w_cmpadd,
             w_swap,
-            a_reqd,
-            a_datad,
             s_rk,
             s_rrem,
             s_rleft,
@@ -1259,22 +1235,28 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             r_rfail,
             r_gap,
             r_wb,
-            in_cut,
             pay_done,
-            c_cutd,
-            c_reqd,
-            c_datad,
             w_out,
             w_err,
             r_piece
         );
-        self.cutter.clock.next = self.clock.val();
-        self.wdat.clock.next = self.clock.val();
-        self.dma_wr.data.valid.next = self.wdat.out.valid.val();
-        self.dma_wr.data.data.next = self.wdat.out.data.val();
-        self.dma_wr.data.keep.next = self.wdat.out.keep.val();
-        self.dma_wr.data.last.next = self.wdat.out.last.val();
-        self.wdat.out.ready.next = self.dma_wr.data.ready.val();
+        self.mover.clock.next = self.clock.val();
+        self.dma_wr.req_valid.next = self.mover.wr_valid.val();
+        self.dma_wr.req_addr.next = self.mover.wr_addr.val();
+        self.dma_wr.req_len.next = self.mover.wr_len.val();
+        self.dma_wr.req_tag.next = self.mover.wr_tag.val();
+        self.mover.wr_ready.next = self.dma_wr.req_ready.val();
+        self.dma_wr.data.valid.next = self.mover.data.valid.val();
+        self.dma_wr.data.data.next = self.mover.data.data.val();
+        self.dma_wr.data.keep.next = self.mover.data.keep.val();
+        self.dma_wr.data.last.next = self.mover.data.last.val();
+        self.mover.data.ready.next = self.dma_wr.data.ready.val();
+        // READ response payload: the mover takes it piece by piece (its gate lets in no beat
+        // of a packet before the packet's first job); RrDrain reads a dropped one itself
+        self.mover.pay.valid.next = self.rpay.valid.val();
+        self.mover.pay.data.next = self.rpay.data.val();
+        self.mover.pay.keep.next = self.rpay.keep.val();
+        self.mover.pay.last.next = self.rpay.last.val();
         self.tbl.clock.next = self.clock.val();
         self.ram_rk.read_clock.next = self.clock.val();
         self.ram_rk.write_clock.next = self.clock.val();
@@ -1319,33 +1301,19 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.mr_req_pd.next = self.q_pd.q.val();
         self.mr_req_va.next = self.g_addr.q.val();
         self.mr_req_len.next = bit_cast::<64, 32>(self.g_len.q.val());
-        // DMA write: an atomic's original value (8 bytes, little-endian in host memory: the
-        // byte at the address, a beat's MSB, is the value's LSB)
-        self.dma_wr.req_valid.next = false;
-        self.dma_wr.req_addr.next = self.s_dst.q.val();
-        self.dma_wr.req_len.next = 8.into();
-        self.dma_wr.req_tag.next = 0.into();
-        self.wdat.inp.valid.next = false;
+        // data mover jobs: a READ response's piece at the cursor (RrXfer), or an atomic's
+        // original value (AtWr: 8 bytes, little-endian in host memory: the byte at the
+        // address, a beat's MSB, is the value's LSB)
+        self.mover.job_valid.next = false;
+        self.mover.job_addr.next = self.g_iova.q.val();
+        self.mover.job_len.next = self.r_piece.q.val();
+        self.mover.job_tag.next = 0.into();
+        self.mover.job_discard.next = self.r_rfail.q.val();
+        self.mover.job_word_job.next = false;
         self.le_aorig.inp.next = self.r_aorig.q.val();
-        self.wdat.inp.data.next = self.le_aorig.out.val();
-        self.wdat.inp.keep.next = 255.into();
-        self.wdat.inp.last.next = true;
-        self.a_req_fire.next = false;
-        self.a_dat_fire.next = false;
-        // READ response payload: into the cutter once a piece of it was cut, up to its last
-        // beat (RrDrain takes it instead when the packet is dropped)
-        self.cutter.inp.valid.next =
-            self.rpay.valid.val() & self.in_cut.q.val() & !self.pay_done.q.val();
-        self.cutter.inp.data.next = self.rpay.data.val();
-        self.cutter.inp.keep.next = self.rpay.keep.val();
-        self.cutter.inp.last.next = self.rpay.last.val();
-        self.rp_ready.next =
-            self.cutter.inp.ready.val() & self.in_cut.q.val() & !self.pay_done.q.val();
-        self.cutter.cut_valid.next = false;
-        self.cutter.cut_len.next = self.r_piece.q.val();
-        self.cutter.out.ready.next = false;
-        self.x_fire.next = false;
-        self.x_last.next = false;
+        self.mover.job_word.next = self.le_aorig.out.val();
+        self.mover.job_end.next = bit_cast::<16, 13>(self.p_rem.q.val()) == self.r_piece.q.val();
+        self.rp_ready.next = false;
         self.rr_ready.next = false;
         self.dma_rd.req_valid.next = false;
         self.dma_rd.req_addr.next = self.g_iova.q.val();
@@ -1915,7 +1883,6 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.r_apsn.d.next = self.rr_psn.val();
                     self.r_rop.d.next = self.rr_opcode.val();
                     self.r_rplen.d.next = self.rr_plen.val();
-                    self.in_cut.d.next = false;
                     self.pay_done.d.next = false;
                     self.r_gap.d.next = false;
                     self.r_wb.d.next = false;
@@ -2590,8 +2557,6 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 } else if self.r_asyn.q.val().get_bits::<3>(5) == 0 {
                     if self.covered.val() & self.out_atom.val() {
                         // the atomic's result: into its local SGE first, then retire
-                        self.a_reqd.d.next = false;
-                        self.a_datad.d.next = false;
                         self.state.d.next = ReqState::AtWr;
                     } else if self.in_range.val() & !self.a_fwd.val().get_bit(23) {
                         // progress inside the oldest message: resume after it, retry budgets
@@ -2730,18 +2695,11 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 }
             }
             ReqState::AtWr => {
-                // the original value to the atomic's local SGE: request and beat side by side
-                self.dma_wr.req_valid.next = !self.a_reqd.q.val();
-                self.a_req_fire.next = !self.a_reqd.q.val() & self.dma_wr.req_ready.val();
-                if self.a_req_fire.val() {
-                    self.a_reqd.d.next = true;
-                }
-                self.wdat.inp.valid.next = !self.a_datad.q.val();
-                self.a_dat_fire.next = !self.a_datad.q.val() & self.wdat.inp.ready.val();
-                if self.a_dat_fire.val() {
-                    self.a_datad.d.next = true;
-                }
-                if self.a_reqd.q.val() & self.a_datad.q.val() {
+                // the original value to the atomic's local SGE: a word job of the mover
+                self.mover.job_valid.next = true;
+                self.mover.job_word_job.next = true;
+                self.mover.job_addr.next = self.s_dst.q.val();
+                if self.mover.job_ready.val() {
                     self.state.d.next = ReqState::AtDone;
                 }
             }
@@ -2865,48 +2823,12 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 }
             }
             ReqState::RrXfer => {
-                // one piece: its cut, its DMA write request and its data side by side (after
-                // a failed SGE check the piece is cut and dropped)
-                self.cutter.cut_valid.next = !self.c_cutd.q.val();
-                if !self.c_cutd.q.val() & self.cutter.cut_ready.val() {
-                    self.c_cutd.d.next = true;
-                    self.in_cut.d.next = true;
-                }
-                if !self.r_rfail.q.val() {
-                    self.dma_wr.req_valid.next = !self.c_reqd.q.val();
-                    self.dma_wr.req_addr.next = self.g_iova.q.val();
-                    self.dma_wr.req_len.next = self.r_piece.q.val();
-                    if !self.c_reqd.q.val() & self.dma_wr.req_ready.val() {
-                        self.x_fire.next = true;
-                        self.c_reqd.d.next = true;
-                    }
-                    self.wdat.inp.valid.next = self.cutter.out.valid.val() & !self.c_datad.q.val();
-                    self.wdat.inp.data.next = self.cutter.out.data.val();
-                    self.wdat.inp.keep.next = self.cutter.out.keep.val();
-                    self.wdat.inp.last.next = self.cutter.out.last.val();
-                    self.cutter.out.ready.next = self.wdat.inp.ready.val() & !self.c_datad.q.val();
-                    self.x_last.next = self.cutter.out.valid.val()
-                        & self.cutter.out.last.val()
-                        & self.wdat.inp.ready.val()
-                        & !self.c_datad.q.val();
-                } else {
-                    self.x_fire.next = !self.c_reqd.q.val();
-                    self.c_reqd.d.next = true;
-                    self.cutter.out.ready.next = !self.c_datad.q.val();
-                    self.x_last.next = self.cutter.out.valid.val()
-                        & self.cutter.out.last.val()
-                        & !self.c_datad.q.val();
-                }
-                if self.x_last.val() {
-                    self.c_datad.d.next = true;
-                }
-                // on to the next piece once request and data were both taken, decided from
-                // the two registers alone (a cycle later than the handshakes themselves, so
-                // that no stream handshake reaches the cursors' wide adders)
-                if self.c_reqd.q.val() & self.c_datad.q.val() {
-                    self.c_cutd.d.next = false;
-                    self.c_reqd.d.next = false;
-                    self.c_datad.d.next = false;
+                // one piece to the data mover: placed at the cursor, or (after a failed SGE
+                // check) cut and dropped; the packet's last piece reopens the mover's payload
+                // gate when it is done. The cursor moves on as the job is taken (`job_ready`
+                // is a register of the mover: no stream handshake reaches the wide adders)
+                self.mover.job_valid.next = true;
+                if self.mover.job_ready.val() {
                     self.g_iova.d.next =
                         self.g_iova.q.val() + bit_cast::<64, 16>(self.r_piece.q.val());
                     self.g_rem.d.next =
@@ -2916,10 +2838,10 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 }
             }
             ReqState::RrDone => {
-                // once every write of the packet has completed: the cursor and the resume
-                // PSN move on, the retry budget is reloaded (progress); at the READ's last PSN
-                // it completes
-                if self.w_out.q.val() == 0 {
+                // once the mover is done and every write of the packet has completed: the
+                // cursor and the resume PSN move on, the retry budget is reloaded (progress);
+                // at the READ's last PSN it completes
+                if (self.w_out.q.val() == 0) & !self.mover.busy.val() {
                     self.s_rpsn.d.next = self.s_rpsn.q.val() + 1;
                     self.s_retry.d.next = self.retry_load.val();
                     self.s_rk.d.next = self.r_k.q.val();
@@ -3081,16 +3003,13 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.state.d.next = ReqState::Idle;
             }
         }
-        // READ response payload taken (by the cutter, or drained)
-        self.rpay.ready.next = self.rp_ready.val();
+        // READ response payload taken (by the mover, or drained)
+        self.rpay.ready.next = self.mover.pay.ready.val() | self.rp_ready.val();
         if self.rpay.valid.val() & self.rp_ready.val() & self.rpay.last.val() {
             self.pay_done.d.next = true;
         }
         // DMA writes in flight: + a request (a READ piece or an atomic result), - a completion
-        self.wr_any.next = self.x_fire.val() & !self.r_rfail.q.val();
-        if self.a_req_fire.val() {
-            self.wr_any.next = true;
-        }
+        self.wr_any.next = self.mover.wr_valid.val() & self.dma_wr.req_ready.val();
         if self.wr_any.val() & !self.dma_wr.done_valid.val() {
             self.w_out.d.next = self.w_out.q.val() + 1;
         }

@@ -24,7 +24,8 @@
 //! * [`ack_queue::RespAckQueue`]: the ordered ACK/NAK queue. It holds every response in packet
 //!   order and lets one out only after the DMA completion of every earlier write (ACK means
 //!   data placed, docs/DMA.md N2); it also raises the QP-to-ERR request (`qerr_*`).
-//! * [`mover::PayloadMover`]: the data mover. Every DMA write of the responder is one of its jobs
+//! * [`crate::dma::PayloadMover`] (shared with the requester, which places READ responses and
+//!   atomic results with it): the data mover. Every DMA write of the responder is one of its jobs
 //!   (a WRITE packet's payload, a SEND piece, an atomic's result) and so is the discard of a
 //!   packet's rest after a receive error; it runs one job at a time while the state machine goes
 //!   on. It owns the [`crate::widget::StreamCutter`] (a shared widget), which splits a packet's
@@ -193,7 +194,6 @@ pub mod ack_queue;
 pub mod atomic_cache;
 pub mod counters;
 pub mod flat;
-pub mod mover;
 pub mod read;
 pub mod sequence_check;
 pub mod wqe_fetch;
@@ -203,7 +203,6 @@ pub use ack_queue::RespAckQueue;
 pub use atomic_cache::AtomicReplayCache;
 pub use counters::RespCounters;
 pub use flat::{RcWriteResponderFlat, RcWriteResponderFlat64};
-pub use mover::{MoverJob, PayloadMover};
 pub use read::RcReadResponder;
 pub use sequence_check::RespSequenceCheck;
 pub use wqe_fetch::RqWqeFetch;

@@ -90,14 +90,14 @@
 //! completion) and `DrainCut`.
 use super::atomic_cache::{AT_OP_CLEAR, AT_OP_INSERT, AT_OP_LOOKUP};
 use super::{
-    AtomicReplayCache, PayloadMover, RcReadResponder, RecvCqe, RespAckQueue, RespCounters,
-    RespQpFlags, RespSequenceCheck, RqWqeFetch, SeqVerdictFlags, ACKQ_BITS, QERR_STATUS_ACCESS,
-    QERR_STATUS_DMA, QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_INVALID,
-    SYN_NAK_OPERATIONAL, SYN_NAK_PSN, SYN_RNR,
+    AtomicReplayCache, RcReadResponder, RecvCqe, RespAckQueue, RespCounters, RespQpFlags,
+    RespSequenceCheck, RqWqeFetch, SeqVerdictFlags, ACKQ_BITS, QERR_STATUS_ACCESS, QERR_STATUS_DMA,
+    QERR_STATUS_INVALID, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_INVALID, SYN_NAK_OPERATIONAL,
+    SYN_NAK_PSN, SYN_RNR,
 };
 use crate::csr::qp_config::{ACC_W, CQN_W, LOG2E_W, LOG2S_W, PMTU_W, RNR_W, ST_W};
 use crate::csr::qpc_port::QpcReadMaster;
-use crate::dma::{DmaReadMaster, DmaWriteMaster};
+use crate::dma::{DmaReadMaster, DmaWriteMaster, PayloadMover};
 use crate::header::RoceHeader;
 use crate::stream::{StreamSink, StreamSource};
 use crate::widget::ByteSwap64;

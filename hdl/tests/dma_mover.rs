@@ -1,4 +1,4 @@
-//! The responder's data mover (`ferroce_hdl::resp::PayloadMover`): its block bench (random
+//! The RC engines' data mover (`ferroce_hdl::dma::PayloadMover`): its block bench (random
 //! payloads one after the other, each cut into random place and discard jobs, atomic word jobs
 //! between packets; random gaps on the payload stream and on the jobs, random back-pressure on
 //! the DMA request and data; every request and every data byte checked against the reference
@@ -7,8 +7,8 @@
 //!
 //! Needs verilator, make, g++ and yosys (the tool policy of `ferroce_testkit::require_tool`).
 use ferroce_hdl::cosim::run_cosim;
-use ferroce_hdl::resp::mover::{mover_model, MoverModelJob, MoverWrite};
-use ferroce_hdl::resp::{MoverJob, PayloadMover};
+use ferroce_hdl::dma::mover::{mover_model, MoverModelJob, MoverWrite};
+use ferroce_hdl::dma::{MoverJob, PayloadMover};
 use ferroce_hdl::stream::beats_to_frames;
 use ferroce_hdl::testbench::{Bench, Collector, Feeder, Rng, Stepper};
 use ferroce_testkit::{require_cosim_tools, synth_ecp5_block, ECP5_CELLS};

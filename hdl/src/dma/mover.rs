@@ -1,12 +1,15 @@
-//! [`PayloadMover`]: the responder's data mover. It owns the payload stream's cutter and the
-//! DMA write port, and runs one job at a time while the responder's state machine goes on with
-//! the next header.
+//! [`PayloadMover`]: the data mover of both RC engines. It owns a payload stream's cutter and
+//! the DMA write port, and runs one job at a time while its engine's state machine goes on.
+//! The responder ([`crate::resp::RcWriteResponder`]) places WRITE and SEND payloads and
+//! atomics' new values with it; the requester ([`crate::req::RcRequester`]) places READ
+//! responses' payloads and atomics' original values.
 //!
-//! Why: a WRITE packet's header is judged in about 13 cycles, its 1 KiB payload takes 128 beats.
+//! Why (the responder): a WRITE packet's header is judged in about 13 cycles, its 1 KiB payload takes 128 beats.
 //! Done one after the other, a stream of WRITE packets is taken slower than the link delivers it.
 //! With the payload handed over as a job, the state machine takes and judges the next header
 //! while this block moves the previous payload, so the responder keeps up with the line
-//! (`resp_write::write_packets_taken_at_line_rate`).
+//! (`resp_write::write_packets_taken_at_line_rate`). The block's own bench is
+//! `hdl/tests/dma_mover.rs`.
 //!
 //! # Jobs (`job_valid`/`job_ready` and the `job_*` fields, registered as a [`MoverJob`])
 //!
@@ -20,7 +23,7 @@
 //!   value); the payload stream is not touched.
 //!
 //! A payload job's length is never 0, and a packet's payload jobs add up to exactly its payload
-//! length; the last of them has `job_end` set. The responder never gives a job it cannot finish
+//! length; the last of them has `job_end` set. An engine never gives a job it cannot finish
 //! (docs/DMA.md: a write's data are exactly its `req_len` bytes).
 //!
 //! # The payload gate
@@ -28,7 +31,7 @@
 //! The payload stream `pay` carries packet after packet. Its beats enter the cutter only from
 //! the first cut of a packet on (`in_cut`), and no beat after the packet's last one (`pay_done`)
 //! enters until the job with `end` is done: so the cutter never takes the next packet's bytes
-//! early, and a responder that discards a packet without a job (it reads `pay` itself while
+//! early, and an engine that discards a packet without a job (it reads `pay` itself while
 //! this block is idle, `busy` low) sees that packet's first beat.
 //!
 //! # Timing
