@@ -12,7 +12,7 @@
 //!   comes [`IcrcFront::LATENCY`] cycles after the last beat, and the record waits for it
 //!   (`o_valid` stays low while `r_pend` is set);
 //! * on the last beat, captures the frame record into its output register (the first parse
-//!   stage): Ethernet fields, the L3 window ([`L3W_BYTES`] bytes from the L3 start, VLAN
+//!   stage; the header fields the cycle after, from the window register): Ethernet fields, the L3 window ([`L3W_BYTES`] bytes from the L3 start, VLAN
 //!   normalised away), frame length, buffer span, ICRC result, oversize flag.
 //!
 //! Flow control: `inp.ready` is low when the buffer is full (`wptr - free_ptr == 2^A` words) or,
@@ -83,6 +83,8 @@ pub struct RxIngest<const B: usize, const K: usize> {
     // record register
     r_valid: DFF<Bit>,
     r_pend: DFF<Bit>,
+    /// the frame's last beat was taken last cycle: its header fields are captured from `win`
+    cap: DFF<Bit>,
     r_eth_dst: DFF<Bits<48>>,
     r_eth_src: DFF<Bits<48>>,
     r_vlan: DFF<Bit>,
@@ -96,7 +98,8 @@ pub struct RxIngest<const B: usize, const K: usize> {
     r_oversize: DFF<Bit>,
 
     // constants
-    c_slot_sh: Vec<Constant<Bits<16>>>,
+    c_b: Constant<Bits<16>>,
+    c_lane: Constant<Bits<WIN_BITS>>,
     c_k: Constant<Bits<17>>,
     c_k16: Constant<Bits<16>>,
     c_ktop: Constant<Bits<K>>,
@@ -115,6 +118,8 @@ pub struct RxIngest<const B: usize, const K: usize> {
     kmask: Signal<Local, Bits<B>>,
     wdata: Signal<Local, Bits<B>>,
     wnext: Signal<Local, Bits<WIN_BITS>>,
+    wrep: Signal<Local, Bits<WIN_BITS>>,
+    wsel: Signal<Local, Bits<WIN_BITS>>,
     s_slot: Signal<Local, Bits<32>>,
     s_start: Signal<Local, Bits<16>>,
     s_big: Signal<Local, Bit>,
@@ -123,6 +128,11 @@ pub struct RxIngest<const B: usize, const K: usize> {
     flen17: Signal<Local, Bits<17>>,
     wr: Signal<Local, Bit>,
     vlan_n: Signal<Local, Bit>,
+}
+
+/// `n` ones in the low bits of an `N`-bit value (one window lane of the beat's width).
+fn lane_ones<const N: usize>(n: usize) -> Bits<N> {
+    (0..n).fold(Bits::<N>::default(), |v, i| v.replace_bit(i, true))
 }
 
 impl<const B: usize, const K: usize> RxIngest<B, K> {
@@ -136,6 +146,9 @@ impl<const B: usize, const K: usize> RxIngest<B, K> {
             "RxIngest: B = 8*K, K in 8..=64"
         );
         assert!(WIN_BYTES % K == 0 && Self::SLOTS <= 32);
+        // the header fields are captured the cycle after the last beat, before the record
+        // is offered (it waits for the ICRC result)
+        assert!(IcrcFront::<B, K>::LATENCY >= 1);
         assert!(
             (4..=15).contains(&addr_bits),
             "RxIngest: 4 <= addr_bits <= 15"
@@ -173,6 +186,7 @@ impl<const B: usize, const K: usize> RxIngest<B, K> {
             r_used: Default::default(),
             r_valid: Default::default(),
             r_pend: Default::default(),
+            cap: Default::default(),
             r_eth_dst: Default::default(),
             r_eth_src: Default::default(),
             r_vlan: Default::default(),
@@ -184,9 +198,8 @@ impl<const B: usize, const K: usize> RxIngest<B, K> {
             r_wend: Default::default(),
             r_crc_ok: Default::default(),
             r_oversize: Default::default(),
-            c_slot_sh: (0..Self::SLOTS)
-                .map(|i| Constant::new(((WIN_BITS - B * (i + 1)) as u64).into()))
-                .collect(),
+            c_b: Constant::new((B as u64).into()),
+            c_lane: Constant::new(lane_ones::<WIN_BITS>(B)),
             c_k: Constant::new((K as u64).into()),
             c_k16: Constant::new((K as u64).into()),
             c_ktop: Constant::new(Bits::<K>::default().replace_bit(K - 1, true)),
@@ -205,6 +218,8 @@ impl<const B: usize, const K: usize> RxIngest<B, K> {
             kmask: Default::default(),
             wdata: Default::default(),
             wnext: Default::default(),
+            wrep: Default::default(),
+            wsel: Default::default(),
             s_slot: Default::default(),
             s_start: Default::default(),
             s_big: Default::default(),
@@ -222,8 +237,8 @@ impl<const B: usize, const K: usize> Logic for RxIngest<B, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, win, slot, mid, bpos, big, huge, wptr, fstart, r_used, r_valid, r_pend,
-            r_eth_dst, r_eth_src, r_vlan, r_tci, r_et, r_l3w, r_flen, r_start, r_wend, r_crc_ok,
-            r_oversize
+            cap, r_eth_dst, r_eth_src, r_vlan, r_tci, r_et, r_l3w, r_flen, r_start, r_wend,
+            r_crc_ok, r_oversize
         );
         clock!(self, clock, front);
         // ---- defaults --------------------------------------------------------------------
@@ -285,16 +300,25 @@ impl<const B: usize, const K: usize> Logic for RxIngest<B, K> {
         // read only under `fire` below, so `fire` (the end of the downstream handshake chain)
         // reaches the wide window and record registers as their enable only, not through the
         // window's multiplexers (docs/RESOURCES.md, the RX parser's timing)
-        self.wnext.next = self.win.q.val();
-        if self.first.val() {
-            self.wnext.next = bit_cast::<WIN_BITS, B>(self.wdata.val()) << self.c_slot_sh[0].val();
-        } else {
-            for i in 1..(WIN_BYTES / K) {
-                if self.s_slot.val().get_bit(i) {
-                    self.wnext.next = self.win.q.val()
-                        | (bit_cast::<WIN_BITS, B>(self.wdata.val()) << self.c_slot_sh[i].val());
-                }
+        // Every window bit is its old value (none on a frame's first beat) OR its slot's
+        // select AND the beat's bit in that lane: the beat copied into every slot (`wrep`,
+        // wiring) masked by the one-hot slot expanded to the slots' bits (`wsel`, wiring), an
+        // AND-OR two LUT levels deep, not a chain of a multiplexer per slot behind the slot
+        // register (the front end's critical path was `slot` -> `r_l3w` through that chain)
+        self.wrep.next = 0.into();
+        self.wsel.next = 0.into();
+        for i in 0..(WIN_BYTES / K) {
+            self.wrep.next =
+                (self.wrep.val() << self.c_b.val()) | bit_cast::<WIN_BITS, B>(self.wdata.val());
+            if self.s_slot.val().get_bit(i) {
+                self.wsel.next = (self.wsel.val() << self.c_b.val()) | self.c_lane.val();
+            } else {
+                self.wsel.next = self.wsel.val() << self.c_b.val();
             }
+        }
+        self.wnext.next = self.wrep.val() & self.wsel.val();
+        if !self.first.val() {
+            self.wnext.next = self.win.q.val() | (self.wrep.val() & self.wsel.val());
         }
         self.vlan_n.next = false;
         // ---- ICRC front (observes every transfer) ----------------------------------------
@@ -334,6 +358,27 @@ impl<const B: usize, const K: usize> Logic for RxIngest<B, K> {
         } else {
             self.r_used.d.next = self.wptr.q.val() - self.free_ptr.val();
         }
+        // ---- the record's header fields ----------------------------------------------------
+        // From the completed window, the cycle after the frame's last beat (`cap`): the window
+        // register then holds the whole frame's header whatever the next frame's first beat
+        // writes, and the record is not offered before its ICRC result anyway (`r_pend`,
+        // `IcrcFront::LATENCY` cycles). The VLAN test and its 700-bit select thus start at a
+        // register, not behind the slot decode of the last beat.
+        self.cap.d.next = false;
+        if self.cap.q.val() {
+            self.vlan_n.next = self.win.q.val().get_bits::<16>(912) == 0x8100;
+            self.r_eth_dst.d.next = self.win.q.val().get_bits::<48>(976);
+            self.r_eth_src.d.next = self.win.q.val().get_bits::<48>(928);
+            self.r_vlan.d.next = self.vlan_n.val();
+            self.r_tci.d.next = self.win.q.val().get_bits::<16>(896);
+            if self.vlan_n.val() {
+                self.r_et.d.next = self.win.q.val().get_bits::<16>(880);
+                self.r_l3w.d.next = self.win.q.val().get_bits::<L3W_BITS>(176);
+            } else {
+                self.r_et.d.next = self.win.q.val().get_bits::<16>(912);
+                self.r_l3w.d.next = self.win.q.val().get_bits::<L3W_BITS>(208);
+            }
+        }
         // ---- advance on a transfer -------------------------------------------------------
         if self.fire.val() {
             self.win.d.next = self.wnext.val();
@@ -348,19 +393,8 @@ impl<const B: usize, const K: usize> Logic for RxIngest<B, K> {
                 self.wptr.d.next = self.wptr.q.val() + 1;
             }
             if self.inp.last.val() {
-                self.vlan_n.next = self.wnext.val().get_bits::<16>(912) == 0x8100;
                 self.r_valid.d.next = true;
-                self.r_eth_dst.d.next = self.wnext.val().get_bits::<48>(976);
-                self.r_eth_src.d.next = self.wnext.val().get_bits::<48>(928);
-                self.r_vlan.d.next = self.vlan_n.val();
-                self.r_tci.d.next = self.wnext.val().get_bits::<16>(896);
-                if self.vlan_n.val() {
-                    self.r_et.d.next = self.wnext.val().get_bits::<16>(880);
-                    self.r_l3w.d.next = self.wnext.val().get_bits::<L3W_BITS>(176);
-                } else {
-                    self.r_et.d.next = self.wnext.val().get_bits::<16>(912);
-                    self.r_l3w.d.next = self.wnext.val().get_bits::<L3W_BITS>(208);
-                }
+                self.cap.d.next = true;
                 self.r_flen.d.next = bit_cast::<16, 17>(self.flen17.val());
                 if self.flen17.val().get_bit(16) | self.s_huge.val() {
                     self.r_flen.d.next = 0xFFFF.into();
