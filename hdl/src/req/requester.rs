@@ -50,7 +50,7 @@
 //!   (FATAL_ERR, QP to ERR; `wr_id` 0 for an unreadable WQE); a payload beat that could not be
 //!   read poisons its packet (`pay_bad`: the frame leaves with its ICRC complemented), which
 //!   Go-Back-N then sends again like a packet lost on the link.
-use super::inflight::{InflightTable, WINDOW, WIN_LOG2};
+use super::inflight::{InflightSlot, InflightTable, WINDOW, WIN_LOG2};
 use super::retransmit_timer::{QpTimer, RetransmitTimer};
 use super::send_scheduler::SendScheduler;
 use super::ReqQpFlags;
@@ -525,6 +525,12 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     s_sig: DFF<Bit>,
     /// the send window: one row per WQE sent and not retired
     tbl: InflightTable<TA>,
+    /// The in-flight table's output, registered: the retirement walk decides from this
+    /// register, not from the block RAM's output (its clock-to-output began the engine's
+    /// critical path, `tbl` -> the completion's fields). The walk reads a row two cycles ahead
+    /// (RetChk addresses the next row), so the register costs no cycle.
+    row: DFF<InflightSlot>,
+    ci_next: Signal<Local, Bits<16>>,
     /// the ACK job retired at least one WQE (progress)
     r_ret: DFF<Bit>,
     inflight: Signal<Local, Bit>,
@@ -962,6 +968,8 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             s_hpsn: Default::default(),
             s_sig: Default::default(),
             tbl: Default::default(),
+            row: Default::default(),
+            ci_next: Default::default(),
             r_ret: Default::default(),
             inflight: Default::default(),
             rewinding: Default::default(),
@@ -1126,6 +1134,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         dff_setup!(
             self,
             clock,
+            row,
             resv,
             state,
             q_pend,
@@ -1440,6 +1449,14 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         // (a row is written when its WQE's first packet, or a READ's request, is out)
         self.tbl.rd_addr.next = (bit_cast::<TA, QA>(self.r_qpn.q.val()) << 4)
             | bit_cast::<TA, 4>(self.s_ci.q.val().get_bits::<4>(0));
+        // RetChk reads the next row: if the oldest retires, `row` holds the next one when the
+        // walk comes back to RetChk through RetRd (or RetCqe); if not, the walk is over
+        self.ci_next.next = self.s_ci.q.val() + 1;
+        if self.state.q.val() == ReqState::RetChk {
+            self.tbl.rd_addr.next = (bit_cast::<TA, QA>(self.r_qpn.q.val()) << 4)
+                | bit_cast::<TA, 4>(self.ci_next.val().get_bits::<4>(0));
+        }
+        self.row.d.next = self.tbl.rd_data.val();
         self.tbl.wr_addr.next = (bit_cast::<TA, QA>(self.r_qpn.q.val()) << 4)
             | bit_cast::<TA, 4>(self.s_si.q.val().get_bits::<4>(0));
         self.tbl.wr_en.next = false;
@@ -1735,10 +1752,10 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         // if an ACK's PSN is at or after it, a NAK's after it (a NAK acknowledges the PSNs
         // before its own), and only a SEND / WRITE row (opcode 0 or 1)
         self.is_ackc.next = self.r_asyn.q.val().get_bits::<3>(5) == 0;
-        self.l_off.next = self.tbl.rd_data.val().last_psn - self.s_spsn.q.val();
+        self.l_off.next = self.row.q.val().last_psn - self.s_spsn.q.val();
         self.ret_ok.next = self.inflight.val()
             & (self.a_off.val() <= self.m_span.val())
-            & (self.tbl.rd_data.val().opcode <= 1)
+            & (self.row.q.val().opcode <= 1)
             & ((self.l_off.val() < self.a_off.val())
                 | (self.is_ackc.val() & (self.l_off.val() == self.a_off.val())));
         self.in_range.next = self.a_off.val() <= self.m_span.val();
@@ -2477,24 +2494,24 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             ReqState::RetChk => {
                 // the oldest row (read at s_ci) retires, or the walk ends with it the oldest
                 if self.ret_ok.val() {
-                    self.c_wrid.d.next = self.tbl.rd_data.val().wr_id;
-                    self.c_op.d.next = bit_cast::<8, 3>(self.tbl.rd_data.val().opcode);
+                    self.c_wrid.d.next = self.row.q.val().wr_id;
+                    self.c_op.d.next = bit_cast::<8, 3>(self.row.q.val().opcode);
                     self.c_index.d.next = self.s_ci.q.val();
                     self.c_vendor.d.next = self.c_vend[0].val();
                     self.c_status.d.next = self.c_st[0].val();
                     self.c_err.d.next = false;
                     self.s_ci.d.next = self.s_ci.q.val() + 1;
-                    self.s_spsn.d.next = self.tbl.rd_data.val().last_psn + 1;
+                    self.s_spsn.d.next = self.row.q.val().last_psn + 1;
                     self.r_ret.d.next = true;
                     self.state.d.next = ReqState::RetRd;
-                    if self.tbl.rd_data.val().signaled {
+                    if self.row.q.val().signaled {
                         self.state.d.next = ReqState::RetCqe;
                     }
                 } else {
-                    self.s_lpsn.d.next = self.tbl.rd_data.val().last_psn;
-                    self.s_wrid.d.next = self.tbl.rd_data.val().wr_id;
-                    self.s_op.d.next = bit_cast::<8, 3>(self.tbl.rd_data.val().opcode);
-                    self.s_sig.d.next = self.tbl.rd_data.val().signaled;
+                    self.s_lpsn.d.next = self.row.q.val().last_psn;
+                    self.s_wrid.d.next = self.row.q.val().wr_id;
+                    self.s_op.d.next = bit_cast::<8, 3>(self.row.q.val().opcode);
+                    self.s_sig.d.next = self.row.q.val().signaled;
                     self.state.d.next = ReqState::AckTail;
                 }
             }
