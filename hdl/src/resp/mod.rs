@@ -246,8 +246,12 @@ pub const QERR_STATUS_DMA: u64 = WcStatus::FatalErr as u64;
 /// `qerr_vendor` after a failed DMA write (0 otherwise).
 pub const QERR_VENDOR_DMA: u64 = vendor_err::DMA as u64;
 
-/// Address bits of the ACK queue (8 entries). It also bounds the DMA writes in flight.
-pub const ACKQ_BITS: usize = 3;
+/// Address bits of the ACK queue (32 entries). It also bounds the DMA writes in flight. A READ
+/// request waits at the queue's head until the READ responder takes it (one READ at a time), so
+/// the queue must hold the READ requests that arrive meanwhile: with 8 entries, 16 QPs each
+/// asking a 64 KiB READ at once filled it, the responder stopped draining the receive FIFO, and
+/// the READ responses arriving for this NIC's own requester were dropped (docs/MEASUREMENTS.md).
+pub const ACKQ_BITS: usize = 5;
 /// log2 of the depth of the ACK queue's parking FIFO: responses (ACKs, NAKs, atomic ACKs,
 /// READs to answer) that wait there while PFC pauses the RoCE priority ([`RespAckQueue`]).
 pub const PARK_BITS: usize = 4;
