@@ -160,9 +160,9 @@
 //!   duplicate of a QP's last 16 READs and atomics is answered.
 //! * **More READs/atomics than `max_dest_rd_atomic`** (IBTA Vol 1, 9.4.4 and 9.7.5.1.3: a
 //!   requester must not exceed the negotiated number): the responder keeps unanswered READs
-//!   and atomics in its 8-entry ACK queue (shared by all QPs); when it is full the next
+//!   and atomics in its 32-entry ACK queue (shared by all QPs); when it is full the next
 //!   request waits in `Check`, so the receive path back-pressures instead of refusing. A
-//!   QP's queued READs and atomics therefore never exceed 8, below the advertised 16; the
+//!   QP's queued READs and atomics therefore never exceed 32 (all of them answered); the
 //!   requester's own count (responses it has not received) is not visible here, so a
 //!   requester exceeding it is slowed, not detected: no NAK 0x61 is sent for it, and only a
 //!   duplicate atomic older than the cache goes unanswered.
