@@ -12,7 +12,8 @@
 //!   comes [`IcrcFront::LATENCY`] cycles after the last beat, and the record waits for it
 //!   (`o_valid` stays low while `r_pend` is set);
 //! * on the last beat, captures the frame record into its output register (the first parse
-//!   stage; the header fields the cycle after, from the window register): Ethernet fields, the L3 window ([`L3W_BYTES`] bytes from the L3 start, VLAN
+//!   stage; the header fields the cycle after, from the window register): Ethernet fields,
+//!   the L3 window ([`L3W_BYTES`] bytes from the L3 start, VLAN
 //!   normalised away), frame length, buffer span, ICRC result, oversize flag.
 //!
 //! Flow control: `inp.ready` is low when the buffer is full (`wptr - free_ptr == 2^A` words) or,
