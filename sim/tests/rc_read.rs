@@ -55,6 +55,36 @@ fn reads_of_every_size_scatter_exactly() {
     }
 }
 
+/// 64 KiB READs both ways over 16 QPs at PMTU 1024, the host DMA answering at once: each NIC
+/// answers the peer's READs while it takes the responses to its own. The requester takes READ
+/// responses as fast as the link brings them (it judges the next response's header while its
+/// data mover places the last), its READ requests get their turn between the READ responses
+/// its responder sends, and it sets a send job aside rather than hold the receive path while the
+/// FIFO is half full: no frame is dropped for lack of room and no READ waits for a timeout.
+/// (Before, the requester waited for the transmit path behind 64 KiB of READ responses with a
+/// READ response at the head of its receive FIFO, which overflowed.)
+#[test]
+fn long_reads_both_ways_lose_nothing_in_the_receive_fifo() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let mut a = args(&["read"], &["64K"], 16, 32, 1024);
+    a.dma_jitter = false;
+    a.seed = 1;
+    let r = run_scenario(&a, Engine::Verilator).unwrap();
+    assert!(
+        r.failed == 0 && r.verified == 32 && r.errors.is_empty(),
+        "{r:?}"
+    );
+    for (h, c) in r.per_host.iter().enumerate() {
+        assert_eq!(
+            c.rx_no_room, 0,
+            "host {h} dropped frames for lack of room: {c:?}"
+        );
+        assert_eq!(c.timeouts, 0, "host {h} waited for an ACK timeout: {c:?}");
+    }
+}
+
 /// The RoCE frames `from` sent since the last call.
 fn frames(pair: &SharedPair<VerilatedNic>, from: usize) -> Vec<CapturedRoce> {
     captured_roce(pair)

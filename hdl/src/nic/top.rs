@@ -93,6 +93,15 @@ pub const NIC_COUNTERS: usize = regs::NUM_COUNTERS as usize;
 pub const RX_ADMIT_RESERVE: usize = ferroce_proto::wire::frame::MAX_ROCE_FRAME_LEN.div_ceil(8);
 const _: () = assert!(RX_ADMIT_RESERVE < regs::cfg_pfc_xoff::FIFO_WORDS as usize);
 
+/// Receive-FIFO fill (words) from which a send job of the requester sets itself aside at its
+/// next packet when the receive path waits on the requester (a READ response at the FIFO's
+/// head): half the FIFO. Below it the job goes on (setting aside costs a WQE fetch); above
+/// it the other half absorbs what arrives while the current packet (at most two, with the
+/// responder's turns) goes out, so the FIFO never overflows for want of a requester.
+pub const RX_REQ_YIELD_WORDS: usize = regs::cfg_pfc_xoff::FIFO_WORDS as usize / 2;
+const _: () =
+    assert!(RX_REQ_YIELD_WORDS + 2 * RX_ADMIT_RESERVE < regs::cfg_pfc_xoff::FIFO_WORDS as usize);
+
 const fn cnt(off: u32) -> usize {
     ((off - regs::CNT_BASE) / 8) as usize
 }
@@ -349,6 +358,9 @@ pub struct NicTop {
     /// the receive path's header waits on the requester (a READ response, or an ACK the ACK
     /// queue has no room for)
     rx_waits_req: Signal<Local, Bit>,
+    /// the receive FIFO holds at least `RX_REQ_YIELD_WORDS`
+    rx_fill_high: Signal<Local, Bit>,
+    c_req_yield: Constant<Bits<16>>,
     pfc_cnp_hold: Signal<Local, Bit>,
     /// the RoCE priority as a priority vector, and the PFC frame sent this cycle as one
     pfc_roce_bit: Signal<Local, Bits<8>>,
@@ -368,6 +380,11 @@ pub struct NicTop {
     go_cnp: Signal<Local, Bit>,
     go_ack: Signal<Local, Bit>,
     go_req: Signal<Local, Bit>,
+    /// the responder's packet is the one the formatter is offered (not the requester's turn)
+    sel_ack: Signal<Local, Bit>,
+    /// fair turns: the responder sent a READ-response packet since the requester's last
+    /// packet, so a waiting requester packet goes next
+    req_turn: DFF<Bit>,
     c_gt_v4: Constant<Bits<2>>,
     c_gt_v6: Constant<Bits<2>>,
     c_gt_v1: Constant<Bits<2>>,
@@ -568,6 +585,8 @@ impl Default for NicTop {
             pfc_cnp_prio: Default::default(),
             pfc_roce_hold: Default::default(),
             rx_waits_req: Default::default(),
+            rx_fill_high: Default::default(),
+            c_req_yield: Constant::new((RX_REQ_YIELD_WORDS as u64).into()),
             pfc_cnp_hold: Default::default(),
             pfc_roce_bit: Default::default(),
             pfc_tx_xoff: Default::default(),
@@ -582,6 +601,8 @@ impl Default for NicTop {
             go_cnp: Default::default(),
             go_ack: Default::default(),
             go_req: Default::default(),
+            sel_ack: Default::default(),
+            req_turn: Default::default(),
             c_gt_v4: Constant::new((GidType::RoceV2Ipv4 as u64).into()),
             c_gt_v6: Constant::new((GidType::RoceV2Ipv6 as u64).into()),
             c_gt_v1: Constant::new((GidType::RoceV1 as u64).into()),
@@ -618,7 +639,8 @@ impl Logic for NicTop {
             ev_half,
             pay_req,
             dq_pend,
-            qp_rate_now
+            qp_rate_now,
+            req_turn
         );
         for i in 0..4 {
             self.rp_seen[i].clock.next = self.clock.val();
@@ -948,11 +970,11 @@ impl Logic for NicTop {
         // a header may be taken while the previous frame's payload still streams when both
         // payloads go the same way: the payload in flight is the responder's (or there is
         // none) and this header is ours and not a READ response (the responder, an ACK, a
-        // CNP). So the responder judges the next packet while its data mover places the last.
-        self.rx.hdr_ahead_ok.next = !self.pay_req.q.val()
-            & !self.draining.q.val()
+        // CNP), or both are READ responses (the requester's). So each engine judges the next
+        // packet while its data mover places the last.
+        self.rx.hdr_ahead_ok.next = !self.draining.q.val()
             & self.ip_ok.val()
-            & !self.is_rresp.val();
+            & (self.pay_req.q.val() == self.is_rresp.val());
         self.rx.hdr_ready.next = false;
         if !self.draining.q.val() {
             self.rx.hdr_ready.next = self.resp.hdr_ready.val();
@@ -1312,22 +1334,43 @@ impl Logic for NicTop {
             & !self.draining.q.val()
             & !self.np_hold.val()
             & (self.is_rresp.val() | (self.is_ack.val() & self.rx_ackq.full.val()));
-        self.req.tx_hold.next = self.pfc_roce_hold.val() & self.rx_waits_req.val();
+        // ... and likewise, PFC or not, once the receive FIFO is half full behind a header that
+        // waits on the requester (a READ response stream from the peer while the requester is
+        // inside a long message, or waits for its turn on the TX path)
+        self.rx_fill_high.next = self.adm.fill.val() >= self.c_req_yield.val();
+        self.req.tx_hold.next =
+            (self.pfc_roce_hold.val() | self.rx_fill_high.val()) & self.rx_waits_req.val();
         self.req.cfg_quantum.next = self.csr.cfg_sq_quantum.val().get_bits::<8>(0);
 
         // ---- packets out: the responder's ACKs first (they free the peer's requester), then
-        // the requester's packets; the formatter latches its request when it takes it
+        // the requester's packets, READ responses and requests taking turns (below); the
+        // formatter latches its request when it takes it
         // CNPs go first of all (IBTA Annex A17: a CNP is not held behind data). A candidate
         // of a PFC-paused priority does not start (CNPs: CFG_PFC.CNP_PRIO; ACKs, READ
         // responses and requests: CFG_PFC.DATA_PRIO); the others go around it.
+        // Between the responder and the requester the turns are fair at packet granularity:
+        // after a READ-response packet (one with payload) a waiting requester packet goes
+        // next (`req_turn`), so a long READ answered to the peer does not hold up our own
+        // requests, nor, behind them, the READ responses our requester must take from the
+        // receive FIFO. Plain ACKs and NAKs keep their priority otherwise.
         self.fmt.pk_valid.next = self.go_cnp.val() | self.go_ack.val() | self.go_req.val();
+        self.sel_ack.next = self.go_ack.val() & !(self.req_turn.q.val() & self.go_req.val());
         self.np.cnp_ready.next = self.fmt.pk_ready.val() & !self.pfc_cnp_hold.val();
-        self.resp.ack_ready.next =
-            self.fmt.pk_ready.val() & !self.go_cnp.val() & !self.pfc_roce_hold.val();
+        self.resp.ack_ready.next = self.fmt.pk_ready.val()
+            & !self.go_cnp.val()
+            & !self.pfc_roce_hold.val()
+            & !(self.req_turn.q.val() & self.go_req.val());
         self.req.pk_ready.next = self.fmt.pk_ready.val()
             & !self.go_cnp.val()
-            & !self.go_ack.val()
+            & (!self.go_ack.val() | self.req_turn.q.val())
             & !self.pfc_roce_hold.val();
+        if self.fmt.pk_valid.val() & self.fmt.pk_ready.val() & !self.go_cnp.val() {
+            if !self.sel_ack.val() {
+                self.req_turn.d.next = false;
+            } else if self.resp.ack_plen.val() != 0 {
+                self.req_turn.d.next = true;
+            }
+        }
         self.fmt.pk_qpn.next = self.resp.ack_qpn.val();
         self.fmt.pk_opcode.next = self.resp.ack_opcode.val();
         self.fmt.pk_orig.next = self.resp.ack_orig.val();
@@ -1344,7 +1387,7 @@ impl Logic for NicTop {
         self.fmt.pk_dlen.next = 0.into();
         self.fmt.pk_imm.next = 0.into();
         self.fmt.pk_plen.next = self.resp.ack_plen.val();
-        if !self.go_ack.val() {
+        if !self.sel_ack.val() {
             self.fmt.pk_qpn.next = self.req.pk_qpn.val();
             self.fmt.pk_opcode.next = self.req.pk_opcode.val();
             self.fmt.pk_dest_qpn.next = self.req.pk_dest_qpn.val();
@@ -1410,7 +1453,7 @@ impl Logic for NicTop {
         self.pay_own.push.next =
             self.fmt.pk_valid.val() & self.fmt.pk_ready.val() & (self.fmt.pk_plen.val() != 0);
         self.pay_own.din.next = 0.into();
-        if self.go_ack.val() & !self.go_cnp.val() {
+        if self.sel_ack.val() & !self.go_cnp.val() {
             self.pay_own.din.next = 1.into();
         }
         self.pay_own.flush.next = false;
@@ -1634,8 +1677,9 @@ impl Logic for NicTop {
         if self.resp.ack_parked.val() {
             self.ev[42].next = self.c_mask[42].val();
         }
-        // send jobs the requester set aside while the RoCE priority was paused
-        if self.req.ev_yield.val() {
+        // send jobs the requester set aside while the RoCE priority was paused (not those set
+        // aside for a half-full receive FIFO alone: `RX_REQ_YIELD_WORDS`)
+        if self.req.ev_yield.val() & self.pfc_roce_hold.val() {
             self.ev[43].next = self.c_mask[43].val();
         }
         // ... and because the shaper held their QP while other work waited

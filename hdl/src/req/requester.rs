@@ -339,16 +339,18 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     pub sh_charge: Signal<Out, Bit>,
     pub sh_charge_qpn: Signal<Out, Bits<QA>>,
     pub sh_charge_bytes: Signal<Out, Bits<32>>,
-    // ---- PFC (docs/CONGESTION.md): the TX path holds the RoCE priority ----
-    /// PFC pauses the priority the requester's packets go on and the receive path waits on
-    /// the requester (NicTop: a READ response, or an ACK its full ACK queue cannot take).
-    /// While high no send job starts from the work ring, and a job that is at a packet it
-    /// would send (or a READ request) sets itself aside (`ev_yield`): the QP goes back to the
-    /// ring with its message's resume point, and the engine takes ACKs and READ responses
-    /// meanwhile. Else a requester held inside a message stops taking READ responses, its
-    /// receive FIFO fills, it pauses its peer, and two NICs that READ from each other pause
-    /// each other for good. (A job paused with nothing waiting stays at its packet, which
-    /// leaves as soon as the pause ends.)
+    // ---- the receive path waits (docs/CONGESTION.md) ----
+    /// The receive path waits on the requester (NicTop: a READ response, or an ACK its full
+    /// ACK queue cannot take) while PFC pauses the priority the requester's packets go on, or
+    /// while the receive FIFO is half full (`RX_REQ_YIELD_WORDS`). While high no send job
+    /// starts from the work ring, and a job that is at a packet it would send, a READ request
+    /// or its next SGE read sets itself aside (`ev_yield`): the QP goes back to the ring with
+    /// its message's resume point, and the engine takes ACKs and READ responses meanwhile.
+    /// Else a requester held inside a message (by a pause, or by its WQE and SGE reads queued
+    /// behind the host's bulk reads) stops taking READ responses and its receive FIFO
+    /// overflows, or, with PFC, it pauses its peer, and two NICs that READ from each other
+    /// pause each other for good. (A job paused with nothing waiting stays at its packet,
+    /// which leaves as soon as the pause ends.)
     pub tx_hold: Signal<In, Bit>,
     /// `CFG_SQ_QUANTUM`: packets a send job sends in one turn while other QPs wait in the
     /// work ring; then it sets itself aside like a held job (its QP to the ring's tail, the
@@ -465,9 +467,17 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     r_wb: DFF<Bit>,
     /// RrDrain: the dropped response's last payload beat was taken
     pay_done: DFF<Bit>,
-    /// DMA writes issued and not completed, and whether one of this job's failed
+    /// DMA writes issued and not completed, and whether one of them failed since the mover
+    /// was last idle with nothing outstanding (the job's writes, or those of the earlier
+    /// packets of the same READ still in flight: `wr_idle`)
     w_out: DFF<Bits<8>>,
     w_err: DFF<Bit>,
+    /// the QP whose READ-response payload the mover placed last: a response of another QP
+    /// waits in RrApply until those writes have completed, so that a failed write is charged
+    /// to the READ it belongs to
+    w_qpn: DFF<Bits<QA>>,
+    /// the mover is idle and every DMA write has completed
+    wr_idle: Signal<Local, Bit>,
     r_piece: DFF<Bits<16>>,
     is_rd: Signal<Local, Bit>,
     out_rd: Signal<Local, Bit>,
@@ -812,6 +822,8 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             pay_done: Default::default(),
             w_out: Default::default(),
             w_err: Default::default(),
+            w_qpn: Default::default(),
+            wr_idle: Default::default(),
             r_piece: Default::default(),
             is_rd: Default::default(),
             out_rd: Default::default(),
@@ -1247,6 +1259,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             pay_done,
             w_out,
             w_err,
+            w_qpn,
             r_piece
         );
         self.mover.clock.next = self.clock.val();
@@ -1324,6 +1337,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.mover.job_end.next = bit_cast::<16, 13>(self.p_rem.q.val()) == self.r_piece.q.val();
         self.rp_ready.next = false;
         self.rr_ready.next = false;
+        // the mover is idle and every DMA write has completed
+        self.wr_idle.next = (self.w_out.q.val() == 0) & !self.mover.busy.val();
         self.dma_rd.req_valid.next = false;
         self.dma_rd.req_addr.next = self.g_iova.q.val();
         self.dma_rd.req_len.next = 16.into();
@@ -2188,7 +2203,14 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 }
             }
             ReqState::SgeNext => {
-                if self.r_k.q.val() == self.w_nsge.q.val() {
+                if self.tx_hold.val() {
+                    // the receive path waits on the requester (PFC, or its FIFO half full):
+                    // the job sets itself aside before its next SGE read, which may wait long
+                    // behind the host's bulk reads (nothing of the WQE was sent in this pass:
+                    // it is read and checked again when the QP is next served)
+                    self.ev_yield.next = true;
+                    self.state.d.next = ReqState::Requeue;
+                } else if self.r_k.q.val() == self.w_nsge.q.val() {
                     if bit_cast::<40, 32>(self.w_len.q.val()) == self.r_sum.q.val() {
                         // pass 2: segment (the shaper is charged packet by packet, PktHdr)
                         self.r_pass2.d.next = true;
@@ -2712,11 +2734,13 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 }
             }
             ReqState::AtWr => {
-                // the original value to the atomic's local SGE: a word job of the mover
-                self.mover.job_valid.next = true;
+                // the original value to the atomic's local SGE: a word job of the mover, once
+                // the writes of an earlier READ response have completed (AtDone takes the
+                // next write completion as this one's)
+                self.mover.job_valid.next = self.wr_idle.val();
                 self.mover.job_word_job.next = true;
                 self.mover.job_addr.next = self.s_dst.q.val();
-                if self.mover.job_ready.val() {
+                if self.mover.job_ready.val() & self.wr_idle.val() {
                     self.state.d.next = ReqState::AtDone;
                 }
             }
@@ -2797,10 +2821,16 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             ReqState::RrApply => {
                 // a READ response: in sequence and well formed -> place it at the cursor;
                 // else drained (the first one beyond a gap sends the READ again from the
-                // resume PSN, once per gap; duplicates and strays are dropped)
+                // resume PSN, once per gap; duplicates and strays are dropped). The previous
+                // response's payload may still be on its way to host memory (RrDone lets a
+                // READ's packets before its last go on as soon as their jobs are taken): one
+                // of another QP waits here until those writes have completed; one of the same
+                // QP keeps their `w_err` (a failed write fails that READ)
                 self.r_rrsp.d.next = true;
                 self.r_rfail.d.next = false;
-                self.w_err.d.next = false;
+                if self.wr_idle.val() {
+                    self.w_err.d.next = false;
+                }
                 self.w_slot.d.next = self.slot_addr.val();
                 self.r_k.d.next = self.s_rk.q.val();
                 self.g_rem.d.next = self.s_rrem.q.val();
@@ -2812,7 +2842,9 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.c_vendor.d.next = self.c_vend[0].val();
                 self.c_err.d.next = false;
                 self.r_wb.d.next = true;
-                if self.rr_ok.val() {
+                if !self.wr_idle.val() & (self.r_qpn.q.val() != self.w_qpn.q.val()) {
+                    self.state.d.next = ReqState::RrApply;
+                } else if self.rr_ok.val() {
                     self.state.d.next = ReqState::RrPlace;
                 } else {
                     self.r_gap.d.next = self.outstanding.val()
@@ -2846,6 +2878,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 // is a register of the mover: no stream handshake reaches the wide adders)
                 self.mover.job_valid.next = true;
                 if self.mover.job_ready.val() {
+                    self.w_qpn.d.next = self.r_qpn.q.val();
                     self.g_iova.d.next =
                         self.g_iova.q.val() + bit_cast::<64, 16>(self.r_piece.q.val());
                     self.g_rem.d.next =
@@ -2855,10 +2888,15 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 }
             }
             ReqState::RrDone => {
-                // once the mover is done and every write of the packet has completed: the
-                // cursor and the resume PSN move on, the retry budget is reloaded (progress);
-                // at the READ's last PSN it completes
-                if (self.w_out.q.val() == 0) & !self.mover.busy.val() {
+                // every piece of the packet is the mover's: the cursor and the resume PSN
+                // move on, the retry budget is reloaded (progress). A packet before the READ's
+                // last goes on at once, its payload still streaming to host memory (the next
+                // response's header is taken meanwhile: NicTop's `hdr_ahead_ok`); the last
+                // one, or a failed one, waits until the mover is idle and every write has
+                // completed, then the READ completes (or fails)
+                if self.wr_idle.val()
+                    | (!self.rr_lastp.val() & !self.r_rfail.q.val() & !self.w_err.q.val())
+                {
                     self.s_rpsn.d.next = self.s_rpsn.q.val() + 1;
                     self.s_retry.d.next = self.retry_load.val();
                     self.s_rk.d.next = self.r_k.q.val();
@@ -2905,10 +2943,12 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             }
             ReqState::RrDrain => {
                 // a dropped response's payload, then: the gap's rewind, or write back
-                self.rp_ready.next = !self.pay_done.q.val() & (self.r_rplen.q.val() != 0);
+                // (once the mover has taken the previous response's payload)
+                self.rp_ready.next =
+                    !self.pay_done.q.val() & (self.r_rplen.q.val() != 0) & !self.mover.busy.val();
                 if (self.r_rplen.q.val() == 0)
                     | self.pay_done.q.val()
-                    | (self.rpay.valid.val() & self.rpay.last.val())
+                    | (self.rpay.valid.val() & self.rpay.last.val() & self.rp_ready.val())
                 {
                     self.state.d.next = ReqState::Idle;
                     if self.r_wb.q.val() {
