@@ -382,8 +382,10 @@ pub struct NicTop {
     go_req: Signal<Local, Bit>,
     /// the responder's packet is the one the formatter is offered (not the requester's turn)
     sel_ack: Signal<Local, Bit>,
-    /// fair turns: the responder sent a READ-response packet since the requester's last
-    /// packet, so a waiting requester packet goes next
+    /// the requester's packet goes ahead of the responder's (its turn, and no payload)
+    req_first: Signal<Local, Bit>,
+    /// the responder sent a READ-response packet since the requester's last packet, so a
+    /// waiting requester packet without payload goes next
     req_turn: DFF<Bit>,
     c_gt_v4: Constant<Bits<2>>,
     c_gt_v6: Constant<Bits<2>>,
@@ -602,6 +604,7 @@ impl Default for NicTop {
             go_ack: Default::default(),
             go_req: Default::default(),
             sel_ack: Default::default(),
+            req_first: Default::default(),
             req_turn: Default::default(),
             c_gt_v4: Constant::new((GidType::RoceV2Ipv4 as u64).into()),
             c_gt_v6: Constant::new((GidType::RoceV2Ipv6 as u64).into()),
@@ -1348,21 +1351,27 @@ impl Logic for NicTop {
         // CNPs go first of all (IBTA Annex A17: a CNP is not held behind data). A candidate
         // of a PFC-paused priority does not start (CNPs: CFG_PFC.CNP_PRIO; ACKs, READ
         // responses and requests: CFG_PFC.DATA_PRIO); the others go around it.
-        // Between the responder and the requester the turns are fair at packet granularity:
-        // after a READ-response packet (one with payload) a waiting requester packet goes
-        // next (`req_turn`), so a long READ answered to the peer does not hold up our own
-        // requests, nor, behind them, the READ responses our requester must take from the
-        // receive FIFO. Plain ACKs and NAKs keep their priority otherwise.
+        // The responder's packets go before the requester's, except that after a
+        // READ-response packet (one with payload) a waiting requester packet without payload
+        // (a READ or atomic request) goes next (`req_turn`): a long READ answered to the peer
+        // does not hold up our own requests, nor, behind them, the READ responses our
+        // requester must take from the receive FIFO. (Giving every requester packet that turn
+        // halved the rate of a WRITE sent beside READ responses, and the requester, inside
+        // its WRITE longer, held READ responses at the receive FIFO's head: with 64 KiB READs
+        // and WRITEs both ways over 8 QPs, 226,909 cycles and 144 frames dropped against
+        // 169,894 and none.)
         self.fmt.pk_valid.next = self.go_cnp.val() | self.go_ack.val() | self.go_req.val();
-        self.sel_ack.next = self.go_ack.val() & !(self.req_turn.q.val() & self.go_req.val());
+        self.req_first.next =
+            self.req_turn.q.val() & self.go_req.val() & (self.req.pk_plen.val() == 0);
+        self.sel_ack.next = self.go_ack.val() & !self.req_first.val();
         self.np.cnp_ready.next = self.fmt.pk_ready.val() & !self.pfc_cnp_hold.val();
         self.resp.ack_ready.next = self.fmt.pk_ready.val()
             & !self.go_cnp.val()
             & !self.pfc_roce_hold.val()
-            & !(self.req_turn.q.val() & self.go_req.val());
+            & !self.req_first.val();
         self.req.pk_ready.next = self.fmt.pk_ready.val()
             & !self.go_cnp.val()
-            & (!self.go_ack.val() | self.req_turn.q.val())
+            & (!self.go_ack.val() | (self.req_turn.q.val() & (self.req.pk_plen.val() == 0)))
             & !self.pfc_roce_hold.val();
         if self.fmt.pk_valid.val() & self.fmt.pk_ready.val() & !self.go_cnp.val() {
             if !self.sel_ack.val() {
