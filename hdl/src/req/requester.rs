@@ -63,7 +63,9 @@ use crate::widget::StreamPacker;
 use crate::widget::StreamSkid;
 use crate::widget::{ByteSwap32, ByteSwap64};
 use ferroce_proto::host::cqe::{vendor_err, CqeOpcode, WcStatus};
-use ferroce_proto::host::wqe::{send_field as wf, sge_field as sf, SendOpcode, SEND_HEADER_LEN};
+use ferroce_proto::host::wqe::{
+    send_field as wf, sge_field as sf, SendOpcode, SEND_HEADER_LEN, SGE_LEN,
+};
 use ferroce_proto::syndrome::rnr_timer_ns;
 use ferroce_proto::wire::Opcode;
 use rust_hdl::prelude::*;
@@ -90,6 +92,17 @@ const _: () = assert!(
 const _: () = assert!(WIN_LOG2 == 4);
 // beat 4 = compare (or add) data (LE), beat 5 = swap data (LE).
 const _: () = assert!(wf::COMPARE_ADD == 32 && wf::SWAP == 40);
+// SGEs (16 bytes = 2 beats) follow the header in the slot: SGE k at 48 + 16 k.
+const _: () = assert!(SGE_LEN == 16);
+
+/// SGEs read with their WQE's header in one DMA read (fewer if the slot holds fewer): a send
+/// job's two passes over them, and a message set aside going on, take them from the job's SGE
+/// buffer instead of reading each from host memory once per pass. An SGE past these is read
+/// on its own, as before. Four cover the common scatter lists (perftest posts one) at 64 bytes
+/// more per WQE read than the header alone.
+pub const SGE_PREFETCH: usize = 4;
+// (the beats of the WQE read count in `d_cnt`, 4 bits: 6 header beats + 2 per SGE)
+const _: () = assert!(SEND_HEADER_LEN / 8 + 2 * SGE_PREFETCH <= 16);
 // Atomics: WQE opcodes 5 (compare-swap) and 6 (fetch-add), their completion opcodes and
 // packet opcodes, and the ATOMIC ACKNOWLEDGE they wait for.
 const _: () = assert!(
@@ -599,6 +612,32 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     /// the descriptor read that set `d_done` failed (`rsp_error` on one of its beats)
     d_err: DFF<Bit>,
     d_erracc: DFF<Bit>,
+    /// the SGE buffer: SGE k of the WQE at `w_slot` (k < `sgb_n`), as read with its header
+    /// (`SGE_PREFETCH`): the address beat and the length/lkey beat
+    sgb_addr: [DFF<Bits<64>>; SGE_PREFETCH],
+    sgb_lkey: [DFF<Bits<64>>; SGE_PREFETCH],
+    /// `sgb_*` hold the first `sgb_n` SGEs of the WQE at `w_slot` (cleared when a job reads
+    /// another WQE or a READ response's cursor moves `w_slot`)
+    sgb_ok: DFF<Bit>,
+    sgb_n: DFF<Bits<8>>,
+    /// read the WQE's header alone: its read with the SGEs failed (a failed read's flag may
+    /// come on any beat, docs/DMA.md 6), so the header is read again without them and each
+    /// SGE on its own, which keeps a failure in the SGEs an SGE failure
+    wqe_hdr_only: DFF<Bit>,
+    /// SGEs read with a WQE's header: min(the slot's capacity, SGE_PREFETCH)
+    sgb_fetch: Signal<Local, Bits<8>>,
+    /// bytes of the WQE read
+    wqe_rd_len: Signal<Local, Bits<16>>,
+    /// the job's SGE `r_k` is in the SGE buffer
+    sgb_hit: Signal<Local, Bit>,
+    /// SGE `r_k`'s two beats from the SGE buffer
+    sgb_a: Signal<Local, Bits<64>>,
+    sgb_l: Signal<Local, Bits<64>>,
+    /// the beats of the WQE read that carry SGE k's address and its length/lkey
+    c_sgb_beat_a: [Constant<Bits<4>>; SGE_PREFETCH],
+    c_sgb_beat_l: [Constant<Bits<4>>; SGE_PREFETCH],
+    c_sgb_max: Constant<Bits<16>>,
+    c_hdr_len: Constant<Bits<16>>,
     // poisoned packets: the packer's current input packet had a bad beat; the packet whose
     // end the packer is still flushing, and whether it is bad
     pb_acc: DFF<Bit>,
@@ -1024,6 +1063,24 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             d_done: Default::default(),
             d_err: Default::default(),
             d_erracc: Default::default(),
+            sgb_addr: Default::default(),
+            sgb_lkey: Default::default(),
+            sgb_ok: Default::default(),
+            sgb_n: Default::default(),
+            wqe_hdr_only: Default::default(),
+            sgb_fetch: Default::default(),
+            wqe_rd_len: Default::default(),
+            sgb_hit: Default::default(),
+            sgb_a: Default::default(),
+            sgb_l: Default::default(),
+            c_sgb_beat_a: core::array::from_fn(|k| {
+                Constant::new(((SEND_HEADER_LEN / 8 + 2 * k) as u64).into())
+            }),
+            c_sgb_beat_l: core::array::from_fn(|k| {
+                Constant::new(((SEND_HEADER_LEN / 8 + 2 * k + 1) as u64).into())
+            }),
+            c_sgb_max: Constant::new((SGE_PREFETCH as u64).into()),
+            c_hdr_len: Constant::new((SEND_HEADER_LEN as u64).into()),
             pb_acc: Default::default(),
             pb_pend: Default::default(),
             pb_flush: Default::default(),
@@ -1143,6 +1200,10 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, packer, kinds, pfifo, pfreg);
+        for k in 0..SGE_PREFETCH {
+            self.sgb_addr[k].clock.next = self.clock.val();
+            self.sgb_lkey[k].clock.next = self.clock.val();
+        }
         dff_setup!(
             self,
             clock,
@@ -1189,6 +1250,9 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             d_done,
             d_err,
             d_erracc,
+            sgb_ok,
+            sgb_n,
+            wqe_hdr_only,
             pb_acc,
             pb_pend,
             pb_flush,
@@ -1535,6 +1599,14 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             if self.d_cnt.q.val() == 5 {
                 self.d5.d.next = self.dma_rd.rsp.data.val();
             }
+            for k in 0..SGE_PREFETCH {
+                if self.d_cnt.q.val() == self.c_sgb_beat_a[k].val() {
+                    self.sgb_addr[k].d.next = self.dma_rd.rsp.data.val();
+                }
+                if self.d_cnt.q.val() == self.c_sgb_beat_l[k].val() {
+                    self.sgb_lkey[k].d.next = self.dma_rd.rsp.data.val();
+                }
+            }
             self.d_cnt.d.next = self.d_cnt.q.val() + 1;
             self.d_erracc.d.next = self.d_erracc.q.val() | self.dma_rd.rsp_error.val();
             if self.dma_rd.rsp.last.val() {
@@ -1575,6 +1647,26 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.exp_owner.next = !self.ci_pass.val().get_bit(0);
         // SGEs a slot holds: (2^log2s - 48) / 16
         self.sge_cap.next = (self.c_one16.val() << (self.q_log2s.q.val() - 4)) - 3;
+        // the WQE read: the header and the first SGEs the slot holds (`SGE_PREFETCH`)
+        self.sgb_fetch.next = bit_cast::<8, 16>(self.c_sgb_max.val());
+        if self.sge_cap.val() < self.c_sgb_max.val() {
+            self.sgb_fetch.next = bit_cast::<8, 16>(self.sge_cap.val());
+        }
+        self.wqe_rd_len.next =
+            self.c_hdr_len.val() + (bit_cast::<16, 8>(self.sgb_fetch.val()) << 4);
+        if self.wqe_hdr_only.q.val() {
+            self.wqe_rd_len.next = self.c_hdr_len.val();
+        }
+        // SGE `r_k` from the buffer (it holds at most SGE_PREFETCH, so `r_k`'s low bits pick it)
+        self.sgb_hit.next = self.sgb_ok.q.val() & (self.r_k.q.val() < self.sgb_n.q.val());
+        self.sgb_a.next = self.sgb_addr[0].q.val();
+        self.sgb_l.next = self.sgb_lkey[0].q.val();
+        for k in 1..SGE_PREFETCH {
+            if self.r_k.q.val().get_bits::<4>(0) == self.c_cnt[k].val() {
+                self.sgb_a.next = self.sgb_addr[k].q.val();
+                self.sgb_l.next = self.sgb_lkey[k].q.val();
+            }
+        }
         // little-endian WQE fields (the first byte is the beat's MSB)
         // WQE header: length (bytes 4..8), wr_id (8..16), rkey (20..24), remote VA (24..32)
         self.le_len.inp.next = self.d0.q.val().get_bits::<32>(0);
@@ -2082,21 +2174,31 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 }
             }
             ReqState::WqeReq => {
+                // the header and the first SGEs in one read (the SGE buffer)
                 self.dma_rd.req_valid.next = !self.kinds.full.val();
                 self.dma_rd.req_addr.next = self.slot_addr.val();
-                self.dma_rd.req_len.next = 48.into();
+                self.dma_rd.req_len.next = self.wqe_rd_len.val();
                 self.rd_fire.next = self.dma_rd.req_valid.val() & self.dma_rd.req_ready.val();
                 if self.rd_fire.val() {
                     self.kinds.push.next = true;
                     self.kinds.din.next = 0.into();
                     self.w_slot.d.next = self.slot_addr.val();
+                    self.sgb_ok.d.next = false;
                     self.state.d.next = ReqState::WqeWait;
                 }
             }
             ReqState::WqeWait => {
                 if self.d_done.q.val() {
                     self.d_done.d.next = false;
+                    self.wqe_hdr_only.d.next = false;
+                    self.sgb_ok.d.next = !self.wqe_hdr_only.q.val() & !self.d_err.q.val();
+                    self.sgb_n.d.next = self.sgb_fetch.val();
                     self.state.d.next = ReqState::WqeCheck;
+                    if self.d_err.q.val() & !self.wqe_hdr_only.q.val() {
+                        // the read with the SGEs failed somewhere: the header alone again
+                        self.wqe_hdr_only.d.next = true;
+                        self.state.d.next = ReqState::WqeReq;
+                    }
                 }
             }
             ReqState::WqeCheck => {
@@ -2241,15 +2343,24 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 }
             }
             ReqState::SgeReq => {
-                self.dma_rd.req_valid.next = !self.kinds.full.val();
-                self.dma_rd.req_addr.next =
-                    self.w_slot.q.val() + 48 + (bit_cast::<64, 8>(self.r_k.q.val()) << 4);
-                self.dma_rd.req_len.next = 16.into();
-                self.rd_fire.next = self.dma_rd.req_valid.val() & self.dma_rd.req_ready.val();
-                if self.rd_fire.val() {
-                    self.kinds.push.next = true;
-                    self.kinds.din.next = 0.into();
+                if self.sgb_hit.val() {
+                    // read with the WQE's header: from the SGE buffer, as if read now
+                    self.d0.d.next = self.sgb_a.val();
+                    self.d1.d.next = self.sgb_l.val();
+                    self.d_done.d.next = true;
+                    self.d_err.d.next = false;
                     self.state.d.next = ReqState::SgeWait;
+                } else {
+                    self.dma_rd.req_valid.next = !self.kinds.full.val();
+                    self.dma_rd.req_addr.next =
+                        self.w_slot.q.val() + 48 + (bit_cast::<64, 8>(self.r_k.q.val()) << 4);
+                    self.dma_rd.req_len.next = 16.into();
+                    self.rd_fire.next = self.dma_rd.req_valid.val() & self.dma_rd.req_ready.val();
+                    if self.rd_fire.val() {
+                        self.kinds.push.next = true;
+                        self.kinds.din.next = 0.into();
+                        self.state.d.next = ReqState::SgeWait;
+                    }
                 }
             }
             ReqState::SgeWait => {
@@ -2842,6 +2953,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 self.c_vendor.d.next = self.c_vend[0].val();
                 self.c_err.d.next = false;
                 self.r_wb.d.next = true;
+                // (`w_slot` is the READ's WQE now, whose SGEs are not in the buffer)
+                self.sgb_ok.d.next = false;
                 if !self.wr_idle.val() & (self.r_qpn.q.val() != self.w_qpn.q.val()) {
                     self.state.d.next = ReqState::RrApply;
                 } else if self.rr_ok.val() {
