@@ -1,7 +1,9 @@
 //! The responder's receive-queue reads (`ferroce_hdl::resp::RqWqeFetch`): its block bench
 //! (random ring geometries, WQEs written with `ferroce_proto`'s `RecvWqe`, some with a wrong
 //! owner bit or too many SGEs, random DMA back-pressure, response gaps and read errors; every
-//! request and every decoded field checked against the reference model), the same traffic
+//! request and every decoded field checked against the reference model; the SGEs read with
+//! their WQE answered from the buffer without a read, unless the command is for another ring;
+//! a failed WQE read made again for the header and SGE 0 alone), the same traffic
 //! co-simulated with the emitted Verilog in lock step (Verilator), and Yosys `synth_ecp5` of the
 //! block.
 //!
@@ -22,6 +24,9 @@ type Uut = RqWqeFetch;
 struct Seen {
     wqe_reads: u64,
     sge_reads: u64,
+    sge_buffered: u64,
+    retries: u64,
+    other_ring: u64,
     owner_bad: u64,
     nsge_bad: u64,
     errors: u64,
@@ -45,9 +50,21 @@ impl Memory {
     }
 }
 
+/// How a read through the block starts and ends.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum ReadKind {
+    /// a command (a WQE read, or an SGE read if `sge`), `done` with its last beat
+    Command,
+    /// a WQE read that fails: no `done`, the block reads again on its own
+    FailingWqe,
+    /// that read again (no command), `done` with its last beat
+    Retry,
+}
+
 /// One read through the block: the command held until taken (random DMA `req_ready`), the
 /// request checked, the response beats given with random gaps (and, if `error`, one beat
-/// flagged), `done` checked to come exactly with the last beat. Returns the cycles taken.
+/// flagged), `done` checked to come exactly with the last beat (unless the read is a failing
+/// WQE read, which the block makes again: [`ReadKind`]).
 #[allow(clippy::too_many_arguments)]
 fn read<S: Stepper<Uut>>(
     s: &mut S,
@@ -57,24 +74,31 @@ fn read<S: Stepper<Uut>>(
     want_len: usize,
     sge: bool,
     error: bool,
+    kind: ReadKind,
     seen: &mut Seen,
 ) {
-    s.uut().cmd_valid.next = true;
-    s.uut().cmd_sge.next = sge;
     let tag = rng.below(256);
-    s.uut().cmd_tag.next = tag.into();
+    if kind != ReadKind::Retry {
+        s.uut().cmd_valid.next = true;
+        s.uut().cmd_sge.next = sge;
+        s.uut().cmd_tag.next = tag.into();
+    }
     loop {
         let ready = rng.below(3) != 0;
         s.uut().dma_rd.req_ready.next = ready;
         s.uut().dma_rd.rsp.valid.next = false;
         s.settle();
         assert!(s.uut().dma_rd.req_valid.val(), "a command is the request");
-        assert_eq!(s.uut().cmd_ready.val(), ready);
+        if kind != ReadKind::Retry {
+            assert_eq!(s.uut().cmd_ready.val(), ready);
+        }
         assert!(!s.uut().done.val());
         if ready {
             assert_eq!(s.uut().dma_rd.req_addr.val().to_u64(), want_addr, "address");
             assert_eq!(s.uut().dma_rd.req_len.val().to_u64() as usize, want_len);
-            assert_eq!(s.uut().dma_rd.req_tag.val().to_u64(), tag);
+            if kind != ReadKind::Retry {
+                assert_eq!(s.uut().dma_rd.req_tag.val().to_u64(), tag);
+            }
             s.tick();
             break;
         }
@@ -113,7 +137,7 @@ fn read<S: Stepper<Uut>>(
         assert!(s.uut().dma_rd.rsp.ready.val());
         assert_eq!(
             s.uut().done.val(),
-            i + 1 == beats,
+            i + 1 == beats && kind != ReadKind::FailingWqe,
             "done with the last beat"
         );
         s.tick();
@@ -122,6 +146,30 @@ fn read<S: Stepper<Uut>>(
     s.uut().dma_rd.rsp_error.next = false;
     s.settle();
     assert!(!s.uut().done.val(), "one pulse per read");
+}
+
+/// An SGE command the buffer answers: taken at once with no DMA request, `done` the next cycle.
+fn buffered<S: Stepper<Uut>>(s: &mut S, rng: &mut Rng) {
+    s.uut().cmd_valid.next = true;
+    s.uut().cmd_sge.next = true;
+    s.uut().dma_rd.req_ready.next = rng.below(2) == 0;
+    s.uut().dma_rd.rsp.valid.next = false;
+    s.settle();
+    assert!(s.uut().cmd_ready.val(), "a buffered SGE is taken at once");
+    assert!(
+        !s.uut().dma_rd.req_valid.val(),
+        "a buffered SGE is not read"
+    );
+    assert!(!s.uut().done.val());
+    s.tick();
+    s.uut().cmd_valid.next = false;
+    s.uut().cmd_sge.next = rng.below(2) == 0;
+    s.settle();
+    assert!(s.uut().done.val(), "done the cycle after the command");
+    assert!(!s.uut().dma_rd.req_valid.val());
+    s.tick();
+    s.settle();
+    assert!(!s.uut().done.val(), "one pulse per command");
 }
 
 fn result(u: &Uut) -> WqeFetchResult {
@@ -153,7 +201,7 @@ fn run<S: Stepper<Uut>>(s: &mut S, seed: u64, n: usize) -> Seen {
         let base = (rng.next_u64() & 0xFFFF_FFFF_F000) | 0x1000_0000_0000;
         let ci = rng.below(1 << 16) as u32;
         let cap = recv_sge_capacity(log2s);
-        let nsge = rng.range(0, cap.min(4));
+        let nsge = rng.range(0, cap.min(7));
         let sges: Vec<Sge> = (0..nsge)
             .map(|_| Sge {
                 addr: rng.next_u64(),
@@ -187,8 +235,34 @@ fn run<S: Stepper<Uut>>(s: &mut S, seed: u64, n: usize) -> Seen {
         u.sge_index.next = (rng.below(256)).into();
         let error = rng.below(10) == 0;
         let (addr, len) = model.request(ci, None);
-        read(s, &mut rng, &mem, addr, len, false, error, &mut seen);
-        let want = model.decode(&mem.read(addr, len), None, ci, error);
+        let kind = if error {
+            ReadKind::FailingWqe
+        } else {
+            ReadKind::Command
+        };
+        read(s, &mut rng, &mem, addr, len, false, error, kind, &mut seen);
+        let mut want = model.decode(&mem.read(addr, len), None, ci, error);
+        // the buffer holds the SGEs only after a read that did not fail
+        let mut buffer_ok = !error;
+        if error {
+            // read again: the header and SGE 0 alone (which may fail too)
+            let error = rng.below(4) == 0;
+            let (addr, len) = model.retry_request(ci);
+            read(
+                s,
+                &mut rng,
+                &mem,
+                addr,
+                len,
+                false,
+                error,
+                ReadKind::Retry,
+                &mut seen,
+            );
+            want = model.decode(&mem.read(addr, len), None, ci, error);
+            seen.retries += 1;
+            buffer_ok = false;
+        }
         assert_eq!(result(s.uut()), want, "WQE at {ci} of {log2e}/{log2s}");
         seen.wqe_reads += 1;
         seen.owner_bad += u64::from(!want.owner_ok);
@@ -198,15 +272,59 @@ fn run<S: Stepper<Uut>>(s: &mut S, seed: u64, n: usize) -> Seen {
         let mut prev = want;
         for k in 1..nsge {
             s.uut().sge_index.next = (k as u64).into();
-            let error = rng.below(10) == 0;
+            if rng.below(8) == 0 {
+                // a command for another ring (another QP's receive queue, whose slot holds
+                // zeros here): not the buffer's WQE, so it is read
+                let other = RqWqeFetchModel {
+                    base: base ^ 0x10_0000,
+                    ..model
+                };
+                s.uut().rq_base.next = other.base.into();
+                let error = rng.below(10) == 0;
+                let (addr, len) = other.request(ci, Some(k as u8));
+                read(
+                    s,
+                    &mut rng,
+                    &mem,
+                    addr,
+                    len,
+                    true,
+                    error,
+                    ReadKind::Command,
+                    &mut seen,
+                );
+                let want = other.decode(&mem.read(addr, len), Some(&prev), ci, error);
+                assert_eq!(result(s.uut()), want, "SGE {k} of another ring");
+                s.uut().rq_base.next = base.into();
+                prev = want;
+                seen.other_ring += 1;
+                seen.errors += u64::from(error);
+            }
             let (addr, len) = model.request(ci, Some(k as u8));
-            read(s, &mut rng, &mem, addr, len, true, error, &mut seen);
-            let want = model.decode(&mem.read(addr, len), Some(&prev), ci, error);
+            let want = if buffer_ok && model.sge_buffered(k as u8) {
+                buffered(s, &mut rng);
+                seen.sge_buffered += 1;
+                model.decode(&mem.read(addr, len), Some(&prev), ci, false)
+            } else {
+                let error = rng.below(10) == 0;
+                read(
+                    s,
+                    &mut rng,
+                    &mem,
+                    addr,
+                    len,
+                    true,
+                    error,
+                    ReadKind::Command,
+                    &mut seen,
+                );
+                seen.sge_reads += 1;
+                seen.errors += u64::from(error);
+                model.decode(&mem.read(addr, len), Some(&prev), ci, error)
+            };
             assert_eq!(result(s.uut()), want, "SGE {k} of the WQE at {ci}");
             assert_eq!(want.sge, wqe.sges[k], "the model reads the SGE written");
             prev = want;
-            seen.sge_reads += 1;
-            seen.errors += u64::from(error);
         }
         // a few idle cycles: nothing requested, nothing done
         for _ in 0..rng.range(0, 2) {
@@ -220,7 +338,13 @@ fn run<S: Stepper<Uut>>(s: &mut S, seed: u64, n: usize) -> Seen {
 
 fn check(seen: &Seen) {
     assert!(
-        seen.wqe_reads > 100 && seen.sge_reads > 50 && seen.owner_bad > 5 && seen.nsge_bad > 5,
+        seen.wqe_reads > 100
+            && seen.sge_reads > 50
+            && seen.sge_buffered > 50
+            && seen.retries > 5
+            && seen.other_ring > 5
+            && seen.owner_bad > 5
+            && seen.nsge_bad > 5,
         "{seen:?}"
     );
     assert!(seen.errors > 10 && seen.stalls > 50, "{seen:?}");
@@ -258,9 +382,10 @@ fn yosys_synth_ecp5_wqe_fetch() {
     let Some(st) = synth_ecp5_block(m, &v, &dir, ECP5_CELLS) else {
         return;
     };
-    // the four beats in flip-flops (less the WQE header bits nothing reads), no RAM
+    // the four beats in flip-flops (less the WQE header bits nothing reads, ~250), the SGE
+    // buffer's eight beats (512) and its key (ring base and index, 80): no RAM
     assert!(
-        st.count("DP16KD") == 0 && (200..300).contains(&st.count("TRELLIS_FF")),
+        st.count("DP16KD") == 0 && (780..900).contains(&st.count("TRELLIS_FF")),
         "{}",
         st.line(ECP5_CELLS)
     );

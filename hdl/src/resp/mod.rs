@@ -16,8 +16,9 @@
 //!   QP state, PSN against ePSN (new / duplicate / ahead), opcode sequence, PMTU and RETH
 //!   lengths, QP access rights, a WRITE's bytes against its message's rest; one verdict
 //!   (execute, duplicate, NAK sequence error, NAK invalid request, NAK remote access, drop).
-//! * [`wqe_fetch::RqWqeFetch`]: the receive queue's DMA reads: a receive WQE (header and SGE 0,
-//!   32 bytes at the RQ slot of the consumer index) or a later SGE (16 bytes), decoded (wr_id,
+//! * [`wqe_fetch::RqWqeFetch`]: the receive queue's DMA reads: a receive WQE (header and its
+//!   first four SGEs, as far as the slot holds them, at the RQ slot of the consumer index, the
+//!   SGEs kept in a buffer) or a later SGE (from the buffer, or read: 16 bytes), decoded (wr_id,
 //!   SGE count, length, SGE address, length, lkey) and checked (owner bit of the index's ring
 //!   pass, SGE count within the slot, read error). The responder's `WqeReq`/`WqeRx`, `SgeReq`/
 //!   `SgeRx` states wait on it; `WqeChk`, `SgeLoad` and the flush's `FlCqe` act on its result.

@@ -1,6 +1,6 @@
 //! [`RqWqeFetch`]: the responder's reads of its receive queue: a receive WQE (its header and
-//! first SGE, 32 bytes at the RQ slot of the consumer index) or one later SGE of it (16 bytes),
-//! by DMA, decoded into fields and checked (the owner bit of the index's ring pass, the SGE
+//! first SGEs at the RQ slot of the consumer index) or one later SGE of it (16 bytes, or from
+//! the SGE buffer below), by DMA, decoded into fields and checked (the owner bit of the index's ring pass, the SGE
 //! count within the slot, the read's error flag). The layout is `ferroce_proto`'s receive WQE
 //! (docs/HOST-INTERFACE.md; `ferroce_proto::host::wqe`); the responder's use of it (RNR NAK,
 //! NAK 0x63 on a malformed WQE, the SGE cursor) is in the [module documentation](super).
@@ -12,16 +12,31 @@
 //!   command is offered and, for the checks, until the next one: `rq_base`,
 //!   `rq_log2_entries`, `rq_log2_stride`, `rq_ci` (free-running consumer index), `sge_index`.
 //! * `dma_rd`: the DMA read master. In `Idle` a command is the DMA request itself
-//!   (`req_valid` = `cmd_valid`, `cmd_ready` = `req_ready`: no cycle is added); in `Rx` every
-//!   response beat is taken at once (`rsp.ready` high).
-//! * `done`: a one-cycle pulse with the read's last beat (combinational); the fields are valid
+//!   (`req_valid` = `cmd_valid`, `cmd_ready` = `req_ready`: no cycle is added), except an SGE
+//!   command the buffer answers (`cmd_ready` high, no request); in `Rx` every response beat is
+//!   taken at once (`rsp.ready` high).
+//! * `done`: a one-cycle pulse with the read's last beat (combinational), or in `Buf`, the
+//!   cycle after a buffered SGE's command; the fields are valid
 //!   from the next cycle until the next command: `rd_error` (a beat of the read carried
 //!   `rsp_error`), `owner_ok`, `nsge_ok`, `wqe_nsge`, `wqe_len`, `wr_id` (from the last WQE
 //!   read), `sge_addr`, `sge_len`, `sge_lkey` (from the last read: SGE 0 of a WQE read, or the
 //!   SGE read).
 //!
-//! Per read: `Idle` (request accepted) -> `Rx` (4 beats for a WQE, 2 for an SGE at 64 bits)
-//! -> `Idle` with `done` on the last beat.
+//! Per read: `Idle` (request accepted) -> `Rx` (2 + 2 x SGEs beats for a WQE, 2 for an SGE at
+//! 64 bits) -> `Idle` with `done` on the last beat.
+//!
+//! # The SGE buffer
+//!
+//! A WQE read takes the header and the first [`RQ_SGE_PREFETCH`] SGEs the slot holds in one
+//! read, and keeps those SGEs. An SGE command for one of them, while the ring's base and
+//! consumer index are still those of that WQE read, is answered from the buffer: no DMA read,
+//! `done` the cycle after the command (`Buf`). The DMA read channel is in order and shared with
+//! the requester's payload reads, so every read the responder saves is a wait behind those
+//! (a SEND over four SGEs needed four reads, each waiting its turn). The buffer is dropped by
+//! the next WQE read and by a read that failed. A failed WQE read (`rsp_error` on any beat: the
+//! flag may come on a later beat than the fault, docs/DMA.md 6) is made again for the header
+//! and SGE 0 only (`Retry`), so a fault in the later SGEs stays an SGE read's failure, as
+//! without the buffer.
 use crate::csr::qp_config::{LOG2E_W, LOG2S_W};
 use crate::dma::DmaReadMaster;
 use crate::widget::{ByteSwap32, ByteSwap64};
@@ -30,6 +45,14 @@ use ferroce_proto::host::wqe::{
     recv_field as rf, recv_sge_capacity, sge_field as sf, Sge, RECV_HEADER_LEN, SGE_LEN,
 };
 use rust_hdl::prelude::*;
+
+/// SGEs a receive WQE's read takes with its header (fewer if the slot holds fewer): SENDs
+/// scattered over up to this many SGEs need one DMA read per WQE.
+pub const RQ_SGE_PREFETCH: usize = 4;
+/// Beats of the header (owner/num_sge/length, wr_id) before SGE 0 in a WQE read.
+const HDR_BEATS: usize = RECV_HEADER_LEN / 8;
+// (`r_cnt` counts a WQE read's beats in 4 bits)
+const _: () = assert!(HDR_BEATS + 2 * RQ_SGE_PREFETCH <= 16);
 
 // The kernel reads the receive WQE and SGE layouts as literals (rust-hdl emits a named constant
 // as an undeclared Verilog identifier); these tie them to `ferroce_proto`. Beat 0 = owner (bit
@@ -56,6 +79,10 @@ pub enum WqeFetchState {
     Idle,
     /// The read's response beats, each taken as it comes; the last ends the read.
     Rx,
+    /// An SGE from the buffer: `done` (its fields were loaded with the command).
+    Buf,
+    /// The WQE read failed: the header and SGE 0 are read again on their own.
+    Retry,
 }
 
 #[derive(LogicBlock)]
@@ -64,7 +91,7 @@ pub struct RqWqeFetch {
     // ---- command ----
     pub cmd_valid: Signal<In, Bit>,
     pub cmd_ready: Signal<Out, Bit>,
-    /// 0: the receive WQE at `rq_ci` (header and SGE 0); 1: its SGE `sge_index`
+    /// 0: the receive WQE at `rq_ci` (header and first SGEs); 1: its SGE `sge_index`
     pub cmd_sge: Signal<In, Bit>,
     /// the DMA tag of the read
     pub cmd_tag: Signal<In, Bits<8>>,
@@ -105,8 +132,30 @@ pub struct RqWqeFetch {
     /// the read in progress is an SGE read
     r_sge: DFF<Bit>,
     /// beats taken of the read in progress
-    r_cnt: DFF<Bits<2>>,
+    r_cnt: DFF<Bits<4>>,
     r_err: DFF<Bit>,
+    /// the read in progress is the header-only retry of a failed WQE read
+    r_short: DFF<Bit>,
+    /// the SGE buffer: SGE k's address beat and length/lkey beat, of the WQE read at ring
+    /// base `b_base`, consumer index `b_ci`; `b_n` of them, valid while `b_ok`
+    sga: [DFF<Bits<64>>; RQ_SGE_PREFETCH],
+    sgl: [DFF<Bits<64>>; RQ_SGE_PREFETCH],
+    b_ok: DFF<Bit>,
+    b_n: DFF<Bits<8>>,
+    b_base: DFF<Bits<64>>,
+    b_ci: DFF<Bits<16>>,
+    /// SGEs a WQE read takes: min(the slot's capacity, RQ_SGE_PREFETCH); its bytes
+    b_fetch: Signal<Local, Bits<8>>,
+    wqe_rd_len: Signal<Local, Bits<16>>,
+    /// the SGE command is answered from the buffer; the buffered SGE `sge_index`
+    hit: Signal<Local, Bit>,
+    b_a: Signal<Local, Bits<64>>,
+    b_l: Signal<Local, Bits<64>>,
+    c_beat_a: [Constant<Bits<4>>; RQ_SGE_PREFETCH],
+    c_beat_l: [Constant<Bits<4>>; RQ_SGE_PREFETCH],
+    c_k: [Constant<Bits<8>>; RQ_SGE_PREFETCH],
+    c_max: Constant<Bits<16>>,
+    c_hdr_len: Constant<Bits<16>>,
     /// the beats: WQE header, wr_id, SGE address, SGE length and lkey
     d0: DFF<Bits<64>>,
     d1: DFF<Bits<64>>,
@@ -159,6 +208,25 @@ impl Default for RqWqeFetch {
             r_sge: Default::default(),
             r_cnt: Default::default(),
             r_err: Default::default(),
+            r_short: Default::default(),
+            sga: Default::default(),
+            sgl: Default::default(),
+            b_ok: Default::default(),
+            b_n: Default::default(),
+            b_base: Default::default(),
+            b_ci: Default::default(),
+            b_fetch: Default::default(),
+            wqe_rd_len: Default::default(),
+            hit: Default::default(),
+            b_a: Default::default(),
+            b_l: Default::default(),
+            c_beat_a: core::array::from_fn(|k| Constant::new(((HDR_BEATS + 2 * k) as u64).into())),
+            c_beat_l: core::array::from_fn(|k| {
+                Constant::new(((HDR_BEATS + 2 * k + 1) as u64).into())
+            }),
+            c_k: core::array::from_fn(|k| Constant::new((k as u64).into())),
+            c_max: Constant::new((RQ_SGE_PREFETCH as u64).into()),
+            c_hdr_len: Constant::new((RECV_HEADER_LEN as u64).into()),
             d0: Default::default(),
             d1: Default::default(),
             d2: Default::default(),
@@ -176,7 +244,14 @@ impl Default for RqWqeFetch {
 impl Logic for RqWqeFetch {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, r_sge, r_cnt, r_err, d0, d1, d2, d3);
+        dff_setup!(
+            self, clock, state, r_sge, r_cnt, r_err, r_short, b_ok, b_n, b_base, b_ci, d0, d1, d2,
+            d3
+        );
+        for k in 0..RQ_SGE_PREFETCH {
+            self.sga[k].clock.next = self.clock.val();
+            self.sgl[k].clock.next = self.clock.val();
+        }
 
         // RQ slot of the consumer index: base + (ci mod 2^log2e) << log2s; owner bit 1 on
         // even passes of the ring (ring::owner_for)
@@ -187,6 +262,26 @@ impl Logic for RqWqeFetch {
         self.ci_pass.next = self.rq_ci.val() >> self.rq_log2_entries.val();
         // SGEs a receive slot holds: (2^log2s - 16) / 16
         self.sge_cap.next = (self.c_one16.val() << (self.rq_log2_stride.val() - 4)) - 1;
+        // a WQE read: the header and the first SGEs the slot holds (16 bytes each)
+        self.b_fetch.next = bit_cast::<8, 16>(self.c_max.val());
+        if self.sge_cap.val() < self.c_max.val() {
+            self.b_fetch.next = bit_cast::<8, 16>(self.sge_cap.val());
+        }
+        self.wqe_rd_len.next = self.c_hdr_len.val() + (bit_cast::<16, 8>(self.b_fetch.val()) << 4);
+        // an SGE command the buffer answers: the same WQE (ring base and consumer index)
+        self.hit.next = self.cmd_sge.val()
+            & self.b_ok.q.val()
+            & (self.sge_index.val() < self.b_n.q.val())
+            & (self.rq_base.val() == self.b_base.q.val())
+            & (self.rq_ci.val() == self.b_ci.q.val());
+        self.b_a.next = self.sga[0].q.val();
+        self.b_l.next = self.sgl[0].q.val();
+        for k in 1..RQ_SGE_PREFETCH {
+            if self.sge_index.val() == self.c_k[k].val() {
+                self.b_a.next = self.sga[k].q.val();
+                self.b_l.next = self.sgl[k].q.val();
+            }
+        }
 
         // ---- the decoded beats (little-endian fields, first byte in the beat's MSBs)
         self.owner_ok.next = self.d0.q.val().get_bit(56) == !self.ci_pass.val().get_bit(0);
@@ -206,12 +301,13 @@ impl Logic for RqWqeFetch {
         self.rd_error.next = self.r_err.q.val();
 
         // ---- defaults: no request, no beat taken; the request's fields from the inputs (a
-        // WQE: 32 bytes at its slot; an SGE: 16 bytes at slot + 16 + 16 x index)
+        // WQE: the header and its first SGEs at its slot; an SGE: 16 bytes at slot + 16 + 16 x
+        // index)
         self.cmd_ready.next = false;
         self.done.next = false;
         self.dma_rd.req_valid.next = false;
         self.dma_rd.req_addr.next = self.slot_addr.val();
-        self.dma_rd.req_len.next = 32.into();
+        self.dma_rd.req_len.next = self.wqe_rd_len.val();
         if self.cmd_sge.val() {
             self.dma_rd.req_addr.next =
                 self.slot_addr.val() + 16 + (bit_cast::<64, 8>(self.sge_index.val()) << 4);
@@ -223,12 +319,47 @@ impl Logic for RqWqeFetch {
 
         match self.state.q.val() {
             WqeFetchState::Idle => {
-                self.dma_rd.req_valid.next = self.cmd_valid.val();
-                self.cmd_ready.next = self.dma_rd.req_ready.val();
-                if self.cmd_valid.val() & self.dma_rd.req_ready.val() {
-                    self.r_sge.d.next = self.cmd_sge.val();
+                if self.hit.val() {
+                    // from the buffer: taken at once, no read
+                    self.cmd_ready.next = true;
+                    if self.cmd_valid.val() {
+                        self.d2.d.next = self.b_a.val();
+                        self.d3.d.next = self.b_l.val();
+                        self.r_err.d.next = false;
+                        self.state.d.next = WqeFetchState::Buf;
+                    }
+                } else {
+                    self.dma_rd.req_valid.next = self.cmd_valid.val();
+                    self.cmd_ready.next = self.dma_rd.req_ready.val();
+                    if self.cmd_valid.val() & self.dma_rd.req_ready.val() {
+                        self.r_sge.d.next = self.cmd_sge.val();
+                        self.r_cnt.d.next = 0.into();
+                        self.r_err.d.next = false;
+                        self.r_short.d.next = false;
+                        self.state.d.next = WqeFetchState::Rx;
+                        if !self.cmd_sge.val() {
+                            // the buffer is this WQE's once its read has arrived whole
+                            self.b_ok.d.next = false;
+                            self.b_n.d.next = self.b_fetch.val();
+                            self.b_base.d.next = self.rq_base.val();
+                            self.b_ci.d.next = self.rq_ci.val();
+                        }
+                    }
+                }
+            }
+            WqeFetchState::Buf => {
+                self.done.next = true;
+                self.state.d.next = WqeFetchState::Idle;
+            }
+            WqeFetchState::Retry => {
+                // the header and SGE 0 alone (the ring inputs are still the command's)
+                self.dma_rd.req_valid.next = true;
+                self.dma_rd.req_addr.next = self.slot_addr.val();
+                self.dma_rd.req_len.next = self.c_hdr_len.val() + 16;
+                if self.dma_rd.req_ready.val() {
                     self.r_cnt.d.next = 0.into();
                     self.r_err.d.next = false;
+                    self.r_short.d.next = true;
                     self.state.d.next = WqeFetchState::Rx;
                 }
             }
@@ -236,8 +367,16 @@ impl Logic for RqWqeFetch {
                 self.dma_rd.rsp.ready.next = true;
                 self.fire.next = self.dma_rd.rsp.valid.val();
                 if self.fire.val() {
-                    // a WQE's beats go to d0..d3, an SGE's to d2, d3 (the WQE's header and
-                    // wr_id stay)
+                    // a WQE's beats go to d0..d3 (and its SGEs to the buffer), an SGE's to d2,
+                    // d3 (the WQE's header and wr_id stay)
+                    for k in 0..RQ_SGE_PREFETCH {
+                        if self.r_cnt.q.val() == self.c_beat_a[k].val() {
+                            self.sga[k].d.next = self.dma_rd.rsp.data.val();
+                        }
+                        if self.r_cnt.q.val() == self.c_beat_l[k].val() {
+                            self.sgl[k].d.next = self.dma_rd.rsp.data.val();
+                        }
+                    }
                     if !self.r_sge.q.val() & (self.r_cnt.q.val() == 0) {
                         self.d0.d.next = self.dma_rd.rsp.data.val();
                     }
@@ -261,6 +400,18 @@ impl Logic for RqWqeFetch {
                     if self.dma_rd.rsp.last.val() {
                         self.done.next = true;
                         self.state.d.next = WqeFetchState::Idle;
+                        if !self.r_sge.q.val() {
+                            self.b_ok.d.next = !self.r_short.q.val()
+                                & !self.r_err.q.val()
+                                & !self.dma_rd.rsp_error.val();
+                            if !self.r_short.q.val()
+                                & (self.r_err.q.val() | self.dma_rd.rsp_error.val())
+                            {
+                                // failed somewhere: the header and SGE 0 again, alone
+                                self.done.next = false;
+                                self.state.d.next = WqeFetchState::Retry;
+                            }
+                        }
                     }
                 }
             }
@@ -297,17 +448,35 @@ impl RqWqeFetchModel {
         Ring::new(RingKind::Recv, self.log2_entries, self.log2_stride).expect("a receive ring")
     }
 
-    /// The DMA read (address, bytes) of the WQE at free-running index `ci` (header and SGE 0),
-    /// or of its SGE `sge`.
+    /// SGEs a WQE read takes with the header (and the buffer then holds).
+    pub fn sges_read_with_wqe(&self) -> usize {
+        recv_sge_capacity(self.log2_stride).min(RQ_SGE_PREFETCH)
+    }
+
+    /// Whether SGE `sge` of the WQE just read (successfully) comes from the buffer, no read.
+    pub fn sge_buffered(&self, sge: u8) -> bool {
+        (sge as usize) < self.sges_read_with_wqe()
+    }
+
+    /// The DMA read (address, bytes) of the WQE at free-running index `ci` (header and the
+    /// first SGEs), or of its SGE `sge` (when not buffered).
     pub fn request(&self, ci: u32, sge: Option<u8>) -> (u64, usize) {
         let slot = self.base + self.ring().slot_offset(ci) as u64;
         match sge {
-            None => (slot, RECV_HEADER_LEN + SGE_LEN),
+            None => (slot, RECV_HEADER_LEN + SGE_LEN * self.sges_read_with_wqe()),
             Some(k) => (
                 slot + (RECV_HEADER_LEN + k as usize * SGE_LEN) as u64,
                 SGE_LEN,
             ),
         }
+    }
+
+    /// The read made again after a failed WQE read: the header and SGE 0 alone.
+    pub fn retry_request(&self, ci: u32) -> (u64, usize) {
+        (
+            self.base + self.ring().slot_offset(ci) as u64,
+            RECV_HEADER_LEN + SGE_LEN,
+        )
     }
 
     /// The result after reading `bytes` (what [`Self::request`] addressed; `error`: a beat
