@@ -84,6 +84,15 @@
 //!   protection or length error with nothing on the wire. The second pass translates and reads.
 //!   An MR invalidated between the passes finishes the packet already announced with zeros and
 //!   fails the WQE (the QP goes to ERR, so the peer never completes that message).
+//! * **One DMA read per WQE**: the DMA read channel is in order and shared by the descriptor
+//!   reads, the payload reads and the responder's receive-WQE reads, so a read issued behind a
+//!   payload read waits for all of that payload. A WQE's read therefore takes its header and its
+//!   first `SGE_PREFETCH` (4) SGEs at once; both passes, and a message set aside going on, take
+//!   those SGEs from the job's SGE buffer (an SGE past them is read on its own). A read with the
+//!   SGEs that fails is made again for the header alone, so a fault in the SGEs stays an SGE
+//!   failure. Payload reads in flight are capped at `READ_AHEAD_BEATS` (128 beats: one 1 KiB
+//!   packet; one larger read still goes alone), so the responder's receive-WQE reads never queue
+//!   behind more than that.
 //! * **AckReq on the last packet of each message only** (as rxe by default): with at most 16
 //!   messages in flight, every message's ACK request keeps ACKs coming back well before the
 //!   window fills (the responder may coalesce them: one ACK retires every WQE up to its PSN).

@@ -28,6 +28,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use ferroce_fabric::packet;
+use ferroce_fabric::red::Red;
 use ferroce_fabric::topology::spine_leaf;
 use ferroce_fabric::{
     FlowKey, HostConfig, HostKind, LinkSpec, NodeId, Source, SwitchConfig, PS_PER_S,
@@ -45,6 +46,8 @@ pub const A_MAC: [u8; 6] = [0x02, 0xfe, 0, 1, 0, 0x0a];
 pub const B_MAC: [u8; 6] = [0x02, 0xfe, 0, 2, 0, 0x0a];
 pub const A_IP: [u8; 4] = [10, 0, 1, 10];
 pub const B_IP: [u8; 4] = [10, 0, 2, 10];
+/// The switches mark every ECN-capable packet that leaves a queue deeper than this.
+pub const ECN_STEP_BYTES: u64 = 200_000;
 /// The plain background hosts (on Leaf-1 and Leaf-3) and their sinks (on Leaf-2).
 const BG: [(&str, [u8; 6], [u8; 4], usize); 2] = [
     (
@@ -151,8 +154,18 @@ fn build(args: &DemoArgs) -> (FabricNet, Layout) {
         }
         leaves
     };
+    // ECN marking above 200 KB, as the case this demo reproduces has it: every ECN-capable
+    // packet that leaves a queue deeper than that is marked (a step, not the fabric's default
+    // RED ramp to 800 KB, under which only a few of A's packets in the congested queue were
+    // marked and whether a QP saw two CNPs, and so a rate cut, depended on the seed)
     let cfg = SwitchConfig {
         ecmp_seed: args.seed,
+        red: Some(Red {
+            kmin: ECN_STEP_BYTES,
+            kmax: ECN_STEP_BYTES,
+            pmax: 1.0,
+            average_weight: None,
+        }),
         ..SwitchConfig::default()
     };
     // each background flow's UDP source port: the first one its leaf's ECMP sends to Spine-1
@@ -391,7 +404,7 @@ fn summarise(
         .collect();
     // queues: every switch port whose queue passed Kmin or that marked, dropped or paused;
     // PFC between switches apart from PFC toward the NICs
-    let kmin = SwitchConfig::default().red.map_or(0, |r| r.kmin);
+    let kmin = ECN_STEP_BYTES;
     let ports = report::scan_ports(f, Some(kmin));
     let to_nics = [ha, hb].map(|h| ports.pfc_to.get(&h).copied().unwrap_or(0));
     let (mut xoff_total, mut xon_total) = (ports.xoff, ports.xon);
