@@ -1221,6 +1221,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         for k in 0..SGE_PREFETCH {
             self.sgb_addr[k].clock.next = self.clock.val();
             self.sgb_lkey[k].clock.next = self.clock.val();
+            self.sgb_addr[k].d.next = self.sgb_addr[k].q.val();
+            self.sgb_lkey[k].d.next = self.sgb_lkey[k].q.val();
         }
         dff_setup!(
             self,

@@ -251,6 +251,8 @@ impl Logic for RqWqeFetch {
         for k in 0..RQ_SGE_PREFETCH {
             self.sga[k].clock.next = self.clock.val();
             self.sgl[k].clock.next = self.clock.val();
+            self.sga[k].d.next = self.sga[k].q.val();
+            self.sgl[k].d.next = self.sgl[k].q.val();
         }
 
         // RQ slot of the consumer index: base + (ci mod 2^log2e) << log2s; owner bit 1 on
