@@ -90,9 +90,9 @@
 //!   first `SGE_PREFETCH` (4) SGEs at once; both passes, and a message set aside going on, take
 //!   those SGEs from the job's SGE buffer (an SGE past them is read on its own). A read with the
 //!   SGEs that fails is made again for the header alone, so a fault in the SGEs stays an SGE
-//!   failure. Payload reads in flight are capped at `READ_AHEAD_BEATS` (128 beats: one 1 KiB
-//!   packet; one larger read still goes alone), so the responder's receive-WQE reads never queue
-//!   behind more than that.
+//!   failure. Payload reads are bounded only by the payload FIFO's room (below): a cap of one
+//!   or two packets' beats in flight, tried, bought nothing and slowed a QP beside a
+//!   rate-limited one (docs/MEASUREMENTS.md).
 //! * **AckReq on the last packet of each message only** (as rxe by default): with at most 16
 //!   messages in flight, every message's ACK request keeps ACKs coming back well before the
 //!   window fills (the responder may coalesce them: one ACK retires every WQE up to its PSN).

@@ -102,13 +102,6 @@ const _: () = assert!(SGE_LEN == 16);
 /// more per WQE read than the header alone.
 pub const SGE_PREFETCH: usize = 4;
 
-/// Payload beats the requester keeps requested from the DMA shell and not yet arrived (a
-/// larger single read is still issued alone). The read channel is in order and shared with the
-/// responder's receive-WQE reads: a deeper read-ahead only makes those wait longer. 128 beats
-/// is one 1 KiB packet and covers the simulated shell's latency of a few cycles. A board's
-/// PCIe shell (~1 us, 250 cycles at 250 MHz) needs about twice this to keep the channel full
-/// (docs/INTEGRATION.md).
-pub const READ_AHEAD_BEATS: usize = 128;
 // (the beats of the WQE read count in `d_cnt`, 4 bits: 6 header beats + 2 per SGE)
 const _: () = assert!(SEND_HEADER_LEN / 8 + 2 * SGE_PREFETCH <= 16);
 // Atomics: WQE opcodes 5 (compare-swap) and 6 (fetch-add), their completion opcodes and
@@ -409,13 +402,6 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     /// responder may wait for its own reads: a cycle that would deadlock two NICs)
     pfifo: SynchronousFIFO<Bits<75>, 10, 11, 1>,
     resv: DFF<Bits<11>>,
-    /// payload beats requested from the shell and not yet arrived: at most `READ_AHEAD_BEATS`
-    /// (or one read), so that the responder's receive-WQE reads, which share the in-order
-    /// DMA read channel, never wait behind more than that
-    fly: DFF<Bits<12>>,
-    /// a gather read was accepted this cycle (`pf_beats` of them)
-    g_fire: Signal<Local, Bit>,
-    c_fly_max: Constant<Bits<12>>,
     pf_beats: Signal<Local, Bits<11>>,
     pf_room: Signal<Local, Bit>,
     /// The FIFO's head leaves through a register slice before the packer: the block RAM's
@@ -653,6 +639,7 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     c_sgb_beat_l: [Constant<Bits<4>>; SGE_PREFETCH],
     c_sgb_max: Constant<Bits<16>>,
     c_hdr_len: Constant<Bits<16>>,
+    c_sge_len: Constant<Bits<16>>,
     // poisoned packets: the packer's current input packet had a bad beat; the packet whose
     // end the packer is still flushing, and whether it is bad
     pb_acc: DFF<Bit>,
@@ -971,9 +958,6 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             kinds: Default::default(),
             pfifo: Default::default(),
             resv: Default::default(),
-            fly: Default::default(),
-            g_fire: Default::default(),
-            c_fly_max: Constant::new((READ_AHEAD_BEATS as u64).into()),
             pf_beats: Default::default(),
             pf_room: Default::default(),
             pfreg: Default::default(),
@@ -1099,6 +1083,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             }),
             c_sgb_max: Constant::new((SGE_PREFETCH as u64).into()),
             c_hdr_len: Constant::new((SEND_HEADER_LEN as u64).into()),
+            c_sge_len: Constant::new((SGE_LEN as u64).into()),
             pb_acc: Default::default(),
             pb_pend: Default::default(),
             pb_flush: Default::default(),
@@ -1229,7 +1214,6 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             clock,
             row,
             resv,
-            fly,
             state,
             q_pend,
             q_qpn,
@@ -1800,12 +1784,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         if self.chunk.val().get_bits::<19>(13) != 0 {
             self.pf_beats.next = 2047.into();
         }
-        self.pf_room.next = (bit_cast::<12, 11>(self.resv.q.val())
-            + bit_cast::<12, 11>(self.pf_beats.val())
-            <= 1024)
-            & ((self.fly.q.val() == 0)
-                | (self.fly.q.val() + bit_cast::<12, 11>(self.pf_beats.val())
-                    <= self.c_fly_max.val()));
+        self.pf_room.next =
+            bit_cast::<12, 11>(self.resv.q.val()) + bit_cast::<12, 11>(self.pf_beats.val()) <= 1024;
         // the QP's flags (`ReqQpFlags`, one field each)
         self.queued.next = self.s_flags.q.val().queued;
         // WQEs ci .. hi are outstanding (sent, not retired); a rewind sends again from ci
@@ -1983,7 +1963,6 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             self.zf_n.next = self.p_rem.q.val().get_bits::<4>(0);
         }
         self.rd_fire.next = false;
-        self.g_fire.next = false;
 
         // runtime query: latched, answered between jobs
         self.rtq_ack.next = false;
@@ -2378,9 +2357,10 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.state.d.next = ReqState::SgeWait;
                 } else {
                     self.dma_rd.req_valid.next = !self.kinds.full.val();
-                    self.dma_rd.req_addr.next =
-                        self.w_slot.q.val() + 48 + (bit_cast::<64, 8>(self.r_k.q.val()) << 4);
-                    self.dma_rd.req_len.next = 16.into();
+                    self.dma_rd.req_addr.next = self.w_slot.q.val()
+                        + bit_cast::<64, 16>(self.c_hdr_len.val())
+                        + (bit_cast::<64, 8>(self.r_k.q.val()) << 4);
+                    self.dma_rd.req_len.next = self.c_sge_len.val();
                     self.rd_fire.next = self.dma_rd.req_valid.val() & self.dma_rd.req_ready.val();
                     if self.rd_fire.val() {
                         self.kinds.push.next = true;
@@ -2588,7 +2568,6 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.rd_fire.next = self.dma_rd.req_valid.val() & self.dma_rd.req_ready.val();
                     if self.rd_fire.val() {
                         self.resv.d.next = self.resv.q.val() + self.pf_beats.val();
-                        self.g_fire.next = true;
                         if self.pf_pop.val() {
                             self.resv.d.next = self.resv.q.val() + self.pf_beats.val() - 1;
                         }
@@ -3204,15 +3183,6 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.rpay.ready.next = self.mover.pay.ready.val() | self.rp_ready.val();
         if self.rpay.valid.val() & self.rp_ready.val() & self.rpay.last.val() {
             self.pay_done.d.next = true;
-        }
-        // payload beats in flight in the shell: + a gather read, - a payload beat
-        if self.g_fire.val() {
-            self.fly.d.next = self.fly.q.val() + bit_cast::<12, 11>(self.pf_beats.val());
-            if self.rsp_fire.val() & self.is_pay.val() {
-                self.fly.d.next = self.fly.q.val() + bit_cast::<12, 11>(self.pf_beats.val()) - 1;
-            }
-        } else if self.rsp_fire.val() & self.is_pay.val() {
-            self.fly.d.next = self.fly.q.val() - 1;
         }
         // DMA writes in flight: + a request (a READ piece or an atomic result), - a completion
         self.wr_any.next = self.mover.wr_valid.val() & self.dma_wr.req_ready.val();
