@@ -104,6 +104,8 @@ pub const SGE_PREFETCH: usize = 4;
 
 // (the beats of the WQE read count in `d_cnt`, 4 bits: 6 header beats + 2 per SGE)
 const _: () = assert!(SEND_HEADER_LEN / 8 + 2 * SGE_PREFETCH <= 16);
+/// Beats of the WQE header (8 bytes each).
+const HDR_BEATS: usize = SEND_HEADER_LEN / 8;
 // Atomics: WQE opcodes 5 (compare-swap) and 6 (fetch-add), their completion opcodes and
 // packet opcodes, and the ATOMIC ACKNOWLEDGE they wait for.
 const _: () = assert!(
@@ -240,6 +242,8 @@ pub enum ReqState {
     RetCqe,
     /// after retirement: what the ACK / NAK means for the oldest WQE left
     AckTail,
+    /// the QP's next posted WQE is read ahead (its data land in `ahd_*`)
+    WqeAhead,
 }
 
 // Job kinds (`r_job`, written as literals in the kernel: rust-hdl emits named constants as
@@ -394,7 +398,7 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
 
     packer: StreamPacker,
     /// kind of each DMA read in flight, in order: bit 0 payload (else a descriptor), bit 1 the
-    /// piece ends its packet
+    /// piece ends its packet; a descriptor with bit 1 (2) is a WQE read ahead
     kinds: RegFifo<2, 16, 5>,
     /// Payload read responses wait here for the packer: a gather read is issued only when the
     /// FIFO has room for its whole response (`resv` counts the beats reserved), so the shared
@@ -640,6 +644,38 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     c_sgb_max: Constant<Bits<16>>,
     c_hdr_len: Constant<Bits<16>>,
     c_sge_len: Constant<Bits<16>>,
+    // The WQE read ahead: while a send job checks its WQE, the QP's next posted WQE (header
+    // and first SGEs, as `WqeReq` reads them) is read into these registers, so that its data
+    // arrive before the current message's payload, which the job requests next. The QP's next
+    // send job takes them at `WqeReq` instead of reading the WQE then (behind that payload).
+    /// header beats and SGE beats of the WQE read ahead
+    ahd_hdr: [DFF<Bits<64>>; HDR_BEATS],
+    ahd_sga: [DFF<Bits<64>>; SGE_PREFETCH],
+    ahd_sgl: [DFF<Bits<64>>; SGE_PREFETCH],
+    /// a WQE read ahead is held (or on its way) for QP `ahd_qpn`, WQE index `ahd_idx`, with
+    /// `ahd_n` SGEs; cleared when that QP's next send or flush job starts (taken or not) and
+    /// by any MODIFY event (a QP reset may reuse the ring)
+    ahd_valid: DFF<Bit>,
+    ahd_qpn: DFF<Bits<QA>>,
+    ahd_idx: DFF<Bits<16>>,
+    ahd_n: DFF<Bits<8>>,
+    /// its read is in flight (no other is issued meanwhile), its beat count, errors so far
+    ahd_busy: DFF<Bit>,
+    ahd_cnt: DFF<Bits<4>>,
+    ahd_erracc: DFF<Bit>,
+    /// all of its beats arrived; one of them was flagged failed
+    ahd_done: DFF<Bit>,
+    ahd_err: DFF<Bit>,
+    /// the SQ slot of the WQE after the send index
+    slot_nx: DFF<Bits<64>>,
+    /// the DMA response beat belongs to a read ahead (kind 2)
+    is_ahd: Signal<Local, Bit>,
+    /// read the next WQE ahead now (a send job that has its WQE; another is posted)
+    ahd_want: Signal<Local, Bit>,
+    /// the send or flush job's QP holds the WQE read ahead
+    ahd_qp: Signal<Local, Bit>,
+    /// ... and it is the WQE the job reads (a send job, not the header-only retry)
+    ahd_hit: Signal<Local, Bit>,
     // poisoned packets: the packer's current input packet had a bad beat; the packet whose
     // end the packer is still flushing, and whether it is bad
     pb_acc: DFF<Bit>,
@@ -771,7 +807,7 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     c_128: Constant<Bits<13>>,
     zf_n: Signal<Local, Bits<4>>,
     c_keep: [Constant<Bits<8>>; 9],
-    c_cnt: [Constant<Bits<4>>; 9],
+    c_cnt: [Constant<Bits<4>>; 16],
     /// little-endian host fields <-> wire-order beats (`crate::widget::byte_swap`)
     le_aorig: ByteSwap64,
     le_wrid: ByteSwap64,
@@ -1084,6 +1120,23 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             c_sgb_max: Constant::new((SGE_PREFETCH as u64).into()),
             c_hdr_len: Constant::new((SEND_HEADER_LEN as u64).into()),
             c_sge_len: Constant::new((SGE_LEN as u64).into()),
+            ahd_hdr: Default::default(),
+            ahd_sga: Default::default(),
+            ahd_sgl: Default::default(),
+            ahd_valid: Default::default(),
+            ahd_qpn: Default::default(),
+            ahd_idx: Default::default(),
+            ahd_n: Default::default(),
+            ahd_busy: Default::default(),
+            ahd_cnt: Default::default(),
+            ahd_erracc: Default::default(),
+            ahd_done: Default::default(),
+            ahd_err: Default::default(),
+            slot_nx: Default::default(),
+            is_ahd: Default::default(),
+            ahd_want: Default::default(),
+            ahd_qp: Default::default(),
+            ahd_hit: Default::default(),
             pb_acc: Default::default(),
             pb_pend: Default::default(),
             pb_flush: Default::default(),
@@ -1208,6 +1261,14 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             self.sgb_lkey[k].clock.next = self.clock.val();
             self.sgb_addr[k].d.next = self.sgb_addr[k].q.val();
             self.sgb_lkey[k].d.next = self.sgb_lkey[k].q.val();
+            self.ahd_sga[k].clock.next = self.clock.val();
+            self.ahd_sgl[k].clock.next = self.clock.val();
+            self.ahd_sga[k].d.next = self.ahd_sga[k].q.val();
+            self.ahd_sgl[k].d.next = self.ahd_sgl[k].q.val();
+        }
+        for k in 0..HDR_BEATS {
+            self.ahd_hdr[k].clock.next = self.clock.val();
+            self.ahd_hdr[k].d.next = self.ahd_hdr[k].q.val();
         }
         dff_setup!(
             self,
@@ -1258,6 +1319,16 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             sgb_ok,
             sgb_n,
             wqe_hdr_only,
+            ahd_valid,
+            ahd_qpn,
+            ahd_idx,
+            ahd_n,
+            ahd_busy,
+            ahd_cnt,
+            ahd_erracc,
+            ahd_done,
+            ahd_err,
+            slot_nx,
             pb_acc,
             pb_pend,
             pb_flush,
@@ -1585,7 +1656,33 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.rsp_fire.next = self.dma_rd.rsp.valid.val() & self.dma_rd.rsp.ready.val();
         self.kinds.pop.next = self.rsp_fire.val() & self.dma_rd.rsp.last.val();
         self.kinds.flush.next = false;
-        if self.rsp_fire.val() & !self.is_pay.val() {
+        // a WQE read ahead: into its own registers
+        self.is_ahd.next = self.kinds.valid.val() & (self.kinds.dout.val() == 2);
+        if self.rsp_fire.val() & self.is_ahd.val() {
+            for k in 0..HDR_BEATS {
+                if self.ahd_cnt.q.val() == self.c_cnt[k].val() {
+                    self.ahd_hdr[k].d.next = self.dma_rd.rsp.data.val();
+                }
+            }
+            for k in 0..SGE_PREFETCH {
+                if self.ahd_cnt.q.val() == self.c_sgb_beat_a[k].val() {
+                    self.ahd_sga[k].d.next = self.dma_rd.rsp.data.val();
+                }
+                if self.ahd_cnt.q.val() == self.c_sgb_beat_l[k].val() {
+                    self.ahd_sgl[k].d.next = self.dma_rd.rsp.data.val();
+                }
+            }
+            self.ahd_cnt.d.next = self.ahd_cnt.q.val() + 1;
+            self.ahd_erracc.d.next = self.ahd_erracc.q.val() | self.dma_rd.rsp_error.val();
+            if self.dma_rd.rsp.last.val() {
+                self.ahd_cnt.d.next = 0.into();
+                self.ahd_busy.d.next = false;
+                self.ahd_done.d.next = true;
+                self.ahd_err.d.next = self.ahd_erracc.q.val() | self.dma_rd.rsp_error.val();
+                self.ahd_erracc.d.next = false;
+            }
+        }
+        if self.rsp_fire.val() & !self.is_pay.val() & !self.is_ahd.val() {
             if self.d_cnt.q.val() == 0 {
                 self.d0.d.next = self.dma_rd.rsp.data.val();
             }
@@ -1643,6 +1740,9 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.slot_ci.d.next = self.q_base.q.val()
             + (bit_cast::<64, 16>(self.s_ci.q.val() & self.ring_mask.val())
                 << self.q_log2s.q.val());
+        self.slot_nx.d.next = self.q_base.q.val()
+            + (bit_cast::<64, 16>((self.s_si.q.val() + 1) & self.ring_mask.val())
+                << self.q_log2s.q.val());
         self.slot_addr.next = self.slot_ci.q.val();
         if (self.r_job.q.val() == 1) & !self.r_flush.q.val() {
             self.slot_addr.next = self.slot_si.q.val();
@@ -1662,6 +1762,18 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         if self.wqe_hdr_only.q.val() {
             self.wqe_rd_len.next = self.c_hdr_len.val();
         }
+        // the WQE read ahead
+        self.ahd_qp.next = self.ahd_valid.q.val()
+            & (self.r_job.q.val() == 1)
+            & (self.ahd_qpn.q.val() == self.r_qpn.q.val());
+        self.ahd_hit.next = self.ahd_qp.val()
+            & !self.r_flush.q.val()
+            & !self.wqe_hdr_only.q.val()
+            & (self.ahd_idx.q.val() == self.s_si.q.val());
+        self.ahd_want.next = (self.r_job.q.val() == 1)
+            & !self.r_flush.q.val()
+            & !self.ahd_busy.q.val()
+            & (self.s_si.q.val() + 1 != self.s_pi.q.val());
         // SGE `r_k` from the buffer (it holds at most SGE_PREFETCH, so `r_k`'s low bits pick it)
         self.sgb_hit.next = self.sgb_ok.q.val() & (self.r_k.q.val() < self.sgb_n.q.val());
         self.sgb_a.next = self.sgb_addr[0].q.val();
@@ -2129,6 +2241,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     // SQ doorbell: the new producer index
                     self.s_pi.d.next = self.r_evval.q.val();
                 } else if self.r_evkind.q.val() == 2 {
+                    // (a QP reset may reuse its ring: no WQE read ahead survives a MODIFY)
+                    self.ahd_valid.d.next = false;
                     // MODIFY: RESET->INIT and ->RESET start the SQ from index 0; RTR->RTS
                     // takes the initial PSN; ->ERR flushes what is posted (Requeue), the
                     // message in flight included (its WQE is still at the consumer index)
@@ -2179,17 +2293,65 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                 }
             }
             ReqState::WqeReq => {
-                // the header and the first SGEs in one read (the SGE buffer)
+                if self.ahd_hit.val() & !self.ahd_err.q.val() {
+                    // the WQE was read ahead: as if read now, once all of it has arrived
+                    if self.ahd_done.q.val() {
+                        self.d0.d.next = self.ahd_hdr[0].q.val();
+                        self.d1.d.next = self.ahd_hdr[1].q.val();
+                        self.d2.d.next = self.ahd_hdr[2].q.val();
+                        self.d3.d.next = self.ahd_hdr[3].q.val();
+                        self.d4.d.next = self.ahd_hdr[4].q.val();
+                        self.d5.d.next = self.ahd_hdr[5].q.val();
+                        for k in 0..SGE_PREFETCH {
+                            self.sgb_addr[k].d.next = self.ahd_sga[k].q.val();
+                            self.sgb_lkey[k].d.next = self.ahd_sgl[k].q.val();
+                        }
+                        self.sgb_ok.d.next = true;
+                        self.sgb_n.d.next = self.ahd_n.q.val();
+                        self.d_err.d.next = false;
+                        self.w_slot.d.next = self.slot_addr.val();
+                        self.ahd_valid.d.next = false;
+                        self.state.d.next = ReqState::WqeCheck;
+                        if self.ahd_want.val() {
+                            self.state.d.next = ReqState::WqeAhead;
+                        }
+                    }
+                } else {
+                    // the header and the first SGEs in one read (the SGE buffer); a WQE read
+                    // ahead for this QP is some other (a rewind, a flush): dropped
+                    if self.ahd_qp.val() {
+                        self.ahd_valid.d.next = false;
+                    }
+                    self.dma_rd.req_valid.next = !self.kinds.full.val();
+                    self.dma_rd.req_addr.next = self.slot_addr.val();
+                    self.dma_rd.req_len.next = self.wqe_rd_len.val();
+                    self.rd_fire.next = self.dma_rd.req_valid.val() & self.dma_rd.req_ready.val();
+                    if self.rd_fire.val() {
+                        self.kinds.push.next = true;
+                        self.kinds.din.next = 0.into();
+                        self.w_slot.d.next = self.slot_addr.val();
+                        self.sgb_ok.d.next = false;
+                        self.state.d.next = ReqState::WqeWait;
+                    }
+                }
+            }
+            ReqState::WqeAhead => {
+                // the QP's next posted WQE read ahead (its data come before the payload this
+                // job is about to request)
                 self.dma_rd.req_valid.next = !self.kinds.full.val();
-                self.dma_rd.req_addr.next = self.slot_addr.val();
+                self.dma_rd.req_addr.next = self.slot_nx.q.val();
                 self.dma_rd.req_len.next = self.wqe_rd_len.val();
                 self.rd_fire.next = self.dma_rd.req_valid.val() & self.dma_rd.req_ready.val();
                 if self.rd_fire.val() {
                     self.kinds.push.next = true;
-                    self.kinds.din.next = 0.into();
-                    self.w_slot.d.next = self.slot_addr.val();
-                    self.sgb_ok.d.next = false;
-                    self.state.d.next = ReqState::WqeWait;
+                    self.kinds.din.next = 2.into();
+                    self.ahd_valid.d.next = true;
+                    self.ahd_busy.d.next = true;
+                    self.ahd_done.d.next = false;
+                    self.ahd_qpn.d.next = self.r_qpn.q.val();
+                    self.ahd_idx.d.next = self.s_si.q.val() + 1;
+                    self.ahd_n.d.next = self.sgb_fetch.val();
+                    self.state.d.next = ReqState::WqeCheck;
                 }
             }
             ReqState::WqeWait => {
@@ -2199,6 +2361,9 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     self.sgb_ok.d.next = !self.wqe_hdr_only.q.val() & !self.d_err.q.val();
                     self.sgb_n.d.next = self.sgb_fetch.val();
                     self.state.d.next = ReqState::WqeCheck;
+                    if self.ahd_want.val() & !self.d_err.q.val() {
+                        self.state.d.next = ReqState::WqeAhead;
+                    }
                     if self.d_err.q.val() & !self.wqe_hdr_only.q.val() {
                         // the read with the SGEs failed somewhere: the header alone again
                         self.wqe_hdr_only.d.next = true;

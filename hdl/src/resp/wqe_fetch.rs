@@ -11,32 +11,53 @@
 //!   `sge_index`), `cmd_tag` (the DMA tag). The ring's geometry and indices, read while the
 //!   command is offered and, for the checks, until the next one: `rq_base`,
 //!   `rq_log2_entries`, `rq_log2_stride`, `rq_ci` (free-running consumer index), `sge_index`.
+//!   `rq_pi` (free-running producer index: WQEs `rq_ci .. rq_pi` are posted), read with a WQE
+//!   command for the read-ahead below. `flush`: drops the WQE read ahead (a QP load: a MODIFY
+//!   may restart the ring at the same base).
 //! * `dma_rd`: the DMA read master. In `Idle` a command is the DMA request itself
-//!   (`req_valid` = `cmd_valid`, `cmd_ready` = `req_ready`: no cycle is added), except an SGE
-//!   command the buffer answers (`cmd_ready` high, no request); in `Rx` every response beat is
-//!   taken at once (`rsp.ready` high).
-//! * `done`: a one-cycle pulse with the read's last beat (combinational), or in `Buf`, the
-//!   cycle after a buffered SGE's command; the fields are valid
+//!   (`req_valid` = `cmd_valid`, `cmd_ready` = `req_ready`: no cycle is added), except a
+//!   command a buffer answers (`cmd_ready` high, no request); in `Rx` and `AheadRx` every
+//!   response beat is taken at once (`rsp.ready` high). `busy`: the read ahead holds the port
+//!   (a user sharing the port, the responder's atomic read, waits).
+//! * `done`: a one-cycle pulse with the read's last beat (combinational), or the cycle after a
+//!   command a buffer answered; the fields are valid
 //!   from the next cycle until the next command: `rd_error` (a beat of the read carried
 //!   `rsp_error`), `owner_ok`, `nsge_ok`, `wqe_nsge`, `wqe_len`, `wr_id` (from the last WQE
 //!   read), `sge_addr`, `sge_len`, `sge_lkey` (from the last read: SGE 0 of a WQE read, or the
 //!   SGE read).
 //!
 //! Per read: `Idle` (request accepted) -> `Rx` (2 + 2 x SGEs beats for a WQE, 2 for an SGE at
-//! 64 bits) -> `Idle` with `done` on the last beat.
+//! 64 bits) -> `Idle` with `done` on the last beat (-> `Ahead` to read the next WQE ahead).
 //!
 //! # The SGE buffer
 //!
 //! A WQE read takes the header and the first [`RQ_SGE_PREFETCH`] SGEs the slot holds in one
 //! read, and keeps those SGEs. An SGE command for one of them, while the ring's base and
 //! consumer index are still those of that WQE read, is answered from the buffer: no DMA read,
-//! `done` the cycle after the command (`Buf`). The DMA read channel is in order and shared with
+//! `done` the cycle after the command. The DMA read channel is in order and shared with
 //! the requester's payload reads, so every read the responder saves is a wait behind those
 //! (a SEND over four SGEs needed four reads, each waiting its turn). The buffer is dropped by
 //! the next WQE read and by a read that failed. A failed WQE read (`rsp_error` on any beat: the
 //! flag may come on a later beat than the fault, docs/DMA.md 6) is made again for the header
 //! and SGE 0 only (`Retry`), so a fault in the later SGEs stays an SGE read's failure, as
 //! without the buffer.
+//!
+//! # The WQE read ahead
+//!
+//! A SEND's receive WQE is read when its first packet arrives, and that read waits in the
+//! in-order DMA read channel behind every payload read the requester has issued before it,
+//! once per message. So after a WQE is taken whole (from a read that did not fail, or from this
+//! buffer), if the next WQE of the ring is posted (`rq_pi - rq_ci >= 2`, modulo 2^16) the block
+//! reads it at once (`Ahead`, `AheadRx`: header and first SGEs, as a WQE command would) into a
+//! second buffer, keyed by the ring base and its index. A WQE command for exactly that WQE is
+//! then answered from it: no read, `done` the next cycle, its SGEs moved into the SGE buffer,
+//! and the WQE after it read ahead in turn. The owner bit and SGE count are checked on use as
+//! for a read. The read ahead is dropped by any other WQE command, by a failed read ahead (the
+//! command then reads), and by `flush`. While its beats arrive (`AheadRx`) only SGE commands
+//! the SGE buffer answers are taken; any other command waits (its read would come after those
+//! beats anyway). The host writes a WQE before ringing the RQ doorbell that posts it
+//! (docs/HOST-INTERFACE.md section 8.1), so a WQE read ahead of a posted index is the one the
+//! host wrote.
 use crate::csr::qp_config::{LOG2E_W, LOG2S_W};
 use crate::dma::DmaReadMaster;
 use crate::widget::{ByteSwap32, ByteSwap64};
@@ -79,10 +100,13 @@ pub enum WqeFetchState {
     Idle,
     /// The read's response beats, each taken as it comes; the last ends the read.
     Rx,
-    /// An SGE from the buffer: `done` (its fields were loaded with the command).
-    Buf,
     /// The WQE read failed: the header and SGE 0 are read again on their own.
     Retry,
+    /// The next posted WQE's read ahead is requested (`a_addr`, `a_len`).
+    Ahead,
+    /// Its response beats, each taken as it comes (into `a_*`); SGE buffer hits are answered
+    /// meanwhile.
+    AheadRx,
 }
 
 #[derive(LogicBlock)]
@@ -106,6 +130,13 @@ pub struct RqWqeFetch {
     pub rq_ci: Signal<In, Bits<16>>,
     /// the SGE an SGE read fetches (1 = the second)
     pub sge_index: Signal<In, Bits<8>>,
+    /// the free-running producer index (read with a WQE command: is the next WQE posted?)
+    pub rq_pi: Signal<In, Bits<16>>,
+    /// drop the WQE read ahead (a QP load)
+    pub flush: Signal<In, Bit>,
+    /// the read ahead's request or beats hold the DMA port (`Ahead`, `AheadRx`): a user that
+    /// shares the port waits
+    pub busy: Signal<Out, Bit>,
     // ---- DMA ----
     pub dma_rd: DmaReadMaster<64, 8>,
     // ---- result ----
@@ -144,6 +175,31 @@ pub struct RqWqeFetch {
     b_n: DFF<Bits<8>>,
     b_base: DFF<Bits<64>>,
     b_ci: DFF<Bits<16>>,
+    /// `done` next cycle: a command a buffer answered
+    p_done: DFF<Bit>,
+    /// The WQE read ahead: header beats, SGE beats, the ring base and index it belongs to,
+    /// its SGE count; held while `a_valid`, whole once `a_done` (`a_err`: a beat failed).
+    a_hdr: [DFF<Bits<64>>; HDR_BEATS],
+    a_sga: [DFF<Bits<64>>; RQ_SGE_PREFETCH],
+    a_sgl: [DFF<Bits<64>>; RQ_SGE_PREFETCH],
+    a_valid: DFF<Bit>,
+    a_done: DFF<Bit>,
+    a_err: DFF<Bit>,
+    a_base: DFF<Bits<64>>,
+    a_ci: DFF<Bits<16>>,
+    a_n: DFF<Bits<8>>,
+    /// its request (latched when the WQE before it was taken) and the beats taken of it
+    a_addr: DFF<Bits<64>>,
+    a_len: DFF<Bits<16>>,
+    a_tag: DFF<Bits<8>>,
+    a_cnt: DFF<Bits<4>>,
+    /// a `flush` came while its request waited: it is not kept
+    a_kill: DFF<Bit>,
+    /// the WQE after `rq_ci` is posted; its slot address
+    nx_posted: Signal<Local, Bit>,
+    nx_slot: Signal<Local, Bits<64>>,
+    /// a WQE command the read ahead answers
+    a_hit: Signal<Local, Bit>,
     /// SGEs a WQE read takes: min(the slot's capacity, RQ_SGE_PREFETCH); its bytes
     b_fetch: Signal<Local, Bits<8>>,
     wqe_rd_len: Signal<Local, Bits<16>>,
@@ -193,6 +249,9 @@ impl Default for RqWqeFetch {
             rq_log2_stride: Default::default(),
             rq_ci: Default::default(),
             sge_index: Default::default(),
+            rq_pi: Default::default(),
+            flush: Default::default(),
+            busy: Default::default(),
             dma_rd: Default::default(),
             done: Default::default(),
             rd_error: Default::default(),
@@ -215,6 +274,24 @@ impl Default for RqWqeFetch {
             b_n: Default::default(),
             b_base: Default::default(),
             b_ci: Default::default(),
+            p_done: Default::default(),
+            a_hdr: Default::default(),
+            a_sga: Default::default(),
+            a_sgl: Default::default(),
+            a_valid: Default::default(),
+            a_done: Default::default(),
+            a_err: Default::default(),
+            a_base: Default::default(),
+            a_ci: Default::default(),
+            a_n: Default::default(),
+            a_addr: Default::default(),
+            a_len: Default::default(),
+            a_tag: Default::default(),
+            a_cnt: Default::default(),
+            a_kill: Default::default(),
+            nx_posted: Default::default(),
+            nx_slot: Default::default(),
+            a_hit: Default::default(),
             b_fetch: Default::default(),
             wqe_rd_len: Default::default(),
             hit: Default::default(),
@@ -245,14 +322,23 @@ impl Logic for RqWqeFetch {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, r_sge, r_cnt, r_err, r_short, b_ok, b_n, b_base, b_ci, d0, d1, d2,
-            d3
+            self, clock, state, r_sge, r_cnt, r_err, r_short, b_ok, b_n, b_base, b_ci, p_done,
+            a_valid, a_done, a_err, a_base, a_ci, a_n, a_addr, a_len, a_tag, a_cnt, a_kill, d0, d1,
+            d2, d3
         );
         for k in 0..RQ_SGE_PREFETCH {
             self.sga[k].clock.next = self.clock.val();
             self.sgl[k].clock.next = self.clock.val();
             self.sga[k].d.next = self.sga[k].q.val();
             self.sgl[k].d.next = self.sgl[k].q.val();
+            self.a_sga[k].clock.next = self.clock.val();
+            self.a_sgl[k].clock.next = self.clock.val();
+            self.a_sga[k].d.next = self.a_sga[k].q.val();
+            self.a_sgl[k].d.next = self.a_sgl[k].q.val();
+        }
+        for k in 0..HDR_BEATS {
+            self.a_hdr[k].clock.next = self.clock.val();
+            self.a_hdr[k].d.next = self.a_hdr[k].q.val();
         }
 
         // RQ slot of the consumer index: base + (ci mod 2^log2e) << log2s; owner bit 1 on
@@ -276,6 +362,18 @@ impl Logic for RqWqeFetch {
             & (self.sge_index.val() < self.b_n.q.val())
             & (self.rq_base.val() == self.b_base.q.val())
             & (self.rq_ci.val() == self.b_ci.q.val());
+        // the next WQE: posted if at least two are (rq_pi - rq_ci >= 2, modulo 2^16), its slot
+        self.nx_posted.next = (self.rq_pi.val() - self.rq_ci.val()) > 1;
+        self.nx_slot.next = self.rq_base.val()
+            + (bit_cast::<64, 16>((self.rq_ci.val() + 1) & self.ring_mask.val())
+                << self.rq_log2_stride.val());
+        // a WQE command the read ahead answers: that WQE, read whole
+        self.a_hit.next = !self.cmd_sge.val()
+            & self.a_valid.q.val()
+            & self.a_done.q.val()
+            & !self.a_err.q.val()
+            & (self.rq_base.val() == self.a_base.q.val())
+            & (self.rq_ci.val() == self.a_ci.q.val());
         self.b_a.next = self.sga[0].q.val();
         self.b_l.next = self.sgl[0].q.val();
         for k in 1..RQ_SGE_PREFETCH {
@@ -306,7 +404,14 @@ impl Logic for RqWqeFetch {
         // WQE: the header and its first SGEs at its slot; an SGE: 16 bytes at slot + 16 + 16 x
         // index)
         self.cmd_ready.next = false;
-        self.done.next = false;
+        self.busy.next = (self.state.q.val() == WqeFetchState::Ahead)
+            | (self.state.q.val() == WqeFetchState::AheadRx);
+        self.done.next = self.p_done.q.val();
+        self.p_done.d.next = false;
+        if self.flush.val() {
+            self.a_valid.d.next = false;
+            self.a_kill.d.next = true;
+        }
         self.dma_rd.req_valid.next = false;
         self.dma_rd.req_addr.next = self.slot_addr.val();
         self.dma_rd.req_len.next = self.wqe_rd_len.val();
@@ -321,14 +426,47 @@ impl Logic for RqWqeFetch {
 
         match self.state.q.val() {
             WqeFetchState::Idle => {
-                if self.hit.val() {
-                    // from the buffer: taken at once, no read
+                if self.p_done.q.val() {
+                    // the answer from a buffer is `done` this cycle: the next command after it
+                } else if self.hit.val() {
+                    // an SGE from the buffer: taken at once, no read
                     self.cmd_ready.next = true;
                     if self.cmd_valid.val() {
                         self.d2.d.next = self.b_a.val();
                         self.d3.d.next = self.b_l.val();
                         self.r_err.d.next = false;
-                        self.state.d.next = WqeFetchState::Buf;
+                        self.p_done.d.next = true;
+                    }
+                } else if self.a_hit.val() {
+                    // the WQE read ahead: taken at once, no read; its SGEs become the SGE
+                    // buffer, and the WQE after it is read ahead if posted
+                    self.cmd_ready.next = true;
+                    if self.cmd_valid.val() {
+                        self.d0.d.next = self.a_hdr[0].q.val();
+                        self.d1.d.next = self.a_hdr[1].q.val();
+                        self.d2.d.next = self.a_sga[0].q.val();
+                        self.d3.d.next = self.a_sgl[0].q.val();
+                        for k in 0..RQ_SGE_PREFETCH {
+                            self.sga[k].d.next = self.a_sga[k].q.val();
+                            self.sgl[k].d.next = self.a_sgl[k].q.val();
+                        }
+                        self.b_ok.d.next = true;
+                        self.b_n.d.next = self.a_n.q.val();
+                        self.b_base.d.next = self.rq_base.val();
+                        self.b_ci.d.next = self.rq_ci.val();
+                        self.r_err.d.next = false;
+                        self.p_done.d.next = true;
+                        self.a_valid.d.next = false;
+                        if self.nx_posted.val() {
+                            self.a_base.d.next = self.rq_base.val();
+                            self.a_ci.d.next = self.rq_ci.val() + 1;
+                            self.a_n.d.next = self.b_fetch.val();
+                            self.a_addr.d.next = self.nx_slot.val();
+                            self.a_len.d.next = self.wqe_rd_len.val();
+                            self.a_tag.d.next = self.cmd_tag.val();
+                            self.a_kill.d.next = self.flush.val();
+                            self.state.d.next = WqeFetchState::Ahead;
+                        }
                     }
                 } else {
                     self.dma_rd.req_valid.next = self.cmd_valid.val();
@@ -340,18 +478,16 @@ impl Logic for RqWqeFetch {
                         self.r_short.d.next = false;
                         self.state.d.next = WqeFetchState::Rx;
                         if !self.cmd_sge.val() {
-                            // the buffer is this WQE's once its read has arrived whole
+                            // the buffer is this WQE's once its read has arrived whole; a WQE
+                            // read ahead is some other one's: dropped
                             self.b_ok.d.next = false;
                             self.b_n.d.next = self.b_fetch.val();
                             self.b_base.d.next = self.rq_base.val();
                             self.b_ci.d.next = self.rq_ci.val();
+                            self.a_valid.d.next = false;
                         }
                     }
                 }
-            }
-            WqeFetchState::Buf => {
-                self.done.next = true;
-                self.state.d.next = WqeFetchState::Idle;
             }
             WqeFetchState::Retry => {
                 // the header and SGE 0 alone (the ring inputs are still the command's)
@@ -412,8 +548,69 @@ impl Logic for RqWqeFetch {
                                 // failed somewhere: the header and SGE 0 again, alone
                                 self.done.next = false;
                                 self.state.d.next = WqeFetchState::Retry;
+                            } else if !self.r_short.q.val() & self.nx_posted.val() {
+                                // taken whole: the next WQE, if posted, is read ahead
+                                self.a_base.d.next = self.rq_base.val();
+                                self.a_ci.d.next = self.rq_ci.val() + 1;
+                                self.a_n.d.next = self.b_fetch.val();
+                                self.a_addr.d.next = self.nx_slot.val();
+                                self.a_len.d.next = self.wqe_rd_len.val();
+                                self.a_tag.d.next = self.cmd_tag.val();
+                                self.a_kill.d.next = self.flush.val();
+                                self.state.d.next = WqeFetchState::Ahead;
                             }
                         }
+                    }
+                }
+            }
+            WqeFetchState::Ahead => {
+                // the read ahead's request; kept unless a `flush` came meanwhile
+                self.dma_rd.req_valid.next = true;
+                self.dma_rd.req_addr.next = self.a_addr.q.val();
+                self.dma_rd.req_len.next = self.a_len.q.val();
+                self.dma_rd.req_tag.next = self.a_tag.q.val();
+                if self.dma_rd.req_ready.val() {
+                    self.a_valid.d.next = !self.a_kill.q.val() & !self.flush.val();
+                    self.a_done.d.next = false;
+                    self.a_err.d.next = false;
+                    self.a_cnt.d.next = 0.into();
+                    self.state.d.next = WqeFetchState::AheadRx;
+                }
+            }
+            WqeFetchState::AheadRx => {
+                self.dma_rd.rsp.ready.next = true;
+                if self.dma_rd.rsp.valid.val() {
+                    if self.a_cnt.q.val() == 0 {
+                        self.a_hdr[0].d.next = self.dma_rd.rsp.data.val();
+                    }
+                    if self.a_cnt.q.val() == 1 {
+                        self.a_hdr[1].d.next = self.dma_rd.rsp.data.val();
+                    }
+                    for k in 0..RQ_SGE_PREFETCH {
+                        if self.a_cnt.q.val() == self.c_beat_a[k].val() {
+                            self.a_sga[k].d.next = self.dma_rd.rsp.data.val();
+                        }
+                        if self.a_cnt.q.val() == self.c_beat_l[k].val() {
+                            self.a_sgl[k].d.next = self.dma_rd.rsp.data.val();
+                        }
+                    }
+                    self.a_cnt.d.next = self.a_cnt.q.val() + 1;
+                    if self.dma_rd.rsp_error.val() {
+                        self.a_err.d.next = true;
+                    }
+                    if self.dma_rd.rsp.last.val() {
+                        self.a_done.d.next = true;
+                        self.state.d.next = WqeFetchState::Idle;
+                    }
+                }
+                // meanwhile an SGE the SGE buffer holds is answered
+                if self.hit.val() & !self.p_done.q.val() {
+                    self.cmd_ready.next = true;
+                    if self.cmd_valid.val() {
+                        self.d2.d.next = self.b_a.val();
+                        self.d3.d.next = self.b_l.val();
+                        self.r_err.d.next = false;
+                        self.p_done.d.next = true;
                     }
                 }
             }
@@ -471,6 +668,12 @@ impl RqWqeFetchModel {
                 SGE_LEN,
             ),
         }
+    }
+
+    /// Whether taking the WQE at `ci` whole makes the block read the next one ahead: it is
+    /// posted (`pi - ci >= 2`, modulo 2^16, the free-running indices).
+    pub fn reads_ahead(ci: u32, pi: u32) -> bool {
+        (pi.wrapping_sub(ci) & 0xFFFF) >= 2
     }
 
     /// The read made again after a failed WQE read: the header and SGE 0 alone.

@@ -25,7 +25,7 @@
 //! * RQ doorbells: `rqdb_valid`/`rqdb_ready`/`rqdb_qpn`/`rqdb_pi` (the new producer index).
 //! * Runtime query: `rtq_qpn` in, `rtq_rq_index` out one cycle later (QUERY's QP_RQ_INDEX).
 //! * DMA read master `dma_rd`: receive WQEs (32 bytes) and SGEs (16 bytes), issued by the
-//!   [`RqWqeFetch`], and an atomic's 8 bytes (`AtRd`, `AtRx`); one read at a time.
+//!   [`RqWqeFetch`], and an atomic's 8 bytes (`AtRd`, `AtRx`); one read at a time (an atomic's waits while `RqWqeFetch` reads the next receive WQE ahead).
 //! * Receive completions: `cqe_valid`/`cqe_ready` and the CQE fields (`cqe_cqn`, `cqe_wr_id`,
 //!   `cqe_byte_len`, `cqe_imm`, `cqe_qpn`, `cqe_src_qp`, `cqe_wqe_index`, `cqe_vendor`,
 //!   `cqe_flags`, `cqe_status`, `cqe_opcode`), as the CQE writer takes them.
@@ -901,6 +901,9 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.wqf.rq_log2_stride.next = self.r_rqls.q.val();
         self.wqf.rq_ci.next = self.s_rqci.q.val();
         self.wqf.sge_index.next = self.s_sidx.q.val();
+        // the next posted WQE is read ahead (`RqWqeFetch`); a QP load drops what was read ahead
+        self.wqf.rq_pi.next = self.s_rqpi.q.val();
+        self.wqf.flush.next = false;
         // the next piece of a SEND packet: what is left of it, at most the SGE's rest
         self.p_rem32.next = bit_cast::<32, 16>(self.p_rem.q.val());
         self.piece.next = self.p_rem32.val();
@@ -1104,6 +1107,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 // doorbells (one per cycle)
                 if self.load_valid.val() {
                     self.load_ready.next = true;
+                    self.wqf.flush.next = true;
                     self.r_lqpn.d.next = self.load_qpn.val();
                     self.r_lkind.d.next = self.load_kind.val();
                     self.state.d.next = WrState::LoadRd;
@@ -1692,13 +1696,17 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 }
             }
             WrState::AtRd => {
-                self.dma_rd.req_valid.next = true;
-                self.dma_rd.req_addr.next = self.r_addr.q.val();
-                self.dma_rd.req_len.next = 8.into();
-                self.dma_rd.req_tag.next = self.r_qpn.q.val().get_bits::<8>(0);
+                // after the receive queue's read ahead, if one holds the port (its beats
+                // come first on the in-order channel)
                 self.at_err.d.next = false;
-                if self.dma_rd.req_ready.val() {
-                    self.state.d.next = WrState::AtRx;
+                if !self.wqf.busy.val() {
+                    self.dma_rd.req_valid.next = true;
+                    self.dma_rd.req_addr.next = self.r_addr.q.val();
+                    self.dma_rd.req_len.next = 8.into();
+                    self.dma_rd.req_tag.next = self.r_qpn.q.val().get_bits::<8>(0);
+                    if self.dma_rd.req_ready.val() {
+                        self.state.d.next = WrState::AtRx;
+                    }
                 }
             }
             WrState::AtRx => {
