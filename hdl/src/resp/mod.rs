@@ -20,7 +20,9 @@
 //!   first four SGEs, as far as the slot holds them, at the RQ slot of the consumer index, the
 //!   SGEs kept in a buffer) or a later SGE (from the buffer, or read: 16 bytes), decoded (wr_id,
 //!   SGE count, length, SGE address, length, lkey) and checked (owner bit of the index's ring
-//!   pass, SGE count within the slot, read error). The responder's `WqeReq`/`WqeRx`, `SgeReq`/
+//!   pass, SGE count within the slot, read error). After a WQE taken whole it reads the next
+//!   posted one ahead (the responder gives it the QP's producer index) and answers that WQE's
+//!   command from the read ahead; a QP load drops it. The responder's `WqeReq`/`WqeRx`, `SgeReq`/
 //!   `SgeRx` states wait on it; `WqeChk`, `SgeLoad` and the flush's `FlCqe` act on its result.
 //! * [`ack_queue::RespAckQueue`]: the ordered ACK/NAK queue. It holds every response in packet
 //!   order and lets one out only after the DMA completion of every earlier write (ACK means
