@@ -97,8 +97,9 @@
 //!   that next WQE (header and first SGEs) is read at once (`WqeAhead`), before the job
 //!   requests its payload, into a one-WQE buffer kept for that QP and index (`ahd_*`). The
 //!   QP's next send job takes it at `WqeReq` instead of reading then, behind the payload;
-//!   any other job of the QP (a rewind, a flush) and any MODIFY drop it. Only one read ahead is
-//!   held, so with many QPs taking turns most are overwritten before use (16 QPs: no gain).
+//!   any other job of the QP (a rewind, a flush) and any MODIFY drop it. One read ahead is
+//!   held, and a job sends one message, so it is made only while no other QP waits in the work
+//!   ring (the QP's next job comes next); QPs taking turns read their WQEs as before.
 //! * **AckReq on the last packet of each message only** (as rxe by default): with at most 16
 //!   messages in flight, every message's ACK request keeps ACKs coming back well before the
 //!   window fills (the responder may coalesce them: one ACK retires every WQE up to its PSN).
