@@ -56,7 +56,7 @@
 //! command then reads), and by `flush`. While its beats arrive (`AheadRx`) only SGE commands
 //! the SGE buffer answers are taken; any other command waits (its read would come after those
 //! beats anyway). The host writes a WQE before ringing the RQ doorbell that posts it
-//! (docs/HOST-INTERFACE.md section 8.1), so a WQE read ahead of a posted index is the one the
+//! (docs/HOST-INTERFACE.md section 5.3), so a WQE read ahead of a posted index is the one the
 //! host wrote.
 use crate::csr::qp_config::{LOG2E_W, LOG2S_W};
 use crate::dma::DmaReadMaster;
