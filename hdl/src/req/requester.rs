@@ -1770,13 +1770,16 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             & !self.r_flush.q.val()
             & !self.wqe_hdr_only.q.val()
             & (self.ahd_idx.q.val() == self.s_si.q.val());
-        // (only while no other QP waits in the work ring: a job sends one message, so the QP's
-        // next job comes next only then; with other QPs taking turns a read ahead would be
-        // overwritten before use and cost the read channel 14 beats a message)
+        // (only while no other QP waits in the work ring, or the one at its head is held by the
+        // rate shaper (`sh_wait` answers for the head outside `PktHdr`): a job sends one
+        // message, so the QP's next job comes next only then; with other QPs taking turns a
+        // read ahead would be overwritten before use and cost the read channel 14 beats a
+        // message, and a rate-limited QP waiting in the ring must not cost an unlimited one
+        // its read ahead)
         self.ahd_want.next = (self.r_job.q.val() == 1)
             & !self.r_flush.q.val()
             & !self.ahd_busy.q.val()
-            & !self.sched.nonempty.val()
+            & (!self.sched.nonempty.val() | self.sh_wait.val())
             & (self.s_si.q.val() + 1 != self.s_pi.q.val());
         // SGE `r_k` from the buffer (it holds at most SGE_PREFETCH, so `r_k`'s low bits pick it)
         self.sgb_hit.next = self.sgb_ok.q.val() & (self.r_k.q.val() < self.sgb_n.q.val());
