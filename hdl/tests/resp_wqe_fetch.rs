@@ -171,54 +171,36 @@ fn read<S: Stepper<Uut>>(
     assert!(!s.uut().done.val(), "one pulse per read");
 }
 
-/// A WQE command the read ahead answers: taken at once with no DMA request, `done` the next
-/// cycle.
-fn from_ahead<S: Stepper<Uut>>(s: &mut S, rng: &mut Rng) {
-    s.uut().cmd_valid.next = true;
-    s.uut().cmd_sge.next = false;
-    s.uut().dma_rd.req_ready.next = rng.below(2) == 0;
-    s.uut().dma_rd.rsp.valid.next = false;
-    s.settle();
-    assert!(s.uut().cmd_ready.val(), "a WQE read ahead is taken at once");
-    assert!(
-        !s.uut().dma_rd.req_valid.val(),
-        "a WQE read ahead is not read again"
-    );
-    assert!(!s.uut().done.val());
-    s.tick();
-    s.uut().cmd_valid.next = false;
-    // (the next WQE's read ahead may be requested now: the caller serves it)
-    s.uut().dma_rd.req_ready.next = false;
-    s.settle();
-    assert!(s.uut().done.val(), "done the cycle after the command");
-    s.tick();
-    s.settle();
-    assert!(!s.uut().done.val(), "one pulse per command");
-}
-
 fn by_command_done(kind: ReadKind) -> bool {
     kind == ReadKind::Command || kind == ReadKind::Retry
 }
 
-/// An SGE command the buffer answers: taken at once with no DMA request, `done` the next cycle.
-fn buffered<S: Stepper<Uut>>(s: &mut S, rng: &mut Rng) {
+/// A command a buffer answers (an SGE the SGE buffer holds, or with `!sge` the WQE read
+/// ahead): taken at once with no DMA request, `done` the next cycle. After a WQE from the read
+/// ahead the block may request the next read ahead in the `done` cycle: `req_ready` is held low
+/// there, and the caller serves that read.
+fn answered<S: Stepper<Uut>>(s: &mut S, rng: &mut Rng, sge: bool) {
     s.uut().cmd_valid.next = true;
-    s.uut().cmd_sge.next = true;
+    s.uut().cmd_sge.next = sge;
     s.uut().dma_rd.req_ready.next = rng.below(2) == 0;
     s.uut().dma_rd.rsp.valid.next = false;
     s.settle();
-    assert!(s.uut().cmd_ready.val(), "a buffered SGE is taken at once");
+    assert!(
+        s.uut().cmd_ready.val(),
+        "a buffered command is taken at once"
+    );
     assert!(
         !s.uut().dma_rd.req_valid.val(),
-        "a buffered SGE is not read"
+        "a buffered command is not read"
     );
     assert!(!s.uut().done.val());
     s.tick();
     s.uut().cmd_valid.next = false;
     s.uut().cmd_sge.next = rng.below(2) == 0;
+    s.uut().dma_rd.req_ready.next = false;
     s.settle();
     assert!(s.uut().done.val(), "done the cycle after the command");
-    assert!(!s.uut().dma_rd.req_valid.val());
+    assert!(!sge || !s.uut().dma_rd.req_valid.val());
     s.tick();
     s.settle();
     assert!(!s.uut().done.val(), "one pulse per command");
@@ -356,7 +338,7 @@ fn run<S: Stepper<Uut>>(s: &mut S, seed: u64, n: usize) -> Seen {
             }
             let (addr, len) = model.request(ci, Some(k as u8));
             let want = if buffer_ok && model.sge_buffered(k as u8) {
-                buffered(s, &mut rng);
+                answered(s, &mut rng, true);
                 seen.sge_buffered += 1;
                 model.decode(&mem.read(addr, len), Some(&prev), ci, false)
             } else {
@@ -502,7 +484,7 @@ fn run_ahead<S: Stepper<Uut>>(s: &mut S, seed: u64, rings: usize) -> SeenAhead {
             }
             let (addr, len) = model.request(i, None);
             let (want, whole) = if held {
-                from_ahead(s, &mut rng);
+                answered(s, &mut rng, false);
                 sa.ahead_hits += 1;
                 (model.decode(&mem.read(addr, len), None, i, false), true)
             } else {
@@ -578,7 +560,7 @@ fn run_ahead<S: Stepper<Uut>>(s: &mut S, seed: u64, rings: usize) -> SeenAhead {
                 s.uut().sge_index.next = (k as u64).into();
                 let (addr, len) = model.request(i, Some(k as u8));
                 let want = if whole && model.sge_buffered(k as u8) {
-                    buffered(s, &mut rng);
+                    answered(s, &mut rng, true);
                     sa.sge_buffered += 1;
                     model.decode(&mem.read(addr, len), Some(&prev), i, false)
                 } else {

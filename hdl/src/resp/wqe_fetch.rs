@@ -200,6 +200,8 @@ pub struct RqWqeFetch {
     nx_slot: Signal<Local, Bits<64>>,
     /// a WQE command the read ahead answers
     a_hit: Signal<Local, Bit>,
+    /// a WQE was taken whole and the next is posted: read it ahead
+    go_ahead: Signal<Local, Bit>,
     /// SGEs a WQE read takes: min(the slot's capacity, RQ_SGE_PREFETCH); its bytes
     b_fetch: Signal<Local, Bits<8>>,
     wqe_rd_len: Signal<Local, Bits<16>>,
@@ -292,6 +294,7 @@ impl Default for RqWqeFetch {
             nx_posted: Default::default(),
             nx_slot: Default::default(),
             a_hit: Default::default(),
+            go_ahead: Default::default(),
             b_fetch: Default::default(),
             wqe_rd_len: Default::default(),
             hit: Default::default(),
@@ -423,6 +426,7 @@ impl Logic for RqWqeFetch {
         self.dma_rd.req_tag.next = self.cmd_tag.val();
         self.dma_rd.rsp.ready.next = false;
         self.fire.next = false;
+        self.go_ahead.next = false;
 
         match self.state.q.val() {
             WqeFetchState::Idle => {
@@ -457,16 +461,7 @@ impl Logic for RqWqeFetch {
                         self.r_err.d.next = false;
                         self.p_done.d.next = true;
                         self.a_valid.d.next = false;
-                        if self.nx_posted.val() {
-                            self.a_base.d.next = self.rq_base.val();
-                            self.a_ci.d.next = self.rq_ci.val() + 1;
-                            self.a_n.d.next = self.b_fetch.val();
-                            self.a_addr.d.next = self.nx_slot.val();
-                            self.a_len.d.next = self.wqe_rd_len.val();
-                            self.a_tag.d.next = self.cmd_tag.val();
-                            self.a_kill.d.next = self.flush.val();
-                            self.state.d.next = WqeFetchState::Ahead;
-                        }
+                        self.go_ahead.next = self.nx_posted.val();
                     }
                 } else {
                     self.dma_rd.req_valid.next = self.cmd_valid.val();
@@ -548,16 +543,9 @@ impl Logic for RqWqeFetch {
                                 // failed somewhere: the header and SGE 0 again, alone
                                 self.done.next = false;
                                 self.state.d.next = WqeFetchState::Retry;
-                            } else if !self.r_short.q.val() & self.nx_posted.val() {
+                            } else {
                                 // taken whole: the next WQE, if posted, is read ahead
-                                self.a_base.d.next = self.rq_base.val();
-                                self.a_ci.d.next = self.rq_ci.val() + 1;
-                                self.a_n.d.next = self.b_fetch.val();
-                                self.a_addr.d.next = self.nx_slot.val();
-                                self.a_len.d.next = self.wqe_rd_len.val();
-                                self.a_tag.d.next = self.cmd_tag.val();
-                                self.a_kill.d.next = self.flush.val();
-                                self.state.d.next = WqeFetchState::Ahead;
+                                self.go_ahead.next = !self.r_short.q.val() & self.nx_posted.val();
                             }
                         }
                     }
@@ -614,6 +602,18 @@ impl Logic for RqWqeFetch {
                     }
                 }
             }
+        }
+        // a WQE taken whole (read, or from the read ahead) with the next one posted: its read
+        // ahead is requested next (the ring inputs are still the command's)
+        if self.go_ahead.val() {
+            self.a_base.d.next = self.rq_base.val();
+            self.a_ci.d.next = self.rq_ci.val() + 1;
+            self.a_n.d.next = self.b_fetch.val();
+            self.a_addr.d.next = self.nx_slot.val();
+            self.a_len.d.next = self.wqe_rd_len.val();
+            self.a_tag.d.next = self.cmd_tag.val();
+            self.a_kill.d.next = self.flush.val();
+            self.state.d.next = WqeFetchState::Ahead;
         }
     }
 }
