@@ -25,7 +25,8 @@
 //! * RQ doorbells: `rqdb_valid`/`rqdb_ready`/`rqdb_qpn`/`rqdb_pi` (the new producer index).
 //! * Runtime query: `rtq_qpn` in, `rtq_rq_index` out one cycle later (QUERY's QP_RQ_INDEX).
 //! * DMA read master `dma_rd`: receive WQEs (32 bytes) and SGEs (16 bytes), issued by the
-//!   [`RqWqeFetch`], and an atomic's 8 bytes (`AtRd`, `AtRx`); one read at a time (an atomic's waits while `RqWqeFetch` reads the next receive WQE ahead).
+//!   [`RqWqeFetch`], and an atomic's 8 bytes (`AtRd`, `AtRx`); one read at a time (an
+//!   atomic's waits while `RqWqeFetch` reads the next receive WQE ahead, `wqf.busy`).
 //! * Receive completions: `cqe_valid`/`cqe_ready` and the CQE fields (`cqe_cqn`, `cqe_wr_id`,
 //!   `cqe_byte_len`, `cqe_imm`, `cqe_qpn`, `cqe_src_qp`, `cqe_wqe_index`, `cqe_vendor`,
 //!   `cqe_flags`, `cqe_status`, `cqe_opcode`), as the CQE writer takes them.
