@@ -255,11 +255,22 @@ fn sequence_check_directed() {
         (
             "ahead after the NAK",
             SeqCheckInput {
-                psn: 0,
+                psn: 1,
                 nak_sent: true,
                 ..base
             },
             SeqVerdict::PsnDrop,
+        ),
+        // the packet right after ePSN again after the NAK: the requester went back and the
+        // resent ePSN was lost too, so it is NAKed again (across the wrap here)
+        (
+            "right after ePSN after the NAK",
+            SeqCheckInput {
+                psn: 0,
+                nak_sent: true,
+                ..base
+            },
+            SeqVerdict::PsnNak,
         ),
         (
             "behind",

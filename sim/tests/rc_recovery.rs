@@ -176,6 +176,128 @@ fn lost_last_packet_and_lost_ack_recover_by_the_ack_timer() {
     assert!(a.cq.poll(4).unwrap().is_empty());
 }
 
+/// Bytes of each of the two WRITEs of [`two_writes_with_losses`]: 64 packets at PMTU 256, four
+/// turns of the send scheduler's quantum (16 packets after reset) while the other QP has work.
+const WRITE_LEN: usize = 16_384;
+
+/// One WRITE of [`WRITE_LEN`] bytes on each of two QPs at once (they take turns), a long ACK
+/// timeout, the link losing side 0's frames `lose`: the frames side 0 sent (with the capture
+/// on from the start), the completions that came within `wait` of simulated time, QP 0's
+/// destination QPN and the data.
+fn two_writes_with_losses(
+    lose: &[u64],
+    wait: Duration,
+) -> (
+    SharedPair<VerilatedNic>,
+    [Host<VerilatedNic>; 2],
+    Vec<CapturedRoce>,
+    Vec<WorkCompletion>,
+    u32,
+    Vec<u8>,
+) {
+    let mut rng = Rng::new(45);
+    // timeout 10: 4,194,304 cycles (16.8 ms), far beyond `wait`
+    let (pair, hosts) = verilated_pair(
+        2,
+        2 * WRITE_LEN,
+        true,
+        Pmtu::Mtu256,
+        &mut rng,
+        &rts(10, 7, 7),
+    )
+    .unwrap();
+    lock(&pair).lose_frames(0, lose.iter().copied());
+    let data = rng.bytes(2 * WRITE_LEN);
+    let a = &hosts[0];
+    a.mr.write(0, &data).unwrap();
+    for i in 0..2 {
+        let remote = Remote {
+            va: hosts[1].mr.addr((2 + i) * WRITE_LEN),
+            rkey: hosts[1].mr.rkey(),
+        };
+        let sge = a.mr.sge(i * WRITE_LEN, WRITE_LEN as u32).unwrap();
+        a.qps[i]
+            .post_send(&[SendWr::write(i as u64, remote, vec![sge]).signaled()])
+            .unwrap();
+    }
+    let wc = a.cq.poll_until(2, 4, wait).unwrap();
+    let sent = sent_by(&pair, 0);
+    let qp0 = hosts[1].qps[0].qpn();
+    (pair, hosts, sent, wc, qp0, data)
+}
+
+/// Go-Back-N when the packet sent again is lost again, in the middle of a rewind: QP 0 loses
+/// the last packet of its first turn; the NAK comes after its second turn, and the rewind's
+/// turn ends one packet short of where the first try had got. The rewind's first packet is
+/// lost as well: the responder, which NAKs a missing PSN once and then drops what follows,
+/// NAKs it again when the packet right after it arrives again; the requester, its rewind
+/// still short of the highest PSN it had sent, takes that NAK for a PSN it has sent again as
+/// a new loss and goes back once more. All of it without the ACK timer (a long one, never
+/// reached).
+#[test]
+fn a_packet_lost_again_mid_rewind_is_naked_again_and_sent_without_the_timer() {
+    if !require_tool("verilator") {
+        return;
+    }
+    let wait = Duration::from_millis(1);
+    let ordinal = |sent: &[CapturedRoce], qp: u32, psn: u32, after: usize| {
+        sent.iter()
+            .find(|f| f.dest_qp == qp && f.psn == psn && f.ordinal > after)
+            .map(|f| f.ordinal)
+    };
+    // a lossless run: where QP 0's 16th packet (the last of its first turn) goes
+    let (_, _, sent, wc, qp0, _) = two_writes_with_losses(&[], wait);
+    assert_eq!(wc.len(), 2, "not every completion without loss");
+    let first_psn = sent.iter().find(|f| f.dest_qp == qp0).unwrap().psn;
+    let lost_psn = first_psn + 15;
+    let lost = ordinal(&sent, qp0, lost_psn, 0).unwrap();
+    // it lost once: where its second try goes
+    let (_, _, sent, wc, _, _) = two_writes_with_losses(&[lost as u64], wait);
+    assert_eq!(wc.len(), 2, "not every completion after one loss");
+    let again = ordinal(&sent, qp0, lost_psn, lost).expect("sent again");
+    // lost twice
+    let (pair, hosts, sent, wc, _, data) =
+        two_writes_with_losses(&[lost as u64, again as u64], wait);
+    let [a, b] = &hosts;
+    assert_eq!(
+        wc.len(),
+        2,
+        "not every completion within {wait:?} (the ACK timer is 16.8 ms)"
+    );
+    for w in &wc {
+        assert_eq!(w.status, WcStatus::Success, "{w:?}");
+    }
+    let mut got = vec![0u8; data.len()];
+    b.mr.read(2 * WRITE_LEN, &mut got).unwrap();
+    assert_eq!(got, data);
+    assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), 0);
+    assert_eq!(counter(b, regs::CNT_TX_NAK_PSN_SEQ_LO), 2);
+    assert_eq!(counter(a, regs::CNT_RX_NAK_PSN_SEQ_LO), 2);
+    assert_eq!(lock(&pair).frames_lost(), [2, 0]);
+    // three tries of the lost PSN; when the third began, the rewind had not yet sent again
+    // the highest PSN of QP 0 sent before it (the second NAK came in the middle of it)
+    let tries: Vec<usize> = sent
+        .iter()
+        .filter(|f| f.dest_qp == qp0 && f.psn == lost_psn)
+        .map(|f| f.ordinal)
+        .collect();
+    assert_eq!(tries.len(), 3, "{sent:?}");
+    let top = sent
+        .iter()
+        .filter(|f| f.dest_qp == qp0 && f.ordinal < tries[1])
+        .map(|f| f.psn)
+        .max()
+        .unwrap();
+    assert!(
+        top > lost_psn,
+        "nothing past the lost packet before the rewind"
+    );
+    assert!(
+        ordinal(&sent, qp0, top, tries[1]).is_none_or(|o| o > tries[2]),
+        "the rewind had sent PSN {top} again before the third try: {sent:?}"
+    );
+}
+
 /// A peer QP that stops answering (moved to ERR: it drops every packet silently): the
 /// requester retries `retry_cnt` times, one timeout apart, then completes the WQE with
 /// RETRY_EXC_ERR, moves only that QP to ERR and flushes the rest of its SQ; the other QP

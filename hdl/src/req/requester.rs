@@ -781,6 +781,11 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     m_span: Signal<Local, Bits<24>>,
     in_range: Signal<Local, Bit>,
     a_fwd: Signal<Local, Bits<24>>,
+    /// a sequence NAK's PSN relative to the send cursor: during a rewind, a NAK for a PSN
+    /// the rewind has already sent again (bit 23 set) reports a new loss
+    a_cur: Signal<Local, Bits<24>>,
+    /// a sequence NAK starts a Go-Back-N (see `AckTail`)
+    nak_new: Signal<Local, Bit>,
     skip_d: Signal<Local, Bits<24>>,
     tmo_t: Signal<Local, Bits<TIMEOUT_W>>,
     tmo_ticks: Signal<Local, Bits<32>>,
@@ -1226,6 +1231,8 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             m_span: Default::default(),
             in_range: Default::default(),
             a_fwd: Default::default(),
+            a_cur: Default::default(),
+            nak_new: Default::default(),
             skip_d: Default::default(),
             tmo_t: Default::default(),
             tmo_ticks: Default::default(),
@@ -1994,6 +2001,14 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
             !self.rr_d.val().get_bit(23) & (self.rr_d.val() != 0) & self.in_range.val();
         // an ACK moves the resume point when its PSN is at or after it (bit 23 clear)
         self.a_fwd.next = self.r_apsn.q.val() - self.s_rpsn.q.val();
+        // a sequence NAK outside a rewind is a new loss; during a rewind only if its PSN is at
+        // or after the resume PSN and the rewind has sent it again (the NAK reports the resent
+        // packet lost too). A NAK for a PSN the rewind has not reached yet is the echo of the
+        // loss the rewind is already repairing.
+        self.a_cur.next = self.r_apsn.q.val() - self.s_psn.q.val();
+        self.nak_new.next = self.inflight.val()
+            & (!self.rewinding.val()
+                | (!self.a_fwd.val().get_bit(23) & self.a_cur.val().get_bit(23)));
         // Go-Back-N resumes mid-message: a packet before the resume PSN is walked (the SGE
         // cursor moves over its bytes) but not sent
         self.skip_d.next = self.s_psn.q.val() - self.s_rpsn.q.val();
@@ -2921,17 +2936,20 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_retry.d.next = self.s_retry.q.val() - 16;
                     }
                 } else if (self.r_asyn.q.val() == 0x60)
-                    & self.outstanding.val()
+                    & self.nak_new.val()
                     & self.in_range.val()
                     & !(self.tmr_armed.val() & self.tmr_rnr.val())
                 {
                     // NAK PSN sequence error: Go-Back-N from its PSN (the first one the
                     // responder misses) across the WQEs of the window: the send index back to
                     // the oldest, its packets before the NAK's PSN skipped. While an RNR wait
-                    // runs, or a rewind is being sent, sequence NAKs are the echo of an
-                    // earlier loss, not a new one. The NAK acknowledges every PSN before its
-                    // own: past the resume PSN that is progress, and the retry budget starts
-                    // afresh (as for an ACK).
+                    // runs, sequence NAKs are the echo of an earlier loss, and so are those
+                    // of a rewind being sent for PSNs it has not sent again yet; one for a
+                    // PSN it has sent again (`nak_new`) reports that packet lost again, and
+                    // the rewind starts over from it (else only the ACK timer would find
+                    // it). The NAK acknowledges every PSN before its own: past the resume
+                    // PSN that is progress, and the retry budget starts afresh (as for an
+                    // ACK).
                     self.n_naks.d.next = self.n_naks.q.val() + 1;
                     if self.retry_now.val().get_bits::<3>(0) == 0 {
                         self.s_flags.d.next.err = true;

@@ -37,7 +37,9 @@
 //!   moved to ERR by the responder); a duplicate (PSN in the 2^23 before ePSN: an atomic is
 //!   answered from the replay cache, a READ read again, anything else re-ACKed, IBA C9-105); a
 //!   PSN ahead of ePSN (NAK sequence error once, then dropped until an in-sequence packet:
-//!   class B); an invalid request (opcode sequence, PMTU length rules, RETH length above
+//!   class B; except the PSN right after ePSN, NAKed every time: after the requester has gone
+//!   back to ePSN it is what shows the resent ePSN lost again, which no other NAK would
+//!   report); an invalid request (opcode sequence, PMTU length rules, RETH length above
 //!   2^31, an atomic with payload or unaligned, a READ with payload: NAK 0x61, class C); a
 //!   remote access error (the QP lacks the right, or a WRITE's payload does not fit what its
 //!   message has left: NAK 0x62, class C); otherwise the packet is executed (the MR check and,
@@ -193,6 +195,8 @@ pub struct RespSequenceCheck<const QA: usize> {
     diff: Signal<Local, Bits<24>>,
     behind: Signal<Local, Bit>,
     at_epsn: Signal<Local, Bit>,
+    /// the PSN right after ePSN
+    next_epsn: Signal<Local, Bit>,
     seq_ok: Signal<Local, Bit>,
     len_ok: Signal<Local, Bit>,
     dlen_ok: Signal<Local, Bit>,
@@ -263,6 +267,7 @@ impl<const QA: usize> Default for RespSequenceCheck<QA> {
             diff: Default::default(),
             behind: Default::default(),
             at_epsn: Default::default(),
+            next_epsn: Default::default(),
             seq_ok: Default::default(),
             len_ok: Default::default(),
             dlen_ok: Default::default(),
@@ -325,6 +330,7 @@ impl<const QA: usize> Logic for RespSequenceCheck<QA> {
         self.diff.next = self.psn.val() - self.epsn.val();
         self.behind.next = self.diff.val().get_bit(23);
         self.at_epsn.next = self.diff.val() == 0;
+        self.next_epsn.next = self.diff.val() == 1;
 
         // ---- opcode sequence (IBTA Vol 1, 9.7.5): outside a message only FIRST/ONLY (and the
         // single-packet READ and atomics); inside a WRITE only WRITE MIDDLE/LAST, inside a SEND
@@ -412,7 +418,7 @@ impl<const QA: usize> Logic for RespSequenceCheck<QA> {
         } else if self.behind.val() {
             self.v_dup.next = true;
         } else if !self.at_epsn.val() {
-            if self.nak_sent.val() {
+            if self.nak_sent.val() & !self.next_epsn.val() {
                 self.v_psn_drop.next = true;
             } else {
                 self.v_psn_nak.next = true;
@@ -553,7 +559,9 @@ impl RespSequenceCheckModel {
             Ordering::Less if c.is_atomic => return SeqVerdict::DuplicateAtomic,
             Ordering::Less if c.is_read => return SeqVerdict::DuplicateRead,
             Ordering::Less => return SeqVerdict::Duplicate,
-            Ordering::Greater if x.nak_sent => return SeqVerdict::PsnDrop,
+            Ordering::Greater if x.nak_sent && x.psn.wrapping_sub(x.epsn) & PSN_MASK != 1 => {
+                return SeqVerdict::PsnDrop
+            }
             Ordering::Greater => return SeqVerdict::PsnNak,
             Ordering::Equal => {}
         }
