@@ -34,6 +34,7 @@ fn drive(u: &mut Uut, x: &SeqCheckInput) {
     u.qp_pmtu.next = (x.qp_pmtu as u64).into();
     u.epsn.next = (x.epsn as u64).into();
     u.nak_sent.next = x.nak_sent;
+    u.oos_psn.next = (x.oos_psn as u64).into();
     u.in_write.next = x.in_write;
     u.in_send.next = x.in_send;
     u.qp_err.next = x.qp_err;
@@ -178,6 +179,13 @@ fn random_input(rng: &mut Rng) -> SeqCheckInput {
         qp_pmtu,
         epsn,
         nak_sent: rng.below(3) == 0,
+        // the previous PSN out of sequence: near this one (before, equal, after), or anywhere
+        oos_psn: match rng.below(4) {
+            0 => psn_add(psn, rng.range(0, 4) as u32),
+            1 => psn_add(psn, 0u32.wrapping_sub(rng.range(1, 4) as u32)),
+            2 => psn_add(psn, 1 << 23),
+            _ => (rng.next_u64() as u32) & 0xFF_FFFF,
+        },
         in_write,
         in_send,
         qp_err: rng.below(16) == 0,
@@ -252,22 +260,35 @@ fn sequence_check_directed() {
             SeqCheckInput { psn: 0, ..base },
             SeqVerdict::PsnNak,
         ),
+        // after the NAK, a PSN after the previous one out of sequence is dropped (the
+        // requester goes on); one not after it means the requester went back (the missing
+        // PSN lost again, or a probe after a lost NAK): NAKed again (across the wrap here)
         (
-            "ahead after the NAK",
+            "ahead after the NAK, after the previous one out of sequence",
             SeqCheckInput {
                 psn: 1,
                 nak_sent: true,
+                oos_psn: 0,
                 ..base
             },
             SeqVerdict::PsnDrop,
         ),
-        // the packet right after ePSN again after the NAK: the requester went back and the
-        // resent ePSN was lost too, so it is NAKed again (across the wrap here)
         (
-            "right after ePSN after the NAK",
+            "ahead after the NAK, before the previous one out of sequence",
             SeqCheckInput {
                 psn: 0,
                 nak_sent: true,
+                oos_psn: 5,
+                ..base
+            },
+            SeqVerdict::PsnNak,
+        ),
+        (
+            "ahead after the NAK, the previous one out of sequence again",
+            SeqCheckInput {
+                psn: 5,
+                nak_sent: true,
+                oos_psn: 5,
                 ..base
             },
             SeqVerdict::PsnNak,

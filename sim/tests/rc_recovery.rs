@@ -89,11 +89,16 @@ fn sent_by(pair: &SharedPair<VerilatedNic>, from: usize) -> Vec<CapturedRoce> {
         .collect()
 }
 
-/// A message whose last packet is lost is sent again when the local ACK timer expires (from
-/// its first PSN: nothing of it was acknowledged), within one timeout; a message whose ACK is
-/// lost is sent again too, arrives as duplicates, is re-ACKed and never executed twice.
+/// The tail of a window lost, repaired by a tail-loss probe: the ACK timer first runs a quarter
+/// of the local ACK timeout, then the highest PSN sent goes again, alone with AckReq, and the
+/// answer to it finishes the window, with no timeout and no retry spent. A message whose last
+/// packet is lost: the probe is that packet, now in sequence. A message whose ACK is lost: the
+/// probe is a duplicate, re-ACKed and not executed again. A message whose NAK is lost (a packet
+/// in the middle lost, the responder dropping the rest): the probe is out of sequence but not
+/// after the responder's previous PSN out of sequence, so the responder NAKs again and
+/// Go-Back-N sends the rest.
 #[test]
-fn lost_last_packet_and_lost_ack_recover_by_the_ack_timer() {
+fn lost_last_packet_ack_and_nak_recover_by_a_tail_loss_probe() {
     if !require_tool("verilator") {
         return;
     }
@@ -102,16 +107,17 @@ fn lost_last_packet_and_lost_ack_recover_by_the_ack_timer() {
     let (pair, hosts) =
         verilated_pair(1, 8192, true, Pmtu::Mtu256, &mut rng, &rts(t, 7, 7)).unwrap();
     let [a, b] = &hosts;
-    let remote = Remote {
-        va: b.mr.addr(4096),
+    let remote = |off: usize| Remote {
+        va: b.mr.addr(off),
         rkey: b.mr.rkey(),
     };
+    let pto = timeout_cycles(t) / 4;
     // 2000 bytes at PMTU 256: 8 packets, the link loses the 8th (the LAST)
     lock(&pair).lose_frames(0, [7]);
     let data = rng.bytes(2000);
     a.mr.write(0, &data).unwrap();
     a.qps[0]
-        .post_send(&[SendWr::write(1, remote, vec![a.mr.sge(0, 2000).unwrap()]).signaled()])
+        .post_send(&[SendWr::write(1, remote(4096), vec![a.mr.sge(0, 2000).unwrap()]).signaled()])
         .unwrap();
     let wc = a.cq.poll_until(1, 4, Duration::from_millis(2)).unwrap();
     assert_eq!(wc.len(), 1, "no completion");
@@ -119,45 +125,32 @@ fn lost_last_packet_and_lost_ack_recover_by_the_ack_timer() {
     let mut got = vec![0u8; 2000];
     b.mr.read(4096, &mut got).unwrap();
     assert_eq!(got, data);
-    assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), 1);
-    assert_eq!(counter(a, regs::CNT_RETRANSMIT_LO), 8);
-    assert_eq!(counter(a, regs::CNT_RETRY_EVENT_LO), 1);
+    assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), 0);
+    assert_eq!(counter(a, regs::CNT_RETRANSMIT_LO), 1);
+    assert_eq!(counter(a, regs::CNT_RETRY_EVENT_LO), 0);
     assert_eq!(counter(a, regs::CNT_RX_NAK_PSN_SEQ_LO), 0);
-    // the second try starts one timeout after the first try's last packet left
+    // the probe: the last packet alone, a quarter timeout after it first left
     let sent = sent_by(&pair, 0);
-    assert_eq!(sent.len(), 16, "{sent:?}");
-    assert_eq!(
-        sent[8].psn, sent[0].psn,
-        "the second try starts at the first PSN"
-    );
+    assert_eq!(sent.len(), 9, "{sent:?}");
+    assert_eq!(sent[8].psn, sent[7].psn, "the probe is the last PSN sent");
     let gap = sent[8].cycle - sent[7].cycle;
-    let tmo = timeout_cycles(t);
     assert!(
-        gap >= tmo - 2 * TICK && gap <= tmo + 2 * TICK + 2000,
-        "resent {gap} cycles after the last packet; timeout {tmo}"
+        gap >= pto - 2 * TICK && gap <= pto + 2 * TICK + 2000,
+        "probe {gap} cycles after the last packet; probe timeout {pto}"
     );
     {
         let mut p = lock(&pair);
         let resp = p.nic(1).resp_counts();
-        assert_eq!((resp.executed, resp.duplicate), (8, 7), "{resp:?}");
+        assert_eq!((resp.executed, resp.duplicate), (8, 0), "{resp:?}");
     }
 
-    // the ACK of the next message is lost: the requester sends it again, the responder sees a
-    // duplicate, re-ACKs it and writes nothing twice
+    // the ACK of the next message is lost: the probe is a duplicate, re-ACKed, not executed
     let lost_ack = lock(&pair).frames_sent()[1];
     lock(&pair).lose_frames(1, [lost_ack]);
     let data2 = rng.bytes(100);
     a.mr.write(2048, &data2).unwrap();
     a.qps[0]
-        .post_send(&[SendWr::write(
-            2,
-            Remote {
-                va: b.mr.addr(6144),
-                rkey: b.mr.rkey(),
-            },
-            vec![a.mr.sge(2048, 100).unwrap()],
-        )
-        .signaled()])
+        .post_send(&[SendWr::write(2, remote(6144), vec![a.mr.sge(2048, 100).unwrap()]).signaled()])
         .unwrap();
     let wc = a.cq.poll_until(1, 4, Duration::from_millis(2)).unwrap();
     assert_eq!(wc.len(), 1, "no completion");
@@ -165,14 +158,46 @@ fn lost_last_packet_and_lost_ack_recover_by_the_ack_timer() {
     let mut got = vec![0u8; 100];
     b.mr.read(6144, &mut got).unwrap();
     assert_eq!(got, data2);
-    assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), 2);
-    assert_eq!(counter(a, regs::CNT_RETRANSMIT_LO), 9);
-    let mut p = lock(&pair);
-    assert_eq!(p.frames_lost(), [1, 1]);
-    let resp = p.nic(1).resp_counts();
-    assert_eq!((resp.executed, resp.duplicate), (9, 8), "{resp:?}");
-    // nothing else completed
-    drop(p);
+    assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), 0);
+    assert_eq!(counter(a, regs::CNT_RETRANSMIT_LO), 2);
+    {
+        let mut p = lock(&pair);
+        assert_eq!(p.frames_lost(), [1, 1]);
+        let resp = p.nic(1).resp_counts();
+        assert_eq!((resp.executed, resp.duplicate), (9, 1), "{resp:?}");
+    }
+
+    // 2000 bytes again: its 3rd packet and the NAK for it are lost, the responder drops
+    // packets 4 to 8; the probe (packet 8 again) gets the NAK again, Go-Back-N sends 3 to 8
+    let (s0, s1) = {
+        let p = lock(&pair);
+        (p.frames_sent()[0], p.frames_sent()[1])
+    };
+    lock(&pair).lose_frames(0, [s0 + 2]);
+    lock(&pair).lose_frames(1, [s1]);
+    // (the capture taken so far is dropped: what follows is this message's)
+    sent_by(&pair, 0);
+    let data3 = rng.bytes(2000);
+    a.mr.write(2048, &data3).unwrap();
+    a.qps[0]
+        .post_send(&[SendWr::write(3, remote(0), vec![a.mr.sge(2048, 2000).unwrap()]).signaled()])
+        .unwrap();
+    let wc = a.cq.poll_until(1, 4, Duration::from_millis(2)).unwrap();
+    assert_eq!(wc.len(), 1, "no completion");
+    assert_eq!((wc[0].wr_id, wc[0].status), (3, WcStatus::Success));
+    let mut got = vec![0u8; 2000];
+    b.mr.read(0, &mut got).unwrap();
+    assert_eq!(got, data3);
+    assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), 0);
+    assert_eq!(counter(b, regs::CNT_TX_NAK_PSN_SEQ_LO), 2);
+    assert_eq!(counter(a, regs::CNT_RX_NAK_PSN_SEQ_LO), 1);
+    // the probe and packets 3 to 8
+    assert_eq!(counter(a, regs::CNT_RETRANSMIT_LO), 2 + 1 + 6);
+    let sent = sent_by(&pair, 0);
+    assert_eq!(sent.len(), 8 + 1 + 6, "{sent:?}");
+    assert_eq!(sent[8].psn, sent[7].psn, "the probe is the last PSN sent");
+    assert_eq!(sent[9].psn, sent[2].psn, "Go-Back-N from the lost packet");
+    assert_eq!(lock(&pair).frames_lost(), [2, 2]);
     assert!(a.cq.poll(4).unwrap().is_empty());
 }
 
@@ -299,7 +324,8 @@ fn a_packet_lost_again_mid_rewind_is_naked_again_and_sent_without_the_timer() {
 }
 
 /// A peer QP that stops answering (moved to ERR: it drops every packet silently): the
-/// requester retries `retry_cnt` times, one timeout apart, then completes the WQE with
+/// requester retries `retry_cnt` times, each try a tail-loss probe a quarter timeout after the
+/// window went out and the local ACK timeout after that, then completes the WQE with
 /// RETRY_EXC_ERR, moves only that QP to ERR and flushes the rest of its SQ; the other QP
 /// keeps working throughout. Both QPs of the failed pair are then reset and connected again
 /// and carry a message.
@@ -372,8 +398,9 @@ fn retry_exhaustion_fails_only_that_qp_then_reset_and_reuse() {
         flushed && ok0 == 8,
         "flushed {flushed}, QP 0 completed {ok0}"
     );
-    // retry_cnt + 1 timeouts: the first try, then `retries` retries
-    let budget = (retries as u64 + 1) * timeout_cycles(t);
+    // retry_cnt + 1 timeouts: the first try, then `retries` retries; each a probe timeout
+    // (a quarter of the timeout) and a timeout
+    let budget = (retries as u64 + 1) * (timeout_cycles(t) + timeout_cycles(t) / 4);
     let failed_at = failed_at.unwrap();
     assert!(
         failed_at >= budget - 3 * TICK && failed_at <= budget + 20_000,
@@ -381,8 +408,12 @@ fn retry_exhaustion_fails_only_that_qp_then_reset_and_reuse() {
     );
     assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), retries as u64 + 1);
     assert_eq!(counter(a, regs::CNT_RETRY_EXCEEDED_LO), 1);
-    // both WQEs are in the send window: every retry sends WQE 10's three packets and WQE 11's
-    assert_eq!(counter(a, regs::CNT_RETRANSMIT_LO), 4 * retries as u64);
+    // both WQEs are in the send window: every retry sends WQE 10's three packets and WQE 11's,
+    // and every try's probe WQE 11's packet
+    assert_eq!(
+        counter(a, regs::CNT_RETRANSMIT_LO),
+        4 * retries as u64 + retries as u64 + 1
+    );
     assert_eq!(a.qps[1].query().unwrap().attr.state, QpState::Error);
     assert_eq!(a.qps[0].query().unwrap().attr.state, QpState::Rts);
     for i in 0..8 {
@@ -740,8 +771,9 @@ fn psn_wrap_with_loss() {
     // A: 3 x 2000 B = 24 packets (8 per message) from PSN 0xFFFFF0, all three messages in the
     // send window at once: lose 0xFFFFFD (message 2, 6th packet; the responder NAKs the gap),
     // then the first two packets of the resend, which starts after the window's 24 packets
-    // (0xFFFFFD, 0xFFFFFE: the responder does not NAK the same gap twice, the ACK timer
-    // recovers); message 3 runs from PSN 0 after the wrap
+    // (0xFFFFFD, 0xFFFFFE: the responder NAKs the gap again at 0xFFFFFF, which is not after
+    // its previous PSN out of sequence, across the wrap; no ACK timer); message 3 runs from
+    // PSN 0 after the wrap
     lock(&pair).lose_frames(0, [13, 24, 25]);
     send(a, b, 3, 2000, 0);
     // B: 2 x 3000 B = 24 packets (12 per message) from 0xFFFFF3: message 2 runs from
@@ -759,8 +791,8 @@ fn psn_wrap_with_loss() {
         a.mr.read(16384 + i * 4096, &mut got).unwrap();
         assert_eq!(&got, d, "B's message {i}");
     }
-    assert!(counter(a, regs::CNT_ACK_TIMEOUT_LO) >= 1);
-    assert!(counter(a, regs::CNT_RX_NAK_PSN_SEQ_LO) >= 1);
+    assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), 0);
+    assert!(counter(a, regs::CNT_RX_NAK_PSN_SEQ_LO) >= 2);
     assert!(counter(b, regs::CNT_RX_NAK_PSN_SEQ_LO) >= 1);
     let mut p = lock(&pair);
     assert_eq!(p.frames_lost(), [3, 1]);

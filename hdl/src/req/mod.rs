@@ -236,6 +236,12 @@ pub struct ReqQpFlags {
     /// while other work waited): it goes on from its cursor (`ram_cur`). A rewind clears it,
     /// and so does the message's retirement.
     pub suspended: Bit,
+    /// The rewind being sent is a tail-loss probe: its packets are walked, not sent, up to the
+    /// highest PSN sent, which alone goes again, with AckReq. Any other rewind clears it.
+    pub probe: Bit,
+    /// The ACK timer running is the one armed by a probe: its expiry is the local ACK timeout.
+    /// A timer armed anew (progress, a message sent whole with none running) clears it.
+    pub probed: Bit,
 }
 
 #[cfg(test)]

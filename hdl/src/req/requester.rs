@@ -41,8 +41,16 @@
 //!   MIDDLE / LAST / ONLY, RETH on a WRITE's first packet, ImmDt on the last, AckReq on the last),
 //!   then one DMA read per piece of SGE the packet covers, packed into one payload.
 //! * ACK: retire every WQE it covers from the oldest (a CQE for each signaled one), the QP
-//!   back in the ring if the window has room; an ACK inside the oldest moves the resume PSN. NAK PSN sequence error or ACK timeout: send
-//!   again from the resume PSN (earlier packets skipped); RNR NAK: the same after the RNR wait.
+//!   back in the ring if the window has room; an ACK inside the oldest moves the resume PSN.
+//!   NAK PSN sequence error or ACK timeout: send again from the resume PSN (earlier packets
+//!   skipped); RNR NAK: the same after the RNR wait. A sequence NAK during a rewind counts if
+//!   the rewind has already sent its PSN again (that packet was lost again).
+//! * timers: while the window holds only SEND / WRITE, the ACK timer first runs a quarter of
+//!   the local ACK timeout; then a tail-loss probe sends the highest PSN sent again, alone and
+//!   with AckReq (no retry spent), and the timer runs the whole timeout before Go-Back-N. The
+//!   probe is answered whatever was lost at the tail: the last packet (now in sequence), its
+//!   ACK (the duplicate is re-ACKed) or a NAK (the responder NAKs again for a PSN that is
+//!   not after its previous one out of sequence).
 //!   NAK invalid request / remote access / remote operational, or retries exhausted: error
 //!   completion, QP to ERR.
 //! * a QP in ERR: every WQE left completes with WR_FLUSH_ERR.
@@ -738,6 +746,8 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     c_rnr: [Constant<Bits<32>>; 32],
     c_idx5: [Constant<Bits<5>>; 32],
     c_four: Constant<Bits<32>>,
+    /// 1: a quarter of the local ACK timeout (4 << timeout ticks) is 1 << timeout
+    c_one32: Constant<Bits<32>>,
 
     // ---- locals ----
     is_pay: Signal<Local, Bit>,
@@ -789,6 +799,17 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     skip_d: Signal<Local, Bits<24>>,
     tmo_t: Signal<Local, Bits<TIMEOUT_W>>,
     tmo_ticks: Signal<Local, Bits<32>>,
+    /// the probe timeout: a quarter of the local ACK timeout
+    pto_ticks: Signal<Local, Bits<32>>,
+    /// the ACK timer armed for the probe timeout
+    arm_pto: Signal<Local, QpTimer>,
+    /// the ACK timer a new timer period starts with: the probe timeout while the window holds
+    /// only SEND / WRITE (no READ or atomic), else the local ACK timeout
+    arm_next: Signal<Local, QpTimer>,
+    /// a tail-loss probe is being sent (the `probe` flag during a rewind)
+    probing: Signal<Local, Bit>,
+    /// the send cursor is at the highest PSN sent (the probe's packet)
+    at_top: Signal<Local, Bit>,
     rnr_ticks: Signal<Local, Bits<32>>,
     tmr_armed: Signal<Local, Bit>,
     tmr_rnr: Signal<Local, Bit>,
@@ -1195,6 +1216,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             c_rnr: core::array::from_fn(|i| Constant::new((rnr_timer_ns(i as u8) / 1000).into())),
             c_idx5: core::array::from_fn(|i| Constant::new((i as u64).into())),
             c_four: Constant::new(4u64.into()),
+            c_one32: Constant::new(1u64.into()),
             is_pay: Default::default(),
             rsp_fire: Default::default(),
             rd_fire: Default::default(),
@@ -1236,6 +1258,11 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             skip_d: Default::default(),
             tmo_t: Default::default(),
             tmo_ticks: Default::default(),
+            pto_ticks: Default::default(),
+            arm_pto: Default::default(),
+            arm_next: Default::default(),
+            probing: Default::default(),
+            at_top: Default::default(),
             rnr_ticks: Default::default(),
             tmr_armed: Default::default(),
             tmr_rnr: Default::default(),
@@ -1928,6 +1955,12 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.whole_out.next = (self.d_sc.val() != 0) & !self.d_sc.val().get_bit(15);
         self.rewinding.next = self.d_rew.val().get_bit(23);
         self.outstanding.next = self.inflight.val() & !self.rewinding.val();
+        // a tail-loss probe sends one packet, the highest PSN sent, and asks for an ACK
+        self.probing.next = self.s_flags.q.val().probe & self.rewinding.val();
+        self.at_top.next = (self.s_psn.q.val() + 1) == self.s_hpsn.q.val();
+        if self.probing.val() {
+            self.pk_ackreq.next = true;
+        }
         self.signaled.next = self.s_sig.q.val();
         self.qp_err.next = self.s_flags.q.val().err | (self.q_state.q.val() == 6);
         // an ACK covers the message when its PSN is at or after the last PSN (24-bit modular)
@@ -2012,7 +2045,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         // Go-Back-N resumes mid-message: a packet before the resume PSN is walked (the SGE
         // cursor moves over its bytes) but not sent
         self.skip_d.next = self.s_psn.q.val() - self.s_rpsn.q.val();
-        self.skip_now.next = self.skip_d.val().get_bit(23);
+        self.skip_now.next =
+            self.skip_d.val().get_bit(23) | (self.probing.val() & !self.at_top.val());
         // a message set aside at a packet (`suspended`) goes on from its cursor
         self.suspended.next = self.s_flags.q.val().suspended;
         self.cur_now.next = (bit_cast::<72, 32>(self.g_rem.q.val()) << 40)
@@ -2039,6 +2073,13 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.arm_ack.next.deadline = self.timers.now.val() + self.tmo_ticks.val();
         if self.q_timeout.q.val() == 0 {
             self.arm_ack.next = self.c_tmr_stop.val();
+        }
+        self.pto_ticks.next = self.c_one32.val() << self.tmo_t.val();
+        self.arm_pto.next = self.arm_ack.val();
+        self.arm_pto.next.deadline = self.timers.now.val() + self.pto_ticks.val();
+        self.arm_next.next = self.arm_pto.val();
+        if self.out_rdat.val() {
+            self.arm_next.next = self.arm_ack.val();
         }
         // RNR NAK timer field (AETH 4:0) -> ticks
         self.rnr_ticks.next = self.c_rnr[0].val();
@@ -2280,6 +2321,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_flags.d.next.read_gap = false;
                         self.s_flags.d.next.wait_drain = false;
                         self.s_flags.d.next.suspended = false;
+                        self.s_flags.d.next.probe = false;
+                        self.s_flags.d.next.probed = false;
                         self.s_tmr.d.next = self.c_tmr_stop.val();
                     }
                     if (self.r_evval.q.val().get_bits::<3>(0) == 3)
@@ -2800,7 +2843,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                     // the ACK timer runs from the first message sent whole
                     self.s_si.d.next = self.s_si.q.val() + 1;
                     if !self.tmr_armed.val() {
-                        self.s_tmr.d.next = self.arm_ack.val();
+                        self.s_tmr.d.next = self.arm_next.val();
+                        self.s_flags.d.next.probed = false;
                     }
                     self.s_dst.d.next = self.g_iova.q.val();
                     self.n_messages.d.next = self.n_messages.q.val() + 1;
@@ -2879,14 +2923,16 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         // (a new message set aside keeps its cursor's PSN: it is not in the
                         // window yet)
                         self.s_tmr.d.next = self.c_tmr_stop.val();
+                        self.s_flags.d.next.probed = false;
                         if !self.suspended.val() | self.d_sc.val().get_bit(15) {
                             self.s_psn.d.next = self.s_hpsn.q.val();
                         }
                         self.s_si.d.next = self.s_ci.q.val();
                     } else if !self.tmr_rnr.val() {
                         self.s_tmr.d.next = self.c_tmr_stop.val();
+                        self.s_flags.d.next.probed = false;
                         if self.whole_out.val() {
-                            self.s_tmr.d.next = self.arm_ack.val();
+                            self.s_tmr.d.next = self.arm_next.val();
                         }
                     }
                 }
@@ -2908,8 +2954,9 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_retry.d.next = self.retry_load.val();
                         if !self.tmr_rnr.val() {
                             self.s_tmr.d.next = self.c_tmr_stop.val();
+                            self.s_flags.d.next.probed = false;
                             if self.whole_out.val() {
-                                self.s_tmr.d.next = self.arm_ack.val();
+                                self.s_tmr.d.next = self.arm_next.val();
                             }
                         }
                     }
@@ -2970,6 +3017,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_si.d.next = self.s_ci.q.val();
                         self.s_flags.d.next.wait_drain = false;
                         self.s_flags.d.next.suspended = false;
+                        self.s_flags.d.next.probe = false;
                         self.s_tmr.d.next = self.c_tmr_stop.val();
                         self.n_resent.d.next = self.n_resent.q.val() + 1;
                         self.ev_rewind.next = true;
@@ -3011,8 +3059,31 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_si.d.next = self.s_ci.q.val();
                         self.s_flags.d.next.wait_drain = false;
                         self.s_flags.d.next.suspended = false;
+                        self.s_flags.d.next.probe = false;
                         self.n_resent.d.next = self.n_resent.q.val() + 1;
                         self.ev_rewind.next = true;
+                        self.state.d.next = ReqState::Requeue;
+                    } else if self.inflight.val()
+                        & !self.s_flags.q.val().probed
+                        & !self.out_rdat.val()
+                    {
+                        // the probe timeout (a quarter of the local ACK timeout, while the
+                        // window holds only SEND / WRITE): a tail-loss probe, the highest PSN
+                        // sent sent again with AckReq (the packets before it walked, not
+                        // sent), and the ACK timer re-armed with the whole timeout. Whatever
+                        // was lost at the tail, the probe gets an answer: a lost last packet
+                        // arrives in sequence and is ACKed, a lost ACK is answered by the
+                        // duplicate's re-ACK, a lost NAK by the NAK again (the responder NAKs
+                        // a PSN out of sequence again when the requester has gone back). No
+                        // retry is spent, and neither a timeout nor a rewind is counted (the
+                        // packet counts as sent again).
+                        self.s_psn.d.next = self.s_spsn.q.val();
+                        self.s_si.d.next = self.s_ci.q.val();
+                        self.s_flags.d.next.wait_drain = false;
+                        self.s_flags.d.next.suspended = false;
+                        self.s_flags.d.next.probe = true;
+                        self.s_flags.d.next.probed = true;
+                        self.s_tmr.d.next = self.arm_ack.val();
                         self.state.d.next = ReqState::Requeue;
                     } else if self.inflight.val() {
                         // local ACK timeout: Go-Back-N from the first unacknowledged PSN,
@@ -3033,6 +3104,8 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                             self.s_si.d.next = self.s_ci.q.val();
                             self.s_flags.d.next.wait_drain = false;
                             self.s_flags.d.next.suspended = false;
+                            self.s_flags.d.next.probe = false;
+                            self.s_flags.d.next.probed = false;
                             self.n_resent.d.next = self.n_resent.q.val() + 1;
                             self.ev_rewind.next = true;
                             self.state.d.next = ReqState::Requeue;
@@ -3281,6 +3354,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                             self.s_psn.d.next = self.s_spsn.q.val();
                             self.s_si.d.next = self.s_ci.q.val();
                             self.s_flags.d.next.suspended = false;
+                            self.s_flags.d.next.probe = false;
                             self.s_flags.d.next.read_gap = true;
                             self.s_tmr.d.next = self.c_tmr_stop.val();
                             self.n_resent.d.next = self.n_resent.q.val() + 1;

@@ -69,9 +69,11 @@
 //!   (rxe's `psn_compare < 0`); otherwise out of sequence: the first one since the last
 //!   in-sequence packet sends NAK 0x60 with PSN = ePSN and sets `nak_sent`, the following ones
 //!   are dropped silently (IBTA Vol 1, 9.9, class B; docs/PROTOCOL.md §7.1: the QP stays up),
-//!   except one with PSN = ePSN + 1, which gets the NAK again: once the requester has gone
-//!   back to ePSN, that packet arriving again means the resent ePSN was lost too, and without
-//!   a second NAK only the requester's ACK timer would repair it (rxe stays silent there).
+//!   except when the requester has gone back: a PSN not after the QP's previous one out of
+//!   sequence (kept per QP) gets the NAK again. Either the resent ePSN was lost too (the
+//!   packets after it arrive a second time), or the first NAK was lost and the requester
+//!   probes with the highest PSN it sent (a tail-loss probe, [`crate::req`]); without a
+//!   second NAK only the requester's ACK timer would repair either (rxe stays silent there).
 //! * **Errors of class C** (IBTA Vol 1, 9.9; docs/PROTOCOL.md §7.1): an in-sequence packet that
 //!   breaks the opcode sequence, the PMTU length rules or the 2^31 RETH length limit gets NAK 0x61
 //!   (invalid request); one whose QP lacks REMOTE_WRITE, whose payload does not fit the message's

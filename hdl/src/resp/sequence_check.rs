@@ -37,9 +37,10 @@
 //!   moved to ERR by the responder); a duplicate (PSN in the 2^23 before ePSN: an atomic is
 //!   answered from the replay cache, a READ read again, anything else re-ACKed, IBA C9-105); a
 //!   PSN ahead of ePSN (NAK sequence error once, then dropped until an in-sequence packet:
-//!   class B; except the PSN right after ePSN, NAKed every time: after the requester has gone
-//!   back to ePSN it is what shows the resent ePSN lost again, which no other NAK would
-//!   report); an invalid request (opcode sequence, PMTU length rules, RETH length above
+//!   class B; except when the requester has gone back, i.e. the PSN is not after the QP's
+//!   previous out-of-sequence PSN (`oos_psn`): then it is NAKed again, for the missing PSN
+//!   was lost again, or the NAK was lost and the requester probes, and no other NAK would
+//!   report it); an invalid request (opcode sequence, PMTU length rules, RETH length above
 //!   2^31, an atomic with payload or unaligned, a READ with payload: NAK 0x61, class C); a
 //!   remote access error (the QP lacks the right, or a WRITE's payload does not fit what its
 //!   message has left: NAK 0x62, class C); otherwise the packet is executed (the MR check and,
@@ -121,6 +122,8 @@ pub struct RespSequenceCheck<const QA: usize> {
     pub epsn: Signal<In, Bits<24>>,
     /// a PSN sequence NAK was sent since the last in-sequence packet
     pub nak_sent: Signal<In, Bit>,
+    /// the PSN of the QP's latest packet out of sequence (read while `nak_sent`)
+    pub oos_psn: Signal<In, Bits<24>>,
     /// a WRITE message is in progress (MIDDLE/LAST expected)
     pub in_write: Signal<In, Bit>,
     /// a SEND message is in progress (MIDDLE/LAST expected)
@@ -195,8 +198,10 @@ pub struct RespSequenceCheck<const QA: usize> {
     diff: Signal<Local, Bits<24>>,
     behind: Signal<Local, Bit>,
     at_epsn: Signal<Local, Bit>,
-    /// the PSN right after ePSN
-    next_epsn: Signal<Local, Bit>,
+    /// `psn - oos_psn` (24-bit modular): the PSN is after the latest one out of sequence
+    /// when it is neither 0 nor 2^23 and above; otherwise the requester has gone back
+    oos_d: Signal<Local, Bits<24>>,
+    oos_after: Signal<Local, Bit>,
     seq_ok: Signal<Local, Bit>,
     len_ok: Signal<Local, Bit>,
     dlen_ok: Signal<Local, Bit>,
@@ -225,6 +230,7 @@ impl<const QA: usize> Default for RespSequenceCheck<QA> {
             qp_pmtu: Default::default(),
             epsn: Default::default(),
             nak_sent: Default::default(),
+            oos_psn: Default::default(),
             in_write: Default::default(),
             in_send: Default::default(),
             qp_err: Default::default(),
@@ -267,7 +273,8 @@ impl<const QA: usize> Default for RespSequenceCheck<QA> {
             diff: Default::default(),
             behind: Default::default(),
             at_epsn: Default::default(),
-            next_epsn: Default::default(),
+            oos_d: Default::default(),
+            oos_after: Default::default(),
             seq_ok: Default::default(),
             len_ok: Default::default(),
             dlen_ok: Default::default(),
@@ -330,7 +337,8 @@ impl<const QA: usize> Logic for RespSequenceCheck<QA> {
         self.diff.next = self.psn.val() - self.epsn.val();
         self.behind.next = self.diff.val().get_bit(23);
         self.at_epsn.next = self.diff.val() == 0;
-        self.next_epsn.next = self.diff.val() == 1;
+        self.oos_d.next = self.psn.val() - self.oos_psn.val();
+        self.oos_after.next = (self.oos_d.val() != 0) & !self.oos_d.val().get_bit(23);
 
         // ---- opcode sequence (IBTA Vol 1, 9.7.5): outside a message only FIRST/ONLY (and the
         // single-packet READ and atomics); inside a WRITE only WRITE MIDDLE/LAST, inside a SEND
@@ -418,7 +426,7 @@ impl<const QA: usize> Logic for RespSequenceCheck<QA> {
         } else if self.behind.val() {
             self.v_dup.next = true;
         } else if !self.at_epsn.val() {
-            if self.nak_sent.val() & !self.next_epsn.val() {
+            if self.nak_sent.val() & self.oos_after.val() {
                 self.v_psn_drop.next = true;
             } else {
                 self.v_psn_nak.next = true;
@@ -465,6 +473,8 @@ pub struct SeqCheckInput {
     pub qp_pmtu: u8,
     pub epsn: u32,
     pub nak_sent: bool,
+    /// the PSN of the QP's latest packet out of sequence
+    pub oos_psn: u32,
     pub in_write: bool,
     pub in_send: bool,
     pub qp_err: bool,
@@ -559,7 +569,9 @@ impl RespSequenceCheckModel {
             Ordering::Less if c.is_atomic => return SeqVerdict::DuplicateAtomic,
             Ordering::Less if c.is_read => return SeqVerdict::DuplicateRead,
             Ordering::Less => return SeqVerdict::Duplicate,
-            Ordering::Greater if x.nak_sent && x.psn.wrapping_sub(x.epsn) & PSN_MASK != 1 => {
+            Ordering::Greater
+                if x.nak_sent && psn_cmp(x.psn & PSN_MASK, x.oos_psn & PSN_MASK).is_gt() =>
+            {
                 return SeqVerdict::PsnDrop
             }
             Ordering::Greater => return SeqVerdict::PsnNak,

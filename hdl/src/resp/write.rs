@@ -55,7 +55,9 @@
 //!
 //! # Per-QP state (block RAM, `2^QA` rows, zero at power-up)
 //!
-//! ePSN (24), MSN (24), the flags ([`super::RespQpFlags`]: `nak_sent`, `in_write`, `err`,
+//! ePSN (24), the PSN of the latest packet out of sequence (24: while `nak_sent`, a PSN not
+//! after it is NAKed again, [`super::RespSequenceCheck`]), MSN (24), the flags
+//! ([`super::RespQpFlags`]: `nak_sent`, `in_write`, `err`,
 //! `in_send`), the executed packets since the QP's last ACK (8, ACK coalescing), and the WRITE
 //! cursor: VA (64, as two 32-bit RAMs: 32-bit values simulate much faster), rkey (32) and bytes
 //! remaining (32). Read at the address of the packet's QPN, written back once per packet. The
@@ -345,6 +347,9 @@ pub struct RcWriteResponder<const QA: usize> {
     counters: RespCounters,
     // per-QP responder state
     ram_epsn: RAM<Bits<24>, QA>,
+    /// the PSN of the QP's latest packet out of sequence (what it is compared with while
+    /// `nak_sent`: a PSN not after it means the requester has gone back)
+    ram_oos: RAM<Bits<24>, QA>,
     ram_msn: RAM<Bits<24>, QA>,
     ram_flags: RAM<RespQpFlags, QA>,
     /// the flag words the kernel writes whole (no struct literals in a kernel)
@@ -418,6 +423,7 @@ pub struct RcWriteResponder<const QA: usize> {
     r_rnrt: DFF<Bits<RNR_W>>,
     // responder state of the packet's QP
     s_epsn: DFF<Bits<24>>,
+    s_oos: DFF<Bits<24>>,
     s_msn: DFF<Bits<24>>,
     s_flags: DFF<RespQpFlags>,
     /// the sequence check's verdict, one cycle after its inputs (loaded every cycle; `Judge`
@@ -595,6 +601,7 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             seqchk: Default::default(),
             counters: Default::default(),
             ram_epsn: zram(),
+            ram_oos: zram(),
             ram_msn: zram(),
             ram_flags: RAM::from((0..(1usize << QA)).map(|_| RespQpFlags::default())),
             c_fl_clear: Constant::new(RespQpFlags::default()),
@@ -634,6 +641,7 @@ impl<const QA: usize> Default for RcWriteResponder<QA> {
             r_qdest: Default::default(),
             r_pmtu: Default::default(),
             s_epsn: Default::default(),
+            s_oos: Default::default(),
             s_msn: Default::default(),
             s_flags: Default::default(),
             verdict: Default::default(),
@@ -775,10 +783,10 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         dff_setup!(
             self, clock, state, r_op, r_qpn, r_psn, r_ackreq, r_va_hi, r_va_lo, r_rkey, r_dlen,
             r_plen, r_imm, r_se, r_qst, r_qacc, r_qpd, r_qdest, r_pmtu, r_rqbase, r_rqle, r_rqls,
-            r_rcqn, r_rnrt, s_epsn, s_msn, s_flags, s_va_hi, s_va_lo, s_rkey, s_resid, s_rqpi,
-            s_rqci, s_wrid, s_nsge, s_sidx, s_cap, s_mlen, r_lqpn, r_lkind, p_rem, r_n, r_place,
-            at_err, r_mkey, r_mva, r_mlen, r_addr, dma_out, e_syn, e_st, e_vendor, r_swap, r_cmp,
-            r_old, r_rddup, r_fl, r_atq, verdict
+            r_rcqn, r_rnrt, s_epsn, s_oos, s_msn, s_flags, s_va_hi, s_va_lo, s_rkey, s_resid,
+            s_rqpi, s_rqci, s_wrid, s_nsge, s_sidx, s_cap, s_mlen, r_lqpn, r_lkind, p_rem, r_n,
+            r_place, at_err, r_mkey, r_mva, r_mlen, r_addr, dma_out, e_syn, e_st, e_vendor, r_swap,
+            r_cmp, r_old, r_rddup, r_fl, r_atq, verdict
         );
         self.ram_rqerr.read_clock.next = self.clock.val();
         self.ram_rqerr.write_clock.next = self.clock.val();
@@ -788,6 +796,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.ram_qrci.write_clock.next = self.clock.val();
         self.ram_epsn.read_clock.next = self.clock.val();
         self.ram_epsn.write_clock.next = self.clock.val();
+        self.ram_oos.read_clock.next = self.clock.val();
+        self.ram_oos.write_clock.next = self.clock.val();
         self.ram_msn.read_clock.next = self.clock.val();
         self.ram_msn.write_clock.next = self.clock.val();
         self.ram_flags.read_clock.next = self.clock.val();
@@ -830,6 +840,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         self.seqchk.qp_access.next = self.r_qacc.q.val();
         self.seqchk.qp_pmtu.next = self.r_pmtu.q.val();
         self.seqchk.epsn.next = self.s_epsn.q.val();
+        self.seqchk.oos_psn.next = self.s_oos.q.val();
         self.seqchk.nak_sent.next = self.s_flags.q.val().nak_sent;
         self.seqchk.in_write.next = self.s_flags.q.val().in_write;
         self.seqchk.in_send.next = self.s_flags.q.val().in_send;
@@ -946,6 +957,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
         // previous packet, which happens before that edge)
         self.wr_qpn.next = self.r_qpn.q.val().get_bits::<QA>(0);
         self.ram_epsn.read_address.next = self.wr_qpn.val();
+        self.ram_oos.read_address.next = self.wr_qpn.val();
         self.ram_msn.read_address.next = self.wr_qpn.val();
         self.ram_flags.read_address.next = self.wr_qpn.val();
         self.ram_nack.read_address.next = self.wr_qpn.val();
@@ -971,6 +983,8 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
             | bit_cast::<32, 16>(self.ram_qrpi.read_data.val());
         // write-back: unchanged fields keep the row's current value
         self.ram_epsn.write_enable.next = false;
+        self.ram_oos.write_enable.next = false;
+        self.ram_oos.write_data.next = self.r_psn.q.val();
         self.ram_msn.write_enable.next = false;
         self.ram_flags.write_enable.next = false;
         self.ram_va_hi.write_enable.next = false;
@@ -1278,6 +1292,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                 self.r_rcqn.d.next = self.qpc.recv_cqn.val();
                 self.r_rnrt.d.next = self.qpc.min_rnr_timer.val();
                 self.s_epsn.d.next = self.ram_epsn.read_data.val();
+                self.s_oos.d.next = self.ram_oos.read_data.val();
                 self.s_msn.d.next = self.ram_msn.read_data.val();
                 self.s_flags.d.next = self.ram_flags.read_data.val();
                 self.s_va_hi.d.next = self.ram_va_hi.read_data.val();
@@ -1333,8 +1348,10 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
                         self.ackq.push.next = true;
                         self.counters.inc_duplicate.next = true;
                     } else if self.verdict.q.val().psn_nak | self.verdict.q.val().psn_drop {
-                        // ahead of ePSN: one NAK (PSN = ePSN) until an in-sequence packet
+                        // ahead of ePSN: one NAK (PSN = ePSN) until an in-sequence packet,
+                        // again when the requester has gone back; its PSN kept for that
                         self.counters.inc_psn_err.next = true;
+                        self.ram_oos.write_enable.next = true;
                         if self.verdict.q.val().psn_nak {
                             self.ackq.push.next = true;
                             self.ackq.entry.next.psn = self.s_epsn.q.val();
@@ -1912,6 +1929,7 @@ impl<const QA: usize> Logic for RcWriteResponder<QA> {
 
         // write-back address: the packet's QP, or the loaded one (or a doorbell's)
         self.ram_epsn.write_address.next = self.wr_qpn.val();
+        self.ram_oos.write_address.next = self.wr_qpn.val();
         self.ram_msn.write_address.next = self.wr_qpn.val();
         self.ram_flags.write_address.next = self.wr_qpn.val();
         self.ram_va_hi.write_address.next = self.wr_qpn.val();

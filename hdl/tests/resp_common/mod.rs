@@ -341,6 +341,8 @@ struct MState {
     epsn: u32,
     msn: u32,
     nak_sent: bool,
+    /// the PSN of the latest packet out of sequence
+    oos_psn: u32,
     in_write: bool,
     err: bool,
     va: u64,
@@ -482,12 +484,15 @@ impl Model {
             return;
         }
         if d > 0 {
+            // NAKed once, and again whenever the requester has gone back (a PSN not after the
+            // previous one out of sequence)
             self.cnt.psn_err += 1;
-            if !st.nak_sent {
+            if !st.nak_sent || psn_diff(psn, st.oos_psn) <= 0 {
                 st.nak_sent = true;
                 self.respond(qpn, cfg.dest_qpn, st.epsn, NAK_PSN, st.msn);
-                self.qp.insert(qpn, st);
             }
+            st.oos_psn = psn;
+            self.qp.insert(qpn, st);
             return;
         }
         st.nak_sent = false;

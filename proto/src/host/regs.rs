@@ -355,7 +355,7 @@ register_map! {
     CNT_RX_DROP_UNKNOWN_QP_HI = 0x1044, RO, "High half of CNT_RX_DROP_UNKNOWN_QP.";
     CNT_RX_DROP_QP_STATE_LO = 0x1048, RO, "Dropped: QP in a state that takes no packets (RESET, INIT, ERR).";
     CNT_RX_DROP_QP_STATE_HI = 0x104C, RO, "High half of CNT_RX_DROP_QP_STATE.";
-    CNT_RX_DROP_OUT_OF_SEQ_LO = 0x1050, RO, "Dropped: PSN out of sequence (a NAK was already sent).";
+    CNT_RX_DROP_OUT_OF_SEQ_LO = 0x1050, RO, "Dropped: PSN ahead of the expected one (out of sequence; NAKed if the first since the last in-sequence packet or not after the previous one, else silently).";
     CNT_RX_DROP_OUT_OF_SEQ_HI = 0x1054, RO, "High half of CNT_RX_DROP_OUT_OF_SEQ.";
     CNT_RX_DROP_OVERRUN_LO = 0x1058, RO, "Reads 0 in this NIC: a frame dropped for want of receive buffer counts in CNT_RX_DROP_NO_ROOM.";
     CNT_RX_DROP_OVERRUN_HI = 0x105C, RO, "High half of CNT_RX_DROP_OVERRUN.";
