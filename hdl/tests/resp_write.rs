@@ -261,9 +261,11 @@ fn access_violations_nak_0x62_memory_untouched() {
     assert_eq!(e.counters().access_err, cases.len() as u32 + 1);
 }
 
-/// A PSN gap: exactly one NAK 0x60 carrying ePSN however many packets arrive ahead, nothing
-/// of them executed; recovery when the missing PSN comes (here across the 24-bit wrap); a
-/// later gap NAKs again (the flag was cleared by the in-sequence packet).
+/// A PSN gap: exactly one NAK 0x60 carrying ePSN however many packets arrive ahead (in
+/// order), nothing of them executed; recovery when the missing PSN comes (here across the
+/// 24-bit wrap); a later gap NAKs again (the flag was cleared by the in-sequence packet), and
+/// again when a packet ahead is not after the previous one ahead (the requester went back, or
+/// probes with the highest PSN it sent).
 #[test]
 fn psn_gap_one_nak_then_recovery() {
     let mut e = Env::new(21, Knobs::heavy());
@@ -309,16 +311,29 @@ fn psn_gap_one_nak_then_recovery() {
     assert_eq!(acks.len(), 4);
     assert_eq!((acks[2].psn, acks[2].syndrome, acks[2].msn), (1, ACK, 2));
     assert_eq!((acks[3].psn, acks[3].syndrome, acks[3].msn), (2, ACK, 3));
-    // a second gap NAKs again, once
-    let d = e.rng.bytes(2 * pmtu);
+    // a second gap NAKs again, once for packets ahead in order
+    let d = e.rng.bytes(3 * pmtu);
     let (pd, _) = write_msg(qpn, 3, base, key, &d, pmtu, None);
+    let before_d = e.mem.clone();
     e.send(pd[1].clone());
-    e.send(pd[1].clone());
+    e.send(pd[2].clone());
     e.settle_all();
     let acks = acks_of(&e, qpn);
     assert_eq!(acks.len(), 5);
     assert_eq!((acks[4].psn, acks[4].syndrome), (3, NAK_PSN));
     assert_eq!(e.counters().psn_err, 4);
+    // the last of them again (a probe): the NAK again, and again for an earlier one (the
+    // requester went back and lost PSN 3 a second time), not for the next one after it
+    e.send(pd[2].clone());
+    e.send(pd[1].clone());
+    e.send(pd[2].clone());
+    e.settle_all();
+    let acks = acks_of(&e, qpn);
+    assert_eq!(acks.len(), 7);
+    assert_eq!((acks[5].psn, acks[5].syndrome), (3, NAK_PSN));
+    assert_eq!((acks[6].psn, acks[6].syndrome), (3, NAK_PSN));
+    assert_eq!(e.counters().psn_err, 7);
+    assert_eq!(e.mem, before_d, "nothing of the packets ahead was written");
 }
 
 /// Duplicates (PSN behind ePSN, up to 2^23 behind) are re-ACKed with their own PSN and the

@@ -234,11 +234,17 @@ fn without_pfc_the_same_stall_drops_and_counts() {
 fn check_both_ways_lossless(what: &str, r: &VerbsReport) {
     for (s, h) in r.per_host.iter().enumerate() {
         eprintln!(
-            "{what}, PFC on: host {s}: {} XOFF / {} XON sent, {} PFC frames received, paused {} cycles, {} responses parked, {} send jobs set aside, {} dropped for lack of room, {} retransmitted ({} cycles)",
-            h.pfc_xoff_sent, h.pfc_xon_sent, h.pfc_pause, h.pfc_paused_cycles, h.ack_parked, h.req_pfc_yield, h.rx_no_room, h.retransmitted, r.cycles
+            "{what}, PFC on: host {s}: {} XOFF / {} XON sent, {} PFC frames received, paused {} cycles, {} responses parked, {} send jobs set aside, {} dropped for lack of room, {} retransmitted, {} tail-loss probes ({} cycles)",
+            h.pfc_xoff_sent, h.pfc_xon_sent, h.pfc_pause, h.pfc_paused_cycles, h.ack_parked, h.req_pfc_yield, h.rx_no_room, h.retransmitted, h.probes, r.cycles
         );
         assert_eq!(h.rx_no_room, 0, "host {s} dropped a frame with PFC on");
-        assert_eq!(h.retransmitted, 0, "host {s}: nothing lost, nothing resent");
+        // (both hosts' DMA is slow, so an ACK may come after the probe timeout, a quarter of
+        // the ACK timeout: a tail-loss probe sends one packet again, and nothing else is)
+        assert_eq!(
+            (h.retransmitted, h.timeouts),
+            (h.probes, 0),
+            "host {s}: nothing lost, nothing resent but tail-loss probes"
+        );
         assert!(h.pfc_xoff_sent > 0, "host {s}'s FIFO filled: {h:?}");
     }
 }

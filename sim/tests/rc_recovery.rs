@@ -112,19 +112,26 @@ fn lost_last_packet_ack_and_nak_recover_by_a_tail_loss_probe() {
         rkey: b.mr.rkey(),
     };
     let pto = timeout_cycles(t) / 4;
+    // one signaled WRITE of `len` random bytes from A's offset `src` to B's `dst`, completed
+    // within 2 ms of simulated time and read back
+    let mut write = |id: u64, src: usize, dst: usize, len: usize| {
+        let data = rng.bytes(len);
+        a.mr.write(src, &data).unwrap();
+        let sge = a.mr.sge(src, len as u32).unwrap();
+        a.qps[0]
+            .post_send(&[SendWr::write(id, remote(dst), vec![sge]).signaled()])
+            .unwrap();
+        let wc = a.cq.poll_until(1, 4, Duration::from_millis(2)).unwrap();
+        assert_eq!(wc.len(), 1, "no completion of {id}");
+        assert_eq!((wc[0].wr_id, wc[0].status), (id, WcStatus::Success));
+        let mut got = vec![0u8; len];
+        b.mr.read(dst, &mut got).unwrap();
+        assert_eq!(got, data, "message {id}");
+    };
     // 2000 bytes at PMTU 256: 8 packets, the link loses the 8th (the LAST)
     lock(&pair).lose_frames(0, [7]);
-    let data = rng.bytes(2000);
-    a.mr.write(0, &data).unwrap();
-    a.qps[0]
-        .post_send(&[SendWr::write(1, remote(4096), vec![a.mr.sge(0, 2000).unwrap()]).signaled()])
-        .unwrap();
-    let wc = a.cq.poll_until(1, 4, Duration::from_millis(2)).unwrap();
-    assert_eq!(wc.len(), 1, "no completion");
-    assert_eq!((wc[0].wr_id, wc[0].status), (1, WcStatus::Success));
-    let mut got = vec![0u8; 2000];
-    b.mr.read(4096, &mut got).unwrap();
-    assert_eq!(got, data);
+    write(1, 0, 4096, 2000);
+    assert_eq!(counter(a, regs::CNT_TLP_PROBE_LO), 1);
     assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), 0);
     assert_eq!(counter(a, regs::CNT_RETRANSMIT_LO), 1);
     assert_eq!(counter(a, regs::CNT_RETRY_EVENT_LO), 0);
@@ -147,17 +154,8 @@ fn lost_last_packet_ack_and_nak_recover_by_a_tail_loss_probe() {
     // the ACK of the next message is lost: the probe is a duplicate, re-ACKed, not executed
     let lost_ack = lock(&pair).frames_sent()[1];
     lock(&pair).lose_frames(1, [lost_ack]);
-    let data2 = rng.bytes(100);
-    a.mr.write(2048, &data2).unwrap();
-    a.qps[0]
-        .post_send(&[SendWr::write(2, remote(6144), vec![a.mr.sge(2048, 100).unwrap()]).signaled()])
-        .unwrap();
-    let wc = a.cq.poll_until(1, 4, Duration::from_millis(2)).unwrap();
-    assert_eq!(wc.len(), 1, "no completion");
-    assert_eq!((wc[0].wr_id, wc[0].status), (2, WcStatus::Success));
-    let mut got = vec![0u8; 100];
-    b.mr.read(6144, &mut got).unwrap();
-    assert_eq!(got, data2);
+    write(2, 2048, 6144, 100);
+    assert_eq!(counter(a, regs::CNT_TLP_PROBE_LO), 2);
     assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), 0);
     assert_eq!(counter(a, regs::CNT_RETRANSMIT_LO), 2);
     {
@@ -177,17 +175,8 @@ fn lost_last_packet_ack_and_nak_recover_by_a_tail_loss_probe() {
     lock(&pair).lose_frames(1, [s1]);
     // (the capture taken so far is dropped: what follows is this message's)
     sent_by(&pair, 0);
-    let data3 = rng.bytes(2000);
-    a.mr.write(2048, &data3).unwrap();
-    a.qps[0]
-        .post_send(&[SendWr::write(3, remote(0), vec![a.mr.sge(2048, 2000).unwrap()]).signaled()])
-        .unwrap();
-    let wc = a.cq.poll_until(1, 4, Duration::from_millis(2)).unwrap();
-    assert_eq!(wc.len(), 1, "no completion");
-    assert_eq!((wc[0].wr_id, wc[0].status), (3, WcStatus::Success));
-    let mut got = vec![0u8; 2000];
-    b.mr.read(0, &mut got).unwrap();
-    assert_eq!(got, data3);
+    write(3, 2048, 0, 2000);
+    assert_eq!(counter(a, regs::CNT_TLP_PROBE_LO), 3);
     assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), 0);
     assert_eq!(counter(b, regs::CNT_TX_NAK_PSN_SEQ_LO), 2);
     assert_eq!(counter(a, regs::CNT_RX_NAK_PSN_SEQ_LO), 1);
@@ -407,6 +396,7 @@ fn retry_exhaustion_fails_only_that_qp_then_reset_and_reuse() {
         "failed after {failed_at} cycles; budget {budget}"
     );
     assert_eq!(counter(a, regs::CNT_ACK_TIMEOUT_LO), retries as u64 + 1);
+    assert_eq!(counter(a, regs::CNT_TLP_PROBE_LO), retries as u64 + 1);
     assert_eq!(counter(a, regs::CNT_RETRY_EXCEEDED_LO), 1);
     // both WQEs are in the send window: every retry sends WQE 10's three packets and WQE 11's,
     // and every try's probe WQE 11's packet

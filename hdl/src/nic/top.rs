@@ -149,6 +149,7 @@ const C_PFC_XON_SENT: usize = cnt(regs::CNT_PFC_XON_SENT_LO);
 const C_ACK_PARKED: usize = cnt(regs::CNT_RESP_ACK_PARKED_LO);
 const C_REQ_PFC_YIELD: usize = cnt(regs::CNT_REQ_PFC_YIELD_LO);
 const C_REQ_SHAPER_YIELD: usize = cnt(regs::CNT_REQ_SHAPER_YIELD_LO);
+const C_TLP_PROBE: usize = cnt(regs::CNT_TLP_PROBE_LO);
 const C_UNKNOWN_QP: usize = cnt(regs::CNT_RX_DROP_UNKNOWN_QP_LO);
 const C_QP_STATE: usize = cnt(regs::CNT_RX_DROP_QP_STATE_LO);
 const C_OUT_OF_SEQ: usize = cnt(regs::CNT_RX_DROP_OUT_OF_SEQ_LO);
@@ -164,7 +165,7 @@ const C_PFC_TX_XON0: usize = cnt(regs::CNT_PFC_TX_XON_P0_LO);
 // (proto checks that each group is eight consecutive counters; the shifts are 8 bits wide)
 const _: () = assert!(C_PFC_TX_XON0 + 7 < 256);
 /// Counter events the top pulses (the `idx` table in `Default`).
-const NEV: usize = 50;
+const NEV: usize = 51;
 // PFC (docs/CONGESTION.md): the kernel reads CFG_CONTROL.PFC_ENABLE as bit 6 and CFG_PFC's
 // fields at their positions as literals.
 const _: () = assert!(
@@ -459,6 +460,7 @@ impl Default for NicTop {
             C_OUT_OF_SEQ,
             C_CQE,
             C_DMA_ERROR,
+            C_TLP_PROBE,
         ];
         NicTop {
             clock: Default::default(),
@@ -1610,6 +1612,9 @@ impl Logic for NicTop {
         if self.req.ev_rewind.val() {
             self.ev[24].next = self.c_mask[24].val();
         }
+        if self.req.ev_probe.val() {
+            self.ev[50].next = self.c_mask[50].val();
+        }
         if self.req.ev_timeout.val() {
             self.ev[25].next = self.c_mask[25].val();
         }
@@ -1799,6 +1804,7 @@ impl Logic for NicTop {
             | self.ev[47].val()
             | self.ev[48].val()
             | self.ev[49].val()
+            | self.ev[50].val()
             | self.pfc_prio_inc.val();
         self.csr.cnt_rx_bytes.next = 0.into();
         if self.rx.vd_valid.val() {

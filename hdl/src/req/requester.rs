@@ -401,6 +401,8 @@ pub struct RcRequester<const QA: usize, const TA: usize> {
     /// Go-Back-N rewind, a local ACK timer expiry, a QP failed with its retries exhausted
     pub ev_retransmit: Signal<Out, Bit>,
     pub ev_rewind: Signal<Out, Bit>,
+    /// a tail-loss probe
+    pub ev_probe: Signal<Out, Bit>,
     pub ev_timeout: Signal<Out, Bit>,
     pub ev_retry_exc: Signal<Out, Bit>,
 
@@ -1014,6 +1016,7 @@ impl<const QA: usize, const TA: usize> Default for RcRequester<QA, TA> {
             cnt_timeouts: Default::default(),
             ev_retransmit: Default::default(),
             ev_rewind: Default::default(),
+            ev_probe: Default::default(),
             ev_timeout: Default::default(),
             ev_retry_exc: Default::default(),
             packer: Default::default(),
@@ -1558,6 +1561,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
         self.cnt_timeouts.next = self.n_tmo.q.val();
         self.ev_retransmit.next = false;
         self.ev_rewind.next = false;
+        self.ev_probe.next = false;
         self.ev_yield.next = false;
         self.ev_sh_yield.next = false;
         self.ev_timeout.next = false;
@@ -3076,7 +3080,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         // duplicate's re-ACK, a lost NAK by the NAK again (the responder NAKs
                         // a PSN out of sequence again when the requester has gone back). No
                         // retry is spent, and neither a timeout nor a rewind is counted (the
-                        // packet counts as sent again).
+                        // probe has its counter, and its packet counts as sent again).
                         self.s_psn.d.next = self.s_spsn.q.val();
                         self.s_si.d.next = self.s_ci.q.val();
                         self.s_flags.d.next.wait_drain = false;
@@ -3084,6 +3088,7 @@ impl<const QA: usize, const TA: usize> Logic for RcRequester<QA, TA> {
                         self.s_flags.d.next.probe = true;
                         self.s_flags.d.next.probed = true;
                         self.s_tmr.d.next = self.arm_ack.val();
+                        self.ev_probe.next = true;
                         self.state.d.next = ReqState::Requeue;
                     } else if self.inflight.val() {
                         // local ACK timeout: Go-Back-N from the first unacknowledged PSN,

@@ -389,7 +389,7 @@ register_map! {
     CNT_RX_NAK_REM_ACCESS_HI = 0x10CC, RO, "High half of CNT_RX_NAK_REM_ACCESS.";
     CNT_RX_NAK_REM_OP_LO = 0x10D0, RO, "NAKs received: remote operational error.";
     CNT_RX_NAK_REM_OP_HI = 0x10D4, RO, "High half of CNT_RX_NAK_REM_OP.";
-    CNT_RETRANSMIT_LO = 0x10D8, RO, "Request packets retransmitted (Go-Back-N).";
+    CNT_RETRANSMIT_LO = 0x10D8, RO, "Request packets retransmitted (Go-Back-N, and tail-loss probes).";
     CNT_RETRANSMIT_HI = 0x10DC, RO, "High half of CNT_RETRANSMIT.";
     CNT_RETRY_EVENT_LO = 0x10E0, RO, "Go-Back-N rewinds (after NAK, implied NAK or timeout).";
     CNT_RETRY_EVENT_HI = 0x10E4, RO, "High half of CNT_RETRY_EVENT.";
@@ -515,6 +515,8 @@ register_map! {
     CNT_REQ_PFC_YIELD_HI = 0x12C4, RO, "High half of CNT_REQ_PFC_YIELD.";
     CNT_REQ_SHAPER_YIELD_LO = 0x12C8, RO, "Send jobs the requester set aside because the rate shaper held their QP's next packet while other work waited; the message goes on from that packet when the QP is next served (docs/CONGESTION.md).";
     CNT_REQ_SHAPER_YIELD_HI = 0x12CC, RO, "High half of CNT_REQ_SHAPER_YIELD.";
+    CNT_TLP_PROBE_LO = 0x12D0, RO, "Tail-loss probes the requester sent: a quarter of the local ACK timeout after a window of SEND / WRITE went out unanswered, its highest PSN sent again alone (the packet also counts in CNT_RETRANSMIT).";
+    CNT_TLP_PROBE_HI = 0x12D4, RO, "High half of CNT_TLP_PROBE.";
 
     // ---- doorbells: one page per 512 QPs / CQs, mappable into user processes ----
     DB_SQ[MAX_QPS; DB_QP_STRIDE] = 0x10_0000, WO, "SQ doorbell of QP n: 15:0 new SQ producer index.";
@@ -535,7 +537,7 @@ const _: () = assert!(
 );
 
 /// Number of 64-bit counters.
-pub const NUM_COUNTERS: u32 = (CNT_REQ_SHAPER_YIELD_LO - CNT_BASE) / 8 + 1;
+pub const NUM_COUNTERS: u32 = (CNT_TLP_PROBE_LO - CNT_BASE) / 8 + 1;
 
 /// The counters as (name without the `CNT_` prefix and `_LO` suffix, LO offset), in address
 /// order. For dumps and for the hardware's counter index (`(offset - CNT_BASE) / 8`).

@@ -446,6 +446,9 @@ pub struct HostCounts {
     pub naks: u64,
     pub resent: u64,
     pub retransmitted: u64,
+    /// Tail-loss probes its requester sent (`CNT_TLP_PROBE`; their packets also count in
+    /// `retransmitted`).
+    pub probes: u64,
     pub timeouts: u64,
     pub retry_exceeded: u64,
     pub ecn_ce: u64,
@@ -1887,6 +1890,7 @@ pub fn run_on_group<H: NicHardware + Send + 'static>(
         }
         c.rate_samples = log;
         c.retransmitted = h.device.counter(regs::CNT_RETRANSMIT_LO);
+        c.probes = h.device.counter(regs::CNT_TLP_PROBE_LO);
         c.timeouts = h.device.counter(regs::CNT_ACK_TIMEOUT_LO);
         c.retry_exceeded = h.device.counter(regs::CNT_RETRY_EXCEEDED_LO);
         c.ecn_ce = h.device.counter(regs::CNT_RX_ECN_CE_LO);
@@ -2149,6 +2153,7 @@ pub fn run(
                 "naks": {"a": r.naks[0], "b": r.naks[1]},
                 "resent_messages": {"a": r.resent[0], "b": r.resent[1]},
                 "retransmitted_packets": {"a": r.retransmitted[0], "b": r.retransmitted[1]},
+                "tail_loss_probes": {"a": r.per_host[0].probes, "b": r.per_host[1].probes},
                 "timeouts": {"a": r.timeouts[0], "b": r.timeouts[1]},
                 "retry_exceeded": {"a": r.retry_exceeded[0], "b": r.retry_exceeded[1]},
                 "ecn_ce_received": {"a": r.ecn_ce[0], "b": r.ecn_ce[1]},
